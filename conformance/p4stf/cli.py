@@ -1,0 +1,143 @@
+"""Command line: `p4stf PROG.p4 PROG.stf` or `p4stf --all DIR` (one area per subfolder)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+
+from .runner import FAIL, NOT_RUN, PASS, Options, Result, run_case
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_REPO = os.path.dirname(os.path.dirname(_HERE))
+
+
+def _default_p4c() -> str:
+    env = os.environ.get("P4C")
+    if env:
+        return env
+    venv = os.path.join(os.path.dirname(sys.executable), "p4compile")
+    return venv if os.path.exists(venv) else (shutil.which("p4compile") or "p4compile")
+
+
+def _default_switch() -> str:
+    env = os.environ.get("SWITCH")
+    if env:
+        return env
+    built = os.path.join(_REPO, "target", "release", "p4switch")
+    return built if os.path.exists(built) else (shutil.which("p4switch") or "p4switch")
+
+
+def discover(root: str) -> list[tuple[str, str, str, str]]:
+    """(area, name, p4, stf) for every NAME.stf with a NAME.p4 beside it under root."""
+    cases = []
+    for d, _, files in os.walk(root):
+        for f in sorted(files):
+            if not f.endswith(".stf"):
+                continue
+            stem = f[:-4]
+            p4 = os.path.join(d, stem + ".p4")
+            rel = os.path.relpath(d, root)
+            area = rel.split(os.sep)[0] if rel != "." else "."
+            cases.append((area, stem, p4, os.path.join(d, f)))
+    return sorted(cases)
+
+
+def _print_result(r: Result, verbose: bool) -> None:
+    tag = {PASS: "PASS", FAIL: "FAIL", NOT_RUN: "NOT RUN"}[r.status]
+    line = f"{tag:8} {r.area + '/' if r.area else ''}{r.name} ({r.seconds:.1f}s)"
+    if r.reason:
+        line += f": {r.reason}"
+    print(line, flush=True)
+    if r.skipped:
+        print("    skipped: " + "; ".join(r.skipped))
+    if r.details and (r.status != PASS or verbose):
+        print(r.details)
+
+
+def summary(results: list[Result]) -> str:
+    areas: dict[str, list[int]] = {}
+    for r in results:
+        row = areas.setdefault(r.area or ".", [0, 0, 0])
+        row[[PASS, FAIL, NOT_RUN].index(r.status)] += 1
+    w = max([len("area")] + [len(a) for a in areas])
+    out = [f"{'area':<{w}}  passed  failed  not run", "-" * (w + 26)]
+    tot = [0, 0, 0]
+    for a in sorted(areas):
+        p, f, n = areas[a]
+        tot = [tot[0] + p, tot[1] + f, tot[2] + n]
+        out.append(f"{a:<{w}}  {p:6}  {f:6}  {n:7}")
+    out.append("-" * (w + 26))
+    out.append(f"{'total':<{w}}  {tot[0]:6}  {tot[1]:6}  {tot[2]:7}")
+    final = f"{tot[0]} passed, {tot[1]} failed"
+    if tot[2]:
+        final += f", {tot[2]} not run"
+    out.append(final)
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="p4stf",
+        description="Run STF tests (p4c's simple test format) against a P4 compiler and a "
+                    "v1model switch. Toolchain from $P4C / $SWITCH (defaults: p4compile, p4switch).")
+    ap.add_argument("files", nargs="*", help="PROG.p4 PROG.stf")
+    ap.add_argument("--all", metavar="DIR", help="run every NAME.stf + NAME.p4 under DIR; "
+                    "the first subfolder is the feature area")
+    ap.add_argument("-k", metavar="TEXT", action="append", default=[],
+                    help="with --all: only cases whose area/name contains TEXT (repeatable)")
+    ap.add_argument("--p4c", default=None, help="compiler command (default $P4C or p4compile)")
+    ap.add_argument("--switch", default=None, help="switch command (default $SWITCH or p4switch)")
+    ap.add_argument("--build-dir", default=os.path.join("build", "conformance"),
+                    help="where compiled programs, pcaps and switch logs go (default %(default)s)")
+    ap.add_argument("--wait", type=float, default=3.0,
+                    help="seconds the switch waits (--use-files WAIT) so control commands land "
+                         "before packets are read (default %(default)s)")
+    ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print details of passing cases too")
+    a = ap.parse_args(argv)
+    opts = Options(p4c=a.p4c or _default_p4c(), switch=a.switch or _default_switch(),
+                   build_dir=a.build_dir, wait=a.wait)
+    if a.all:
+        if a.files:
+            ap.error("give either --all DIR or PROG.p4 PROG.stf")
+        if not os.path.isdir(a.all):
+            ap.error(f"--all: no such directory: {a.all}")
+        cases = discover(a.all)
+        if a.k:
+            cases = [c for c in cases if any(k in f"{c[0]}/{c[1]}" for k in a.k)]
+        if not cases:
+            ap.error(f"no NAME.stf files under {a.all}")
+    else:
+        if len(a.files) != 2:
+            ap.error("expected PROG.p4 PROG.stf (or --all DIR)")
+        p4, stf_path = a.files
+        if p4.endswith(".stf"):
+            p4, stf_path = stf_path, p4
+        cases = [("", os.path.splitext(os.path.basename(p4))[0], p4, stf_path)]
+    print(f"p4stf: P4C={opts.p4c} SWITCH={opts.switch}", flush=True)
+    results = []
+    for area, name, p4, stf_path in cases:
+        if not os.path.exists(p4):
+            r = Result(name, area, FAIL, reason=f"no P4 program {p4}")
+        else:
+            try:
+                r = run_case(opts, p4, stf_path, area, name)
+            except KeyboardInterrupt:
+                print("interrupted")
+                return 130
+            except Exception as exc:  # one broken case must not hide the others' results
+                r = Result(name, area, FAIL, reason=f"runner error: {type(exc).__name__}: {exc}")
+        results.append(r)
+        _print_result(r, a.verbose)
+    print()
+    print(summary(results))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump([r.__dict__ for r in results], f, indent=1)
+    return 1 if any(r.status == FAIL for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""STF parser: every command form p4stf accepts, and the errors for bad lines."""
+import pytest
+
+from p4stf import stf
+
+
+def one(text):
+    cmds = stf.parse(text)
+    assert len(cmds) == 1
+    return cmds[0]
+
+
+def test_packet_hex_with_spaces_and_comment():
+    c = one("packet 3 0102 03 04  # trailing comment")
+    assert isinstance(c, stf.Packet) and c.port == 3 and c.data == b"\x01\x02\x03\x04"
+
+
+def test_expect_wildcards_and_exact_length():
+    c = one("expect 1 01** 0203 $")
+    assert c.port == 1 and c.pattern == "01**0203" and c.exact
+    c = one("expect 2 aabb")
+    assert c.pattern == "AABB" and not c.exact
+
+
+def test_expect_without_data_means_any_packet():
+    c = one("expect 4")
+    assert c.port == 4 and c.pattern is None
+
+
+@pytest.mark.parametrize("bad", ["packet 1 123", "packet 1 zz", "expect 1 12$34", "packet",
+                                 "frobnicate 1", "add t k:1", "mc_node_associate 1"])
+def test_bad_lines_name_the_line(bad):
+    with pytest.raises(stf.StfError, match=r"x.stf:line 2:"):
+        stf.parse("# first\n" + bad, "x.stf")
+
+
+def test_add_exact_with_priority_and_action_args():
+    c = one("add MyIngress.t 10 hdr.h.a:0x0a h.b:5 MyIngress.fwd(port:2, mac:0xaabb)")
+    assert c.table == "MyIngress.t" and c.priority == 10
+    assert [(k.name, k.kind, k.value) for k in c.keys] == [("hdr.h.a", "value", 10), ("h.b", "value", 5)]
+    assert c.action.name == "MyIngress.fwd" and c.action.args == [("port", 2), ("mac", 0xAABB)]
+
+
+def test_add_without_priority_and_no_args():
+    c = one("add t a:1 drop()")
+    assert c.priority is None and c.action.name == "drop" and c.action.args == []
+
+
+def test_add_lpm_ternary_range_and_nibble_masks():
+    c = one("add t a:0x0a000000/8 b:0x12&&&0xf0 c:3->7 d:0x**01 e:0b1*0 f:0x0a00 act()")
+    a, b, cc, d, e, f = c.keys
+    assert (a.kind, a.value, a.prefix) == ("lpm", 0x0A000000, 8)
+    assert (b.kind, b.value, b.mask) == ("ternary", 0x12, 0xF0)
+    assert (cc.kind, cc.value, cc.high) == ("range", 3, 7)
+    assert (d.kind, d.value, d.mask) == ("ternary", 0x0001, 0x00FF)
+    assert (e.kind, e.value, e.mask) == ("ternary", 0b100, 0b101)
+    assert (f.kind, f.value, f.nibbles) == ("value", 0x0A00, 4)
+
+
+def test_add_with_handle_suffix():
+    c = one("add t 5 a:1 act(x:1) = H1")
+    assert c.handle == "H1" and c.action.args == [("x", 1)]
+
+
+def test_setdefault():
+    c = one("setdefault MyIngress.t MyIngress.set(v:0x10)")
+    assert isinstance(c, stf.SetDefault) and c.action.args == [("v", 16)]
+
+
+def test_multicast_node_handles_count_from_zero():
+    cmds = stf.parse("mc_mgrp_create 1\nmc_node_create 5 1 2\nmc_node_create 6 3\n"
+                     "mc_node_associate 1 0\nmc_node_associate 1 1\n")
+    nodes = [c for c in cmds if isinstance(c, stf.McNodeCreate)]
+    assert [(n.rid, n.ports, n.handle) for n in nodes] == [(5, [1, 2], 0), (6, [3], 1)]
+    assert isinstance(cmds[0], stf.McGroupCreate) and cmds[0].group == 1
+
+
+def test_mirroring_add_and_mc():
+    a, b = stf.parse("mirroring_add 5 3\nmirroring_add_mc 6 1\n")
+    assert (a.session, a.port, a.group) == (5, 3, None)
+    assert (b.session, b.port, b.group) == (6, None, 1)
+
+
+def test_counters_registers_meters_wait():
+    c, r, w, m, wt = stf.parse("check_counter ig.cnt(3) bytes >= 64\nregister_read r 2 0x10\n"
+                               "register_write r 1 7\nmeter_config m 0 1 1 1 2\nwait\n")
+    assert (c.counter, c.index, c.kind, c.op, c.value) == ("ig.cnt", 3, "bytes", ">=", 64)
+    assert (r.register, r.index, r.expected) == ("r", 2, 16)
+    assert (w.register, w.index, w.value) == ("r", 1, 7)
+    assert (m.cir, m.cburst, m.pir, m.pburst) == (1, 1, 1, 2)
+    assert isinstance(wt, stf.Wait)
+
+
+def test_action_profile_commands():
+    m, g, a = stf.parse("member_add ap 1 fwd(port:2)\ngroup_add ap 10 1 2\nadd t k:1 group(10)\n")
+    assert (m.profile, m.member, m.action.name) == ("ap", 1, "fwd")
+    assert (g.group, g.members) == (10, [1, 2])
+    assert a.action.name == "group" and a.action.args == [("", 10)]
