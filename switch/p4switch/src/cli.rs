@@ -1,0 +1,350 @@
+//! The command line of `simple_switch_grpc`, plus `--workers`.
+//!
+//! ```text
+//! p4switch [--device-id N] [-i PORT@IFACE]... [--use-files WAIT_S] [--pcap [DIR]]
+//!          [--log-console] [--log-file PATH] [-L LEVEL] [--workers N]
+//!          [--no-p4 | prog.json]
+//!          -- [--grpc-server-addr HOST:PORT] [--cpu-port N] [--drop-port N]
+//!             [--no-grpc] [--grpc-server-ssl --grpc-server-cert F --grpc-server-key F
+//!              [--grpc-server-cacert F] [--grpc-server-with-client-auth]]
+//! ```
+//! Options take their value as the next word or after `=`. Errors are strings
+//! ready to print after `p4switch: `.
+
+use std::path::PathBuf;
+
+/// Log levels of bmv2 (`-L`), most to least verbose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Trace,
+    Debug,
+    Info,
+    Warn,
+    Error,
+    Off,
+}
+
+impl Level {
+    pub fn parse(s: &str) -> Result<Level, String> {
+        Ok(match s.to_ascii_lowercase().as_str() {
+            "trace" => Level::Trace,
+            "debug" => Level::Debug,
+            "info" => Level::Info,
+            "warn" | "warning" => Level::Warn,
+            "error" | "critical" => Level::Error,
+            "off" => Level::Off,
+            _ => return Err(format!("bad log level {s:?} (expected trace, debug, info, warn, error or off)")),
+        })
+    }
+}
+
+/// One `-i PORT@IFACE`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortSpec {
+    pub port: u32,
+    pub iface: String,
+}
+
+/// TLS settings of the gRPC server (`--grpc-server-ssl` and friends).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+    pub cacert: Option<PathBuf>,
+    pub client_auth: bool,
+}
+
+/// Everything the command line says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub device_id: u64,
+    pub ports: Vec<PortSpec>,
+    /// `--use-files WAIT_S`: pcap-file ports, start after WAIT_S seconds.
+    pub use_files: Option<u64>,
+    /// `--pcap [DIR]`: capture every port to DIR/IFACE_in.pcap and DIR/IFACE_out.pcap.
+    pub pcap_dir: Option<PathBuf>,
+    pub log_console: bool,
+    pub log_file: Option<PathBuf>,
+    pub log_level: Level,
+    pub no_p4: bool,
+    pub json: Option<PathBuf>,
+    pub workers: Option<usize>,
+    pub grpc_addr: String,
+    /// `--no-grpc` (ours): run without the P4Runtime server.
+    pub no_grpc: bool,
+    pub tls: Option<TlsOptions>,
+    pub cpu_port: Option<u32>,
+    pub drop_port: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            device_id: 0,
+            ports: Vec::new(),
+            use_files: None,
+            pcap_dir: None,
+            log_console: false,
+            log_file: None,
+            log_level: Level::Info,
+            no_p4: false,
+            json: None,
+            workers: None,
+            grpc_addr: DEFAULT_GRPC_ADDR.to_string(),
+            no_grpc: false,
+            tls: None,
+            cpu_port: None,
+            drop_port: 511,
+        }
+    }
+}
+
+/// Default P4Runtime address. bmv2 listens on 0.0.0.0:9559; we default to the
+/// loopback address so a switch is not reachable from the network by accident.
+pub const DEFAULT_GRPC_ADDR: &str = "127.0.0.1:9559";
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Run(Box<Options>),
+    Help,
+    Version,
+}
+
+pub const USAGE: &str = "\
+usage: p4switch [options] [--no-p4 | PROGRAM.json] [-- target options]
+
+  a P4 software switch with the command line of simple_switch_grpc
+
+options:
+  -i, --interface PORT@IFACE  attach port number PORT to interface IFACE (repeatable)
+      --device-id N           device id (default 0)
+      --use-files WAIT_S      pcap-file ports: read IFACE_in.pcap, write IFACE_out.pcap,
+                              start after WAIT_S seconds, exit when all input is done
+      --pcap [DIR]            capture every port to DIR/IFACE_in.pcap, DIR/IFACE_out.pcap
+      --log-console           write the log to stdout
+      --log-file PATH         write the log to PATH
+  -L, --log-level LEVEL       trace|debug|info|warn|error|off (default info);
+                              debug and trace log every packet's path
+      --workers N             packet-processing threads (default: number of ports, at most the CPUs)
+      --no-p4                 start without a program (load one over P4Runtime)
+  -h, --help                  this text
+      --version               version
+
+target options (after --):
+      --grpc-server-addr HOST:PORT  P4Runtime server address (default 127.0.0.1:9559;
+                                    bmv2 listens on 0.0.0.0:9559)
+      --no-grpc                     no P4Runtime server
+      --cpu-port N                  port whose packets go to/come from the controller
+      --drop-port N                 port number meaning drop (default 511)
+      --grpc-server-ssl             serve TLS; with --grpc-server-cert F --grpc-server-key F,
+                                    --grpc-server-cacert F, --grpc-server-with-client-auth
+";
+
+fn parse_num<T: std::str::FromStr>(opt: &str, v: &str) -> Result<T, String> {
+    v.parse::<T>().map_err(|_| format!("{opt}: bad number {v:?}"))
+}
+
+/// Parses the arguments (without the program name).
+pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String> {
+    let mut o = Options::default();
+    let mut it = args.into_iter().peekable();
+    let mut target_section = false;
+    let mut ssl = false;
+    let mut tls = TlsOptions::default();
+    while let Some(arg) = it.next() {
+        if arg == "--" && !target_section {
+            target_section = true;
+            continue;
+        }
+        // Split --opt=value.
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        // -iVALUE and -LVALUE.
+        let (name, inline) = if !name.starts_with("--") && name.len() > 2 && (name.starts_with("-i") || name.starts_with("-L")) {
+            (name[..2].to_string(), Some(name[2..].to_string()))
+        } else {
+            (name, inline)
+        };
+        let value = |it: &mut std::iter::Peekable<I::IntoIter>| -> Result<String, String> {
+            match &inline {
+                Some(v) => Ok(v.clone()),
+                None => it.next().ok_or_else(|| format!("{name} needs a value")),
+            }
+        };
+        match name.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--version" => return Ok(Command::Version),
+            "-i" | "--interface" => {
+                let v = value(&mut it)?;
+                let (p, iface) = v
+                    .split_once('@')
+                    .ok_or_else(|| format!("-i {v:?}: expected PORT@IFACE, e.g. 1@veth0"))?;
+                let port: u32 = parse_num("-i", p)?;
+                if port >= 512 {
+                    return Err(format!("-i {v:?}: port {port} does not fit in 9 bits (0..511)"));
+                }
+                if iface.is_empty() {
+                    return Err(format!("-i {v:?}: empty interface name"));
+                }
+                if o.ports.iter().any(|q| q.port == port) {
+                    return Err(format!("-i {v:?}: port {port} given twice"));
+                }
+                if o.ports.iter().any(|q| q.iface == iface) {
+                    return Err(format!("-i {v:?}: interface {iface} given twice"));
+                }
+                o.ports.push(PortSpec { port, iface: iface.to_string() });
+            }
+            "--device-id" => o.device_id = parse_num(&name, &value(&mut it)?)?,
+            "--use-files" => o.use_files = Some(parse_num(&name, &value(&mut it)?)?),
+            "--pcap" => {
+                // The directory is optional (bmv2: --pcap or --pcap DIR).
+                let dir = match inline.clone() {
+                    Some(v) => Some(v),
+                    None => match it.peek() {
+                        Some(next) if !next.starts_with('-') && !next.ends_with(".json") => it.next(),
+                        _ => None,
+                    },
+                };
+                o.pcap_dir = Some(PathBuf::from(dir.unwrap_or_else(|| ".".into())));
+            }
+            "--log-console" => o.log_console = true,
+            "--log-file" => o.log_file = Some(PathBuf::from(value(&mut it)?)),
+            "-L" | "--log-level" => o.log_level = Level::parse(&value(&mut it)?)?,
+            "--workers" => {
+                let n: usize = parse_num(&name, &value(&mut it)?)?;
+                if n == 0 || n > 256 {
+                    return Err(format!("--workers {n}: expected 1..256"));
+                }
+                o.workers = Some(n);
+            }
+            "--no-p4" => o.no_p4 = true,
+            "--thrift-port" => {
+                // Accepted for compatibility with scripts written for bmv2; there is no Thrift server.
+                let _ = value(&mut it)?;
+            }
+            "--grpc-server-addr" => o.grpc_addr = value(&mut it)?,
+            "--no-grpc" => o.no_grpc = true,
+            "--cpu-port" => {
+                let p: u32 = parse_num(&name, &value(&mut it)?)?;
+                if p >= 512 {
+                    return Err(format!("--cpu-port {p}: does not fit in 9 bits"));
+                }
+                o.cpu_port = Some(p);
+            }
+            "--drop-port" => {
+                let p: u32 = parse_num(&name, &value(&mut it)?)?;
+                if p >= 512 {
+                    return Err(format!("--drop-port {p}: does not fit in 9 bits"));
+                }
+                o.drop_port = p;
+            }
+            "--grpc-server-ssl" => ssl = true,
+            "--grpc-server-cert" => tls.cert = Some(PathBuf::from(value(&mut it)?)),
+            "--grpc-server-key" => tls.key = Some(PathBuf::from(value(&mut it)?)),
+            "--grpc-server-cacert" => tls.cacert = Some(PathBuf::from(value(&mut it)?)),
+            "--grpc-server-with-client-auth" => tls.client_auth = true,
+            s if s.starts_with('-') && s.len() > 1 => {
+                return Err(format!("unknown option {s} (see p4switch --help)"));
+            }
+            _ => {
+                if o.json.is_some() {
+                    return Err(format!("more than one program given ({arg})"));
+                }
+                o.json = Some(PathBuf::from(arg));
+            }
+        }
+    }
+    if o.no_p4 && o.json.is_some() {
+        return Err("--no-p4 and a program file are mutually exclusive".into());
+    }
+    if !o.no_p4 && o.json.is_none() {
+        return Err("no program: give PROGRAM.json or --no-p4 (see p4switch --help)".into());
+    }
+    if ssl {
+        if tls.cert.is_none() || tls.key.is_none() {
+            return Err("--grpc-server-ssl needs --grpc-server-cert and --grpc-server-key".into());
+        }
+        o.tls = Some(tls);
+    } else if tls != TlsOptions::default() {
+        return Err("--grpc-server-cert/-key/-cacert need --grpc-server-ssl".into());
+    }
+    if o.cpu_port.is_some() && o.cpu_port == Some(o.drop_port) {
+        return Err("--cpu-port and --drop-port are the same port".into());
+    }
+    if let Some(c) = o.cpu_port {
+        if o.ports.iter().any(|p| p.port == c) {
+            return Err(format!("--cpu-port {c} is also attached to an interface with -i"));
+        }
+    }
+    Ok(Command::Run(Box::new(o)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &str) -> Result<Options, String> {
+        match parse(args.split_whitespace().map(String::from))? {
+            Command::Run(o) => Ok(*o),
+            c => panic!("unexpected {c:?}"),
+        }
+    }
+
+    #[test]
+    fn bmv2_style_command_line() {
+        let o = run("--device-id 3 -i 1@veth0 -i 2@veth2 --pcap /tmp/caps prog.json --log-console -L debug \
+                     -- --grpc-server-addr 0.0.0.0:50051 --cpu-port 255")
+            .unwrap();
+        assert_eq!(o.device_id, 3);
+        assert_eq!(o.ports, vec![PortSpec { port: 1, iface: "veth0".into() }, PortSpec { port: 2, iface: "veth2".into() }]);
+        assert_eq!(o.pcap_dir, Some(PathBuf::from("/tmp/caps")));
+        assert_eq!(o.json, Some(PathBuf::from("prog.json")));
+        assert!(o.log_console);
+        assert_eq!(o.log_level, Level::Debug);
+        assert_eq!(o.grpc_addr, "0.0.0.0:50051");
+        assert_eq!(o.cpu_port, Some(255));
+        assert_eq!(o.drop_port, 511);
+    }
+
+    #[test]
+    fn defaults_and_equals_forms() {
+        let o = run("--no-p4 --interface=0@eth0 -i1@eth1 --use-files=2 --pcap --log-level=trace").unwrap();
+        assert_eq!(o.grpc_addr, DEFAULT_GRPC_ADDR);
+        assert_eq!(o.use_files, Some(2));
+        assert_eq!(o.pcap_dir, Some(PathBuf::from(".")));
+        assert_eq!(o.ports.len(), 2);
+        assert_eq!(o.cpu_port, None);
+        assert_eq!(o.log_level, Level::Trace);
+        // --pcap followed by the program keeps the program.
+        let o = run("--pcap prog.json").unwrap();
+        assert_eq!(o.pcap_dir, Some(PathBuf::from(".")));
+        assert_eq!(o.json, Some(PathBuf::from("prog.json")));
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        let cases = [
+            ("-i 1veth0 p.json", "PORT@IFACE"),
+            ("-i 600@x p.json", "9 bits"),
+            ("-i 1@a -i 1@b p.json", "given twice"),
+            ("--bogus p.json", "unknown option --bogus"),
+            ("", "no program"),
+            ("--no-p4 p.json", "mutually exclusive"),
+            ("-L loud p.json", "bad log level"),
+            ("--device-id x p.json", "bad number"),
+            ("p.json -- --cpu-port 511", "same port"),
+            ("p.json -i", "needs a value"),
+            ("a.json b.json", "more than one"),
+            ("p.json -- --grpc-server-ssl", "--grpc-server-cert"),
+            ("--workers 0 p.json", "--workers"),
+        ];
+        for (args, want) in cases {
+            let e = run(args).unwrap_err();
+            assert!(e.contains(want), "{args:?}: {e}");
+        }
+        assert_eq!(parse(vec!["--help".to_string()]).unwrap(), Command::Help);
+    }
+}

@@ -1,0 +1,613 @@
+//! The only module with `unsafe` code and libc calls: AF_PACKET sockets with a
+//! TPACKET_V3 receive ring, batched transmit with `sendmmsg`, interface set-up
+//! (promiscuous mode, offloads off) through ioctls, `poll`, and a SIGINT/SIGTERM
+//! flag. Everything here returns `io::Result`; nothing panics on kernel data
+//! (ring offsets are bounds-checked before a slice is made).
+//!
+//! Socket set-up follows packet(7):
+//! 1. `socket(AF_PACKET, SOCK_RAW, 0)` — protocol 0 so nothing is queued
+//!    before the socket is bound to its interface;
+//! 2. `PACKET_VERSION = TPACKET_V3`, `PACKET_RX_RING`, `mmap` of the ring;
+//! 3. `PACKET_IGNORE_OUTGOING` (our own transmissions are not received again),
+//!    `PACKET_QDISC_BYPASS` (transmit straight to the driver), buffer sizes;
+//! 4. `bind` to (ETH_P_ALL, ifindex); `PACKET_ADD_MEMBERSHIP` promiscuous.
+//!
+//! The kernel removes 802.1Q tags from received frames into the ring header
+//! (`tp_vlan_tci`); [`RxFrame::vlan`] returns it so the caller can put the tag
+//! back and the pipeline sees the frame as it was on the wire.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
+
+const ETH_P_ALL: u16 = 0x0003;
+const SOL_PACKET: libc::c_int = 263;
+const PACKET_ADD_MEMBERSHIP: libc::c_int = 1;
+const PACKET_MR_PROMISC: u16 = 1;
+const PACKET_RX_RING: libc::c_int = 5;
+const PACKET_STATISTICS: libc::c_int = 6;
+const PACKET_VERSION: libc::c_int = 10;
+const PACKET_QDISC_BYPASS: libc::c_int = 20;
+const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+const TPACKET_V3: libc::c_int = 2;
+
+const TP_STATUS_KERNEL: u32 = 0;
+const TP_STATUS_USER: u32 = 1;
+const TP_STATUS_CSUMNOTREADY: u32 = 1 << 3;
+const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
+const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
+
+const SIOCETHTOOL: libc::c_ulong = 0x8946;
+const ETHTOOL_SRXCSUM: u32 = 0x15;
+const ETHTOOL_STXCSUM: u32 = 0x17;
+const ETHTOOL_SSG: u32 = 0x19;
+const ETHTOOL_STSO: u32 = 0x1f;
+const ETHTOOL_SGSO: u32 = 0x24;
+const ETHTOOL_SGRO: u32 = 0x2c;
+
+/// Largest frame the switch receives or sends (jumbo frames up to 9216 bytes).
+pub const MAX_FRAME: usize = 9216;
+
+#[repr(C)]
+struct TpacketReq3 {
+    block_size: u32,
+    block_nr: u32,
+    frame_size: u32,
+    frame_nr: u32,
+    retire_blk_tov: u32,
+    sizeof_priv: u32,
+    feature_req_word: u32,
+}
+
+#[repr(C)]
+struct SockaddrLl {
+    family: u16,
+    protocol: u16,
+    ifindex: i32,
+    hatype: u16,
+    pkttype: u8,
+    halen: u8,
+    addr: [u8; 8],
+}
+
+#[repr(C)]
+struct PacketMreq {
+    ifindex: i32,
+    kind: u16,
+    alen: u16,
+    address: [u8; 8],
+}
+
+#[repr(C)]
+struct EthtoolValue {
+    cmd: u32,
+    data: u32,
+}
+
+#[repr(C)]
+struct IfreqData {
+    name: [u8; libc::IFNAMSIZ],
+    data: *mut libc::c_void,
+    _pad: [u8; 16],
+}
+
+fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
+    // SAFETY: `value` points to a live T of the given size for the duration of the call.
+    cvt(unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            value as *const T as *const libc::c_void,
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    })
+    .map(|_| ())
+}
+
+/// Interface index of `name`, or an error naming the interface.
+pub fn ifindex(name: &str) -> io::Result<i32> {
+    if name.is_empty() || name.len() >= libc::IFNAMSIZ || name.contains('/') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("invalid interface name {name:?}"),
+        ));
+    }
+    let c = CString::new(name)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, format!("invalid interface name {name:?}")))?;
+    // SAFETY: `c` is a valid NUL-terminated string.
+    let idx = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if idx == 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no such network interface {name:?}"),
+        ));
+    }
+    Ok(idx as i32)
+}
+
+/// Turns off checksum offload, scatter-gather, TSO, GSO and GRO on `iface` so
+/// frames seen through AF_PACKET are wire frames. Returns the settings that the
+/// driver refused (a veth accepts all of them).
+pub fn disable_offloads(iface: &str) -> io::Result<Vec<&'static str>> {
+    // SAFETY: plain socket creation; the fd is owned below.
+    let fd = cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+    // SAFETY: fd is a fresh descriptor we own.
+    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mut refused = Vec::new();
+    for (cmd, what) in [
+        (ETHTOOL_SGRO, "gro"),
+        (ETHTOOL_SGSO, "gso"),
+        (ETHTOOL_STSO, "tso"),
+        (ETHTOOL_SSG, "sg"),
+        (ETHTOOL_STXCSUM, "tx-checksum"),
+        (ETHTOOL_SRXCSUM, "rx-checksum"),
+    ] {
+        let mut value = EthtoolValue { cmd, data: 0 };
+        let mut req = IfreqData {
+            name: [0; libc::IFNAMSIZ],
+            data: &mut value as *mut EthtoolValue as *mut libc::c_void,
+            _pad: [0; 16],
+        };
+        let n = iface.len().min(libc::IFNAMSIZ - 1);
+        req.name[..n].copy_from_slice(&iface.as_bytes()[..n]);
+        // SAFETY: req is a properly laid out ifreq whose data points to `value`.
+        let r = unsafe { libc::ioctl(sock.as_raw_fd(), SIOCETHTOOL as _, &mut req as *mut IfreqData) };
+        if r < 0 {
+            refused.push(what);
+        }
+    }
+    Ok(refused)
+}
+
+/// Options of [`PacketSocket::open`].
+#[derive(Clone, Debug)]
+pub struct SocketOptions {
+    /// Receive ring block size in bytes (a power of two, at least one page).
+    pub block_size: u32,
+    /// Number of blocks in the receive ring.
+    pub block_nr: u32,
+    /// Milliseconds after which the kernel hands over a partly filled block.
+    pub block_timeout_ms: u32,
+    /// Put the interface in promiscuous mode.
+    pub promiscuous: bool,
+    /// Create a receive ring (a transmit-only socket does not need one).
+    pub rx_ring: bool,
+}
+
+impl Default for SocketOptions {
+    fn default() -> Self {
+        SocketOptions { block_size: 1 << 18, block_nr: 32, block_timeout_ms: 1, promiscuous: true, rx_ring: true }
+    }
+}
+
+struct Ring {
+    base: *mut u8,
+    len: usize,
+    block_size: usize,
+    block_nr: usize,
+    next: usize,
+}
+
+// SAFETY: the ring mapping is owned by its socket and only accessed through
+// `&mut PacketSocket` (receive) — moving it to another thread is fine.
+unsafe impl Send for Ring {}
+// SAFETY: shared references never touch the mapping (only `next_block(&mut self)` does).
+unsafe impl Sync for Ring {}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: base/len come from a successful mmap.
+        unsafe {
+            libc::munmap(self.base as *mut libc::c_void, self.len);
+        }
+    }
+}
+
+/// An AF_PACKET socket bound to one interface.
+pub struct PacketSocket {
+    ring: Option<Ring>,
+    fd: OwnedFd,
+    name: String,
+}
+
+/// One received frame, borrowed from the receive ring.
+pub struct RxFrame<'a> {
+    /// Frame bytes as delivered by the kernel (802.1Q tag removed, see `vlan`).
+    pub data: &'a [u8],
+    /// (TPID, TCI) of a tag the kernel stripped, to be put back after the MAC addresses.
+    pub vlan: Option<(u16, u16)>,
+    /// The L4 checksum was left for offload (CHECKSUM_PARTIAL) and must be completed.
+    pub csum_not_ready: bool,
+    /// Length of the frame on the wire (may exceed `data.len()` if it was truncated).
+    pub wire_len: usize,
+}
+
+/// A block of the receive ring owned by user space until dropped.
+pub struct RxBlock<'a> {
+    block: &'a [u8],
+    status: &'a AtomicU32,
+    remaining: u32,
+    offset: usize,
+}
+
+impl<'a> RxBlock<'a> {
+    /// Next frame of the block, or `None` at its end (or if the kernel's offsets are inconsistent).
+    pub fn next_frame(&mut self) -> Option<RxFrame<'_>> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let b = self.block;
+        let off = self.offset;
+        let hdr = b.get(off..off.checked_add(48)?)?;
+        let u32_at = |i: usize| u32::from_ne_bytes([hdr[i], hdr[i + 1], hdr[i + 2], hdr[i + 3]]);
+        let u16_at = |i: usize| u16::from_ne_bytes([hdr[i], hdr[i + 1]]);
+        let next_offset = u32_at(0) as usize;
+        let snaplen = u32_at(12) as usize;
+        let wire_len = u32_at(16) as usize;
+        let status = u32_at(20);
+        let mac = u16_at(24) as usize;
+        let vlan_tci = u32_at(36);
+        let vlan_tpid = u16_at(40);
+        let start = off.checked_add(mac)?;
+        let data = b.get(start..start.checked_add(snaplen)?)?;
+        if next_offset == 0 {
+            self.remaining = 0;
+        } else {
+            self.offset = off.checked_add(next_offset)?;
+        }
+        let vlan = if status & TP_STATUS_VLAN_VALID != 0 {
+            let tpid = if status & TP_STATUS_VLAN_TPID_VALID != 0 { vlan_tpid } else { 0x8100 };
+            Some((tpid, vlan_tci as u16))
+        } else {
+            None
+        };
+        Some(RxFrame { data, vlan, csum_not_ready: status & TP_STATUS_CSUMNOTREADY != 0, wire_len })
+    }
+}
+
+impl Drop for RxBlock<'_> {
+    fn drop(&mut self) {
+        // Hand the block back to the kernel; all reads of it happen before.
+        self.status.store(TP_STATUS_KERNEL, Ordering::Release);
+    }
+}
+
+impl PacketSocket {
+    /// Opens a socket bound to `iface` (see the module docs for the set-up).
+    pub fn open(iface: &str, opts: &SocketOptions) -> io::Result<PacketSocket> {
+        let ifindex = ifindex(iface)?;
+        let ctx = |e: io::Error, what: &str| io::Error::new(e.kind(), format!("{iface}: {what}: {e}"));
+        // SAFETY: plain socket creation; the fd is owned right away.
+        let raw = cvt(unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })
+            .map_err(|e| ctx(e, "AF_PACKET socket (needs root or CAP_NET_RAW)"))?;
+        // SAFETY: raw is a fresh descriptor.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let mut sock = PacketSocket { ring: None, fd, name: iface.to_string() };
+        let fdr = sock.fd.as_raw_fd();
+        let big: libc::c_int = 4 << 20;
+        let _ = setsockopt(fdr, libc::SOL_SOCKET, libc::SO_SNDBUF, &big);
+        let _ = setsockopt(fdr, libc::SOL_SOCKET, libc::SO_RCVBUF, &big);
+        let one: libc::c_int = 1;
+        setsockopt(fdr, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one).map_err(|e| ctx(e, "PACKET_IGNORE_OUTGOING"))?;
+        setsockopt(fdr, SOL_PACKET, PACKET_QDISC_BYPASS, &one).map_err(|e| ctx(e, "PACKET_QDISC_BYPASS"))?;
+        if opts.rx_ring {
+            let version: libc::c_int = TPACKET_V3;
+            setsockopt(fdr, SOL_PACKET, PACKET_VERSION, &version).map_err(|e| ctx(e, "PACKET_VERSION"))?;
+            let frame_size = 2048u32;
+            let req = TpacketReq3 {
+                block_size: opts.block_size,
+                block_nr: opts.block_nr,
+                frame_size,
+                frame_nr: opts.block_size / frame_size * opts.block_nr,
+                retire_blk_tov: opts.block_timeout_ms,
+                sizeof_priv: 0,
+                feature_req_word: 0,
+            };
+            setsockopt(fdr, SOL_PACKET, PACKET_RX_RING, &req).map_err(|e| ctx(e, "PACKET_RX_RING"))?;
+            let len = opts.block_size as usize * opts.block_nr as usize;
+            // SAFETY: mapping the ring the kernel just allocated for this fd.
+            let base = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED | libc::MAP_LOCKED | libc::MAP_POPULATE,
+                    fdr,
+                    0,
+                )
+            };
+            let base = if base == libc::MAP_FAILED {
+                // MAP_LOCKED may exceed RLIMIT_MEMLOCK; retry without it.
+                // SAFETY: as above.
+                let b = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        len,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_SHARED | libc::MAP_POPULATE,
+                        fdr,
+                        0,
+                    )
+                };
+                if b == libc::MAP_FAILED {
+                    return Err(ctx(io::Error::last_os_error(), "mmap of the receive ring"));
+                }
+                b
+            } else {
+                base
+            };
+            sock.ring = Some(Ring {
+                base: base as *mut u8,
+                len,
+                block_size: opts.block_size as usize,
+                block_nr: opts.block_nr as usize,
+                next: 0,
+            });
+        }
+        let addr = SockaddrLl {
+            family: libc::AF_PACKET as u16,
+            protocol: ETH_P_ALL.to_be(),
+            ifindex,
+            hatype: 0,
+            pkttype: 0,
+            halen: 0,
+            addr: [0; 8],
+        };
+        // SAFETY: addr is a valid sockaddr_ll of the given length.
+        cvt(unsafe {
+            libc::bind(
+                fdr,
+                &addr as *const SockaddrLl as *const libc::sockaddr,
+                std::mem::size_of::<SockaddrLl>() as libc::socklen_t,
+            )
+        })
+        .map_err(|e| ctx(e, "bind"))?;
+        if opts.promiscuous {
+            let mreq = PacketMreq { ifindex, kind: PACKET_MR_PROMISC, alen: 0, address: [0; 8] };
+            setsockopt(fdr, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mreq).map_err(|e| ctx(e, "promiscuous mode"))?;
+        }
+        Ok(sock)
+    }
+
+    /// The interface this socket is bound to.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The descriptor, for `poll`.
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// The next block of received frames if the kernel has handed one over.
+    pub fn next_block(&mut self) -> Option<RxBlock<'_>> {
+        let ring = self.ring.as_mut()?;
+        let idx = ring.next;
+        // SAFETY: idx < block_nr so the block lies inside the mapping; the
+        // status word is 4-byte aligned at offset 8 of the block descriptor.
+        let status = unsafe { &*(ring.base.add(idx * ring.block_size + 8) as *const AtomicU32) };
+        if status.load(Ordering::Acquire) & TP_STATUS_USER == 0 {
+            return None;
+        }
+        fence(Ordering::Acquire);
+        // SAFETY: the block is owned by user space until `status` is reset (RxBlock's Drop);
+        // the kernel does not write it meanwhile.
+        let block = unsafe { std::slice::from_raw_parts(ring.base.add(idx * ring.block_size), ring.block_size) };
+        ring.next = (idx + 1) % ring.block_nr;
+        let num_pkts = u32::from_ne_bytes([block[12], block[13], block[14], block[15]]);
+        let first = u32::from_ne_bytes([block[16], block[17], block[18], block[19]]) as usize;
+        Some(RxBlock { block, status, remaining: num_pkts, offset: first })
+    }
+
+    /// Sends one frame.
+    pub fn send(&self, frame: &[u8]) -> io::Result<()> {
+        // SAFETY: frame is a valid buffer for the call.
+        let r = unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr() as *const libc::c_void, frame.len(), 0) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// Sends the frames of `batch` with as few `sendmmsg` calls as possible and
+    /// empties it. Returns how many frames the kernel accepted; frames refused
+    /// because the device queue is full (ENOBUFS) count as lost, like on a wire.
+    pub fn send_batch(&self, batch: &mut TxBatch) -> io::Result<usize> {
+        let n = batch.lens.len();
+        let mut iovs: [libc::iovec; TX_BATCH] =
+            [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; TX_BATCH];
+        // SAFETY: mmsghdr is plain data; all-zero is a valid value.
+        let mut msgs: [libc::mmsghdr; TX_BATCH] = unsafe { std::mem::zeroed() };
+        for i in 0..n {
+            iovs[i].iov_base = batch.buf[i * MAX_FRAME..].as_mut_ptr() as *mut libc::c_void;
+            iovs[i].iov_len = batch.lens[i] as usize;
+            msgs[i].msg_hdr.msg_iov = &mut iovs[i];
+            msgs[i].msg_hdr.msg_iovlen = 1;
+        }
+        let mut sent = 0usize;
+        let lost_at_start = batch.lost;
+        let mut result = Ok(());
+        while sent < n {
+            // SAFETY: msgs[sent..n] point to iovecs that point into batch.buf.
+            let r = unsafe {
+                libc::sendmmsg(self.fd.as_raw_fd(), msgs[sent..].as_mut_ptr(), (n - sent) as libc::c_uint, 0)
+            };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::EINTR) => continue,
+                    Some(libc::ENOBUFS) | Some(libc::EAGAIN) => {
+                        // Drop the frame at the head, keep going with the rest.
+                        sent += 1;
+                        batch.lost += 1;
+                        continue;
+                    }
+                    _ => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            sent += r as usize;
+        }
+        let accepted = sent.saturating_sub((batch.lost - lost_at_start) as usize);
+        batch.lens.clear();
+        result.map(|_| accepted)
+    }
+
+    /// Kernel receive statistics since the last call: (packets, drops).
+    pub fn take_stats(&self) -> io::Result<(u64, u64)> {
+        let mut st = [0u32; 3];
+        let mut len = std::mem::size_of_val(&st) as libc::socklen_t;
+        // SAFETY: st is large enough for tpacket_stats_v3 and len says so.
+        cvt(unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                SOL_PACKET,
+                PACKET_STATISTICS,
+                st.as_mut_ptr() as *mut libc::c_void,
+                &mut len,
+            )
+        })?;
+        Ok((st[0] as u64, st[1] as u64))
+    }
+}
+
+/// Frames per `sendmmsg` batch.
+pub const TX_BATCH: usize = 64;
+
+/// A batch of frames to transmit on one socket (preallocated, no allocation per frame).
+pub struct TxBatch {
+    buf: Vec<u8>,
+    lens: Vec<u32>,
+    /// Frames dropped because the device refused them.
+    pub lost: u64,
+}
+
+impl Default for TxBatch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TxBatch {
+    pub fn new() -> TxBatch {
+        TxBatch { buf: vec![0; MAX_FRAME * TX_BATCH], lens: Vec::with_capacity(TX_BATCH), lost: 0 }
+    }
+    /// Whether no more frames fit.
+    pub fn is_full(&self) -> bool {
+        self.lens.len() >= TX_BATCH
+    }
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+    /// Copies `frame` (truncated to [`MAX_FRAME`]) into the batch; the caller flushes when full.
+    pub fn push(&mut self, frame: &[u8]) {
+        if self.is_full() {
+            self.lost += 1;
+            return;
+        }
+        let n = frame.len().min(MAX_FRAME);
+        let i = self.lens.len();
+        self.buf[i * MAX_FRAME..i * MAX_FRAME + n].copy_from_slice(&frame[..n]);
+        self.lens.push(n as u32);
+    }
+    /// Gives the next slot to fill in place; `commit(len)` makes it part of the batch.
+    pub fn slot(&mut self) -> Option<&mut [u8]> {
+        if self.is_full() {
+            return None;
+        }
+        let i = self.lens.len();
+        Some(&mut self.buf[i * MAX_FRAME..(i + 1) * MAX_FRAME])
+    }
+    /// Adds the slot returned by `slot()` with `len` bytes.
+    pub fn commit(&mut self, len: usize) {
+        if !self.is_full() {
+            self.lens.push(len.min(MAX_FRAME) as u32);
+        }
+    }
+}
+
+/// Waits until one of `fds` is readable or `timeout_ms` passes; sets `ready[i]`.
+pub fn poll_readable(fds: &[RawFd], ready: &mut [bool], timeout_ms: i32) -> io::Result<usize> {
+    let mut pfds: Vec<libc::pollfd> =
+        fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+    // SAFETY: pfds is a valid array of pollfd of the given length.
+    let r = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout_ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EINTR) {
+            ready.iter_mut().for_each(|r| *r = false);
+            return Ok(0);
+        }
+        return Err(e);
+    }
+    for (r, p) in ready.iter_mut().zip(&pfds) {
+        *r = p.revents & (libc::POLLIN | libc::POLLERR) != 0;
+    }
+    Ok(r as usize)
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop_signal(_sig: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Installs SIGINT/SIGTERM handlers that set a flag and returns the flag.
+pub fn stop_flag() -> io::Result<&'static AtomicBool> {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: installing an async-signal-safe handler (it only stores an atomic).
+        let mut sa: libc::sigaction = unsafe { std::mem::zeroed() };
+        sa.sa_sigaction = on_stop_signal as extern "C" fn(libc::c_int) as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        // SAFETY: sa is initialised; the old action is not needed.
+        cvt(unsafe { libc::sigaction(sig, &sa, std::ptr::null_mut()) })?;
+    }
+    Ok(&STOP)
+}
+
+/// Current time from CLOCK_REALTIME as (seconds, microseconds), for pcap records.
+pub fn now_timeval() -> (u32, u32) {
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    (d.as_secs() as u32, d.subsec_micros())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_interface_names_are_refused_with_the_name() {
+        let e = ifindex("no-such-if0").unwrap_err();
+        assert!(e.to_string().contains("no-such-if0"), "{e}");
+        assert!(ifindex("").is_err());
+        assert!(ifindex("waytoolonginterfacename").is_err());
+    }
+
+    #[test]
+    fn loopback_socket_opens_and_sends() {
+        // Root is available on the project's machines; loopback always exists.
+        let s = PacketSocket::open("lo", &SocketOptions { promiscuous: false, ..Default::default() }).unwrap();
+        let mut b = TxBatch::new();
+        b.push(&[0u8; 60]);
+        b.push(&[0xffu8; 64]);
+        assert_eq!(b.len(), 2);
+        assert_eq!(s.send_batch(&mut b).unwrap(), 2);
+        assert!(b.is_empty());
+    }
+}
