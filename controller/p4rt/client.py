@@ -1,0 +1,552 @@
+"""P4Runtime client: connection, arbitration, pipeline, writes, reads and the stream channel."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.rpc import code_pb2
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+
+from .entity import (
+    CloneSessionEntry,
+    DigestList,
+    Entity,
+    IdleTimeout,
+    MulticastGroupEntry,
+    PacketIn,
+    PacketOut,
+    Update,
+    decode_entity,
+)
+from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError, code_name, rpc_error, status_details
+from .schema import P4Schema, SchemaError, load_p4info
+
+log = logging.getLogger("p4rt")
+
+_MAX_MESSAGE = 256 * 1024 * 1024
+_CLOSE = object()
+
+
+@dataclass
+class Pipeline:
+    """A forwarding pipeline config as read from a switch."""
+
+    p4info: p4info_pb2.P4Info | None
+    device_config: bytes
+    cookie: int | None
+
+
+@dataclass
+class Arbitration:
+    """The switch's latest arbitration answer for this client."""
+
+    is_primary: bool
+    primary_election_id: int
+    code: str
+    message: str
+
+
+def _uint128(value: int) -> p4runtime_pb2.Uint128:
+    if not 0 <= value < 1 << 128:
+        raise ValueError(f"election id {value} is not a 128-bit unsigned integer")
+    return p4runtime_pb2.Uint128(high=value >> 64, low=value & ((1 << 64) - 1))
+
+
+class Switch:
+    """A P4Runtime connection to one device, as one controller with an election id and role.
+
+    Use as a context manager: `with Switch("127.0.0.1:9559", election_id=1) as sw: ...`.
+    """
+
+    def __init__(
+        self,
+        address: str = "127.0.0.1:9559",
+        *,
+        device_id: int = 0,
+        election_id: int = 1,
+        role: str = "",
+        schema: P4Schema | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+        rpc_timeout: float = 60.0,
+        backoff: tuple[float, float] = (0.1, 5.0),
+    ) -> None:
+        self.address = address
+        self.device_id = device_id
+        self.election_id = election_id
+        self.role = role
+        self._schema = schema
+        self._credentials = credentials
+        self.rpc_timeout = rpc_timeout
+        self.backoff = backoff
+        self._channel: grpc.Channel | None = None
+        self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
+        self._requests: queue.SimpleQueue | None = None
+        self._call = None
+        self._reader: threading.Thread | None = None
+        self._closed = threading.Event()
+        self._cond = threading.Condition()
+        self._arbitration: Arbitration | None = None
+        self._stream_error: P4RuntimeError | None = None
+        self._generation = 0
+        self.reconnects = 0
+        self.packet_in_queue: queue.Queue[PacketIn] = queue.Queue()
+        self.digest_queue: queue.Queue[DigestList] = queue.Queue()
+        self.idle_timeout_queue: queue.Queue[IdleTimeout] = queue.Queue()
+        self.stream_errors: queue.Queue[p4runtime_pb2.StreamError] = queue.Queue()
+
+    # --- connection and arbitration -----------------------------------------------------
+
+    def __enter__(self) -> Switch:
+        return self.connect()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def connect(self, timeout: float = 10.0) -> Switch:
+        """Open the channel and the stream, send arbitration and wait for the switch's answer."""
+        if self._channel is not None:
+            return self
+        options = [("grpc.max_send_message_length", _MAX_MESSAGE), ("grpc.max_receive_message_length", _MAX_MESSAGE)]
+        if self._credentials is not None:
+            self._channel = grpc.secure_channel(self.address, self._credentials, options=options)
+        else:
+            self._channel = grpc.insecure_channel(self.address, options=options)
+        self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
+        self._closed.clear()
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError as exc:
+            self.close()
+            raise P4RuntimeError("connect", grpc.StatusCode.UNAVAILABLE,
+                                 f"no P4Runtime server answered at {self.address} within {timeout:g} s") from exc
+        self._open_stream()
+        self._reader = threading.Thread(target=self._read_stream, name=f"p4rt-stream-{self.address}", daemon=True)
+        self._reader.start()
+        try:
+            self.wait_arbitration(timeout)
+        except P4RuntimeError:
+            self.close()
+            raise
+        return self
+
+    def close(self) -> None:
+        """Close the stream and the channel (the switch then elects a new primary)."""
+        self._closed.set()
+        if self._requests is not None:
+            self._requests.put(_CLOSE)
+        if self._call is not None:
+            self._call.cancel()
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(timeout=5)
+        if self._channel is not None:
+            self._channel.close()
+        self._channel = self._stub = self._call = self._reader = self._requests = None
+        with self._cond:
+            self._arbitration = None
+            self._cond.notify_all()
+
+    def _open_stream(self) -> None:
+        requests: queue.SimpleQueue = queue.SimpleQueue()
+
+        def request_iterator() -> Iterator[p4runtime_pb2.StreamMessageRequest]:
+            while True:
+                item = requests.get()
+                if item is _CLOSE:
+                    return
+                yield item
+
+        old = self._requests
+        self._requests = requests
+        if old is not None:
+            old.put(_CLOSE)
+        with self._cond:
+            self._arbitration = None
+            self._stream_error = None
+            self._generation += 1
+        self._call = self._stub.StreamChannel(request_iterator())
+        requests.put(self._arbitration_request())
+
+    def _arbitration_request(self) -> p4runtime_pb2.StreamMessageRequest:
+        update = p4runtime_pb2.MasterArbitrationUpdate(device_id=self.device_id,
+                                                        election_id=_uint128(self.election_id))
+        if self.role:
+            update.role.name = self.role
+        return p4runtime_pb2.StreamMessageRequest(arbitration=update)
+
+    def _read_stream(self) -> None:
+        delay = self.backoff[0]
+        while not self._closed.is_set():
+            call = self._call
+            error: P4RuntimeError | None = None
+            try:
+                for msg in call:
+                    delay = self.backoff[0]
+                    self._dispatch(msg)
+                error = P4RuntimeError("StreamChannel", grpc.StatusCode.UNAVAILABLE, "the switch closed the stream")
+            except grpc.RpcError as exc:
+                error = rpc_error("StreamChannel", exc)
+            except Exception as exc:  # a decoding bug must not kill the stream silently
+                log.exception("p4rt: error handling a stream message")
+                error = P4RuntimeError("StreamChannel", None, f"client error: {exc}")
+            if self._closed.is_set():
+                break
+            with self._cond:
+                self._stream_error = error
+                self._arbitration = None
+                self._cond.notify_all()
+            log.warning("p4rt: stream to %s lost (%s); reconnecting in %.1f s", self.address, error, delay)
+            if self._closed.wait(delay):
+                break
+            delay = min(delay * 2, self.backoff[1])
+            try:
+                self._open_stream()
+                self.reconnects += 1
+            except Exception as exc:  # channel closed under us
+                log.warning("p4rt: reconnect to %s failed: %s", self.address, exc)
+
+    def _dispatch(self, msg: p4runtime_pb2.StreamMessageResponse) -> None:
+        kind = msg.WhichOneof("update")
+        if kind == "arbitration":
+            arb = msg.arbitration
+            eid = (arb.election_id.high << 64) | arb.election_id.low
+            state = Arbitration(arb.status.code == code_pb2.OK, eid, code_name(arb.status.code), arb.status.message)
+            with self._cond:
+                self._arbitration = state
+                self._cond.notify_all()
+        elif kind == "packet":
+            self.packet_in_queue.put(PacketIn.decode(msg.packet, self._schema))
+        elif kind == "digest":
+            self.digest_queue.put(DigestList.decode(msg.digest, self.schema))
+        elif kind == "idle_timeout_notification":
+            self.idle_timeout_queue.put(IdleTimeout.decode(msg.idle_timeout_notification, self.schema))
+        elif kind == "error":
+            log.warning("p4rt: stream error from switch: %s", msg.error.message)
+            self.stream_errors.put(msg.error)
+
+    def wait_arbitration(self, timeout: float = 10.0) -> Arbitration:
+        """Wait for the switch's arbitration answer on the current stream."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._arbitration is None:
+                if self._stream_error is not None and self._requests is not None:
+                    raise self._stream_error
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise P4RuntimeError("StreamChannel", grpc.StatusCode.DEADLINE_EXCEEDED,
+                                         f"no arbitration answer from {self.address} within {timeout:g} s")
+                self._cond.wait(left)
+            return self._arbitration
+
+    @property
+    def arbitration(self) -> Arbitration | None:
+        """The latest arbitration answer (None while the stream is down)."""
+        return self._arbitration
+
+    @property
+    def is_primary(self) -> bool:
+        """True while the switch has named this client primary."""
+        return self._arbitration is not None and self._arbitration.is_primary
+
+    def wait_primary(self, timeout: float = 10.0) -> None:
+        """Block until this client is primary (e.g. after the old primary went away)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not (self._arbitration is not None and self._arbitration.is_primary):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise P4RuntimeError("StreamChannel", grpc.StatusCode.DEADLINE_EXCEEDED,
+                                         f"not primary after {timeout:g} s (last answer: {self._arbitration})")
+                self._cond.wait(left)
+
+    def set_election_id(self, election_id: int, timeout: float = 10.0) -> Arbitration:
+        """Send a new election id on the stream and return the switch's answer."""
+        self.election_id = election_id
+        with self._cond:
+            self._arbitration = None
+        self._send(self._arbitration_request())
+        return self.wait_arbitration(timeout)
+
+    def _send(self, msg: p4runtime_pb2.StreamMessageRequest) -> None:
+        if self._requests is None:
+            raise P4RuntimeError("StreamChannel", grpc.StatusCode.UNAVAILABLE, "not connected")
+        self._requests.put(msg)
+
+    # --- schema and pipeline ------------------------------------------------------------
+
+    @property
+    def schema(self) -> P4Schema:
+        """The P4Info schema in use (set by set_pipeline or load_schema)."""
+        if self._schema is None:
+            raise SchemaError("no P4Info known for this switch: call set_pipeline() or load_schema() first")
+        return self._schema
+
+    @schema.setter
+    def schema(self, value: P4Schema) -> None:
+        self._schema = value
+
+    def _stub_or_fail(self) -> p4runtime_pb2_grpc.P4RuntimeStub:
+        if self._stub is None:
+            raise P4RuntimeError("connect", grpc.StatusCode.UNAVAILABLE, "not connected; call connect() first")
+        return self._stub
+
+    def capabilities(self) -> str:
+        """The P4Runtime API version the switch implements."""
+        try:
+            reply = self._stub_or_fail().Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=self.rpc_timeout)
+        except grpc.RpcError as exc:
+            raise rpc_error("Capabilities", exc) from exc
+        return reply.p4runtime_api_version
+
+    def set_pipeline(
+        self,
+        p4info: str | Path | p4info_pb2.P4Info | P4Schema,
+        device_config: str | Path | bytes,
+        *,
+        action: str = "VERIFY_AND_COMMIT",
+        cookie: int | None = None,
+    ) -> None:
+        """Install a P4 program: a P4Info (file, message or schema) and its device config (BMv2 JSON)."""
+        if isinstance(p4info, P4Schema):
+            info = p4info.p4info
+        elif isinstance(p4info, p4info_pb2.P4Info):
+            info = p4info
+        else:
+            info = load_p4info(p4info)
+        if isinstance(device_config, (str, Path)):
+            try:
+                data = Path(device_config).read_bytes()
+            except OSError as exc:
+                raise P4RuntimeError("SetForwardingPipelineConfig", None,
+                                     f"cannot read device config {device_config}: {exc.strerror}") from exc
+        else:
+            data = bytes(device_config)
+        try:
+            action_value = p4runtime_pb2.SetForwardingPipelineConfigRequest.Action.Value(action)
+        except ValueError as exc:
+            raise ValueError(f"unknown pipeline action {action!r}") from exc
+        config = p4runtime_pb2.ForwardingPipelineConfig(p4info=info, p4_device_config=data)
+        if cookie is not None:
+            config.cookie.cookie = cookie
+        request = p4runtime_pb2.SetForwardingPipelineConfigRequest(
+            device_id=self.device_id, election_id=_uint128(self.election_id), action=action_value, config=config,
+            role=self.role,
+        )
+        try:
+            self._stub_or_fail().SetForwardingPipelineConfig(request, timeout=self.rpc_timeout)
+        except grpc.RpcError as exc:
+            raise rpc_error("SetForwardingPipelineConfig", exc) from exc
+        if action not in ("VERIFY", "VERIFY_AND_SAVE"):
+            self._schema = P4Schema(info)
+
+    def get_pipeline(self, response_type: str = "ALL") -> Pipeline:
+        """Read the running pipeline config (ALL, COOKIE_ONLY, P4INFO_AND_COOKIE, DEVICE_CONFIG_AND_COOKIE)."""
+        try:
+            rtype = p4runtime_pb2.GetForwardingPipelineConfigRequest.ResponseType.Value(response_type)
+        except ValueError as exc:
+            raise ValueError(f"unknown response type {response_type!r}") from exc
+        request = p4runtime_pb2.GetForwardingPipelineConfigRequest(device_id=self.device_id, response_type=rtype)
+        try:
+            reply = self._stub_or_fail().GetForwardingPipelineConfig(request, timeout=self.rpc_timeout)
+        except grpc.RpcError as exc:
+            raise rpc_error("GetForwardingPipelineConfig", exc) from exc
+        cfg = reply.config
+        return Pipeline(
+            cfg.p4info if cfg.HasField("p4info") else None,
+            cfg.p4_device_config,
+            cfg.cookie.cookie if cfg.HasField("cookie") else None,
+        )
+
+    def load_schema(self) -> P4Schema:
+        """Take the P4Info from the running switch and use it as this client's schema."""
+        pipeline = self.get_pipeline("P4INFO_AND_COOKIE")
+        if pipeline.p4info is None:
+            raise P4RuntimeError("GetForwardingPipelineConfig", None, "the switch returned no P4Info")
+        self._schema = P4Schema(pipeline.p4info)
+        return self._schema
+
+    # --- writes -------------------------------------------------------------------------
+
+    def write(
+        self,
+        updates: Iterable[Update],
+        *,
+        atomicity: str = "CONTINUE_ON_ERROR",
+        batch_size: int = 1000,
+    ) -> None:
+        """Send updates in batches; raise P4RuntimeWriteError naming every failed update."""
+        updates = list(updates)
+        encoded = [u.encode(self.schema if _needs_schema(u) else self._schema) for u in updates]  # type: ignore[arg-type]
+        try:
+            atomicity_value = p4runtime_pb2.WriteRequest.Atomicity.Value(atomicity)
+        except ValueError as exc:
+            raise ValueError(f"unknown atomicity {atomicity!r}") from exc
+        stub = self._stub_or_fail()
+        failures: list[UpdateError] = []
+        last_exc: grpc.RpcError | None = None
+        for start in range(0, len(encoded), max(1, batch_size)):
+            batch = encoded[start:start + batch_size]
+            request = p4runtime_pb2.WriteRequest(device_id=self.device_id, election_id=_uint128(self.election_id),
+                                                 role=self.role, updates=batch, atomicity=atomicity_value)
+            try:
+                stub.Write(request, timeout=self.rpc_timeout)
+            except grpc.RpcError as exc:
+                details = status_details(exc)
+                if not details:
+                    done = f" (updates 0..{start - 1} were sent before)" if start else ""
+                    raise P4RuntimeWriteError(exc.code(), f"{exc.details()}{done}", failures) from exc
+                last_exc = exc
+                for i, error in enumerate(details[: len(batch)]):
+                    if error.canonical_code != code_pb2.OK:
+                        index = start + i
+                        failures.append(UpdateError(index, updates[index].describe(),
+                                                    code_name(error.canonical_code), error.message))
+        if failures:
+            raise P4RuntimeWriteError(last_exc.code() if last_exc else None, "", failures) from last_exc
+
+    def insert(self, entities: Entity | Iterable[Entity], **kwargs: Any) -> None:
+        """INSERT one or more entities."""
+        self.write([Update("INSERT", e) for e in _many(entities)], **kwargs)
+
+    def modify(self, entities: Entity | Iterable[Entity], **kwargs: Any) -> None:
+        """MODIFY one or more entities."""
+        self.write([Update("MODIFY", e) for e in _many(entities)], **kwargs)
+
+    def delete(self, entities: Entity | Iterable[Entity], **kwargs: Any) -> None:
+        """DELETE one or more entities."""
+        self.write([Update("DELETE", e) for e in _many(entities)], **kwargs)
+
+    # --- reads --------------------------------------------------------------------------
+
+    def read_raw(self, entities: Iterable[p4runtime_pb2.Entity]) -> Iterator[p4runtime_pb2.Entity]:
+        """Read with raw p4.v1.Entity messages (wildcards: leave ids at 0)."""
+        request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role, entities=list(entities))
+        try:
+            for reply in self._stub_or_fail().Read(request, timeout=self.rpc_timeout):
+                yield from reply.entities
+        except grpc.RpcError as exc:
+            raise rpc_error("Read", exc) from exc
+
+    def read(self, entities: Entity | Iterable[Entity]) -> Iterator[Entity]:
+        """Read entities; unset names, ids, indexes and matches act as wildcards."""
+        schema = self.schema
+        request = [e.encode(schema) for e in _many(entities)]
+        for msg in self.read_raw(request):
+            yield decode_entity(msg, schema)
+
+    def delete_all(self, *, reset_defaults: bool = True) -> int:
+        """Clear the switch to a clean slate; returns the number of deletions sent.
+
+        Deletes every non-const table entry, action profile group and member, multicast
+        group, clone session and digest config, and resets modifiable default entries.
+        """
+        E = p4runtime_pb2.Entity
+        deletions: list[p4runtime_pb2.Entity] = []
+        for msg in self.read_raw([E(table_entry={})]):
+            te = msg.table_entry
+            if te.is_const or te.is_default_action:
+                continue
+            key = p4runtime_pb2.TableEntry(table_id=te.table_id, match=te.match, priority=te.priority)
+            deletions.append(E(table_entry=key))
+        pre_reads = [
+            E(packet_replication_engine_entry={"multicast_group_entry": {}}),
+            E(packet_replication_engine_entry={"clone_session_entry": {}}),
+        ]
+        groups, members, others = [], [], []
+        for msg in self.read_raw([E(action_profile_group={}), E(action_profile_member={})]):
+            if msg.HasField("action_profile_group"):
+                g = msg.action_profile_group
+                groups.append(E(action_profile_group={"action_profile_id": g.action_profile_id,
+                                                      "group_id": g.group_id}))
+            else:
+                m = msg.action_profile_member
+                members.append(E(action_profile_member={"action_profile_id": m.action_profile_id,
+                                                        "member_id": m.member_id}))
+        for msg in self.read_raw(pre_reads):
+            pre = msg.packet_replication_engine_entry
+            if pre.HasField("multicast_group_entry"):
+                others.append(E(packet_replication_engine_entry={
+                    "multicast_group_entry": {"multicast_group_id": pre.multicast_group_entry.multicast_group_id}}))
+            elif pre.HasField("clone_session_entry"):
+                others.append(E(packet_replication_engine_entry={
+                    "clone_session_entry": {"session_id": pre.clone_session_entry.session_id}}))
+        if self._schema is not None and len(self._schema.digests):
+            for msg in self.read_raw([E(digest_entry={})]):
+                if msg.digest_entry.HasField("config"):
+                    others.append(E(digest_entry={"digest_id": msg.digest_entry.digest_id}))
+        count = 0
+        for batch in (deletions, groups, members, others):
+            if batch:
+                self.write([Update("DELETE", e) for e in batch])
+                count += len(batch)
+        if reset_defaults and self._schema is not None:
+            resets = [
+                Update("MODIFY", E(table_entry={"table_id": t.id, "is_default_action": True}))
+                for t in self._schema.tables
+                if not t.const_default_action_id and not t.is_const
+            ]
+            if resets:
+                self.write(resets)
+        return count
+
+    # --- stream: packets, digests, idle timeouts ----------------------------------------
+
+    def packet_out(self, payload: bytes, **metadata: Any) -> None:
+        """Send a packet to the switch's CPU port with `packet_out` header fields."""
+        self.send_packet(PacketOut(payload, metadata))
+
+    def send_packet(self, packet: PacketOut) -> None:
+        """Send a PacketOut."""
+        schema = self.schema if packet.metadata else self._schema
+        msg = packet.encode(schema) if schema is not None else p4runtime_pb2.PacketOut(payload=packet.payload)
+        self._send(p4runtime_pb2.StreamMessageRequest(packet=msg))
+
+    def packet_ins(self, timeout: float | None = None) -> Iterator[PacketIn]:
+        """Yield packet-ins as they arrive; stop after `timeout` seconds without one."""
+        yield from _drain(self.packet_in_queue, timeout, self._closed)
+
+    def digests(self, timeout: float | None = None, *, auto_ack: bool = True) -> Iterator[DigestList]:
+        """Yield digest lists as they arrive (acknowledging each unless auto_ack is False)."""
+        for digest in _drain(self.digest_queue, timeout, self._closed):
+            if auto_ack:
+                self.ack_digest(digest)
+            yield digest
+
+    def ack_digest(self, digest: DigestList) -> None:
+        """Acknowledge a digest list so the switch may send its data again."""
+        ack = p4runtime_pb2.DigestListAck(digest_id=digest.digest_id, list_id=digest.list_id)
+        self._send(p4runtime_pb2.StreamMessageRequest(digest_ack=ack))
+
+    def idle_timeouts(self, timeout: float | None = None) -> Iterator[IdleTimeout]:
+        """Yield idle-timeout notifications as they arrive; stop after `timeout` s without one."""
+        yield from _drain(self.idle_timeout_queue, timeout, self._closed)
+
+
+def _needs_schema(update: Update) -> bool:
+    return not isinstance(update.entity, (p4runtime_pb2.Entity, MulticastGroupEntry, CloneSessionEntry))
+
+
+def _many(entities: Entity | Iterable[Entity]) -> list[Entity]:
+    if isinstance(entities, (Entity, p4runtime_pb2.Entity)):
+        return [entities]  # type: ignore[list-item]
+    return list(entities)
+
+
+def _drain(q: queue.Queue, timeout: float | None, closed: threading.Event) -> Iterator[Any]:
+    while True:
+        try:
+            item = q.get(timeout=timeout if timeout is not None else 0.5)
+        except queue.Empty:
+            if timeout is not None or closed.is_set():
+                return
+            continue
+        yield item
+
