@@ -581,6 +581,25 @@ pub fn stop_flag() -> io::Result<&'static AtomicBool> {
     Ok(&STOP)
 }
 
+/// Moves the calling thread into the network namespace `name` (as created by
+/// `ip netns add NAME`). Sockets opened afterwards by this thread belong to it.
+pub fn enter_netns(name: &str) -> io::Result<()> {
+    let path = format!("/var/run/netns/{name}");
+    let f = std::fs::File::open(&path).map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))?;
+    // SAFETY: f is an open namespace file for the duration of the call.
+    cvt(unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) })
+        .map(|_| ())
+        .map_err(|e| io::Error::new(e.kind(), format!("setns {name}: {e}")))
+}
+
+/// Lowers the timer slack of the calling thread to 1 ns so short sleeps are precise.
+pub fn precise_sleeps() {
+    // SAFETY: prctl with integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+    }
+}
+
 /// Current time from CLOCK_REALTIME as (seconds, microseconds), for pcap records.
 pub fn now_timeval() -> (u32, u32) {
     let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
