@@ -1,0 +1,31 @@
+//! `p4runtime-server`: the P4Runtime v1 gRPC service of p4switch, a thin
+//! adapter over the `p4engine` control API.
+//!
+//! Entry point for the switch binary: [`spawn`] with [`ServerOptions`], the
+//! shared [`p4engine::Switch`] and a [`Transmit`] function; feed frames the
+//! pipeline sends to the CPU port to [`ServerHandle::packet_in`].
+//!
+//! Layout: the logic lives in plain modules that tests call without a socket
+//! (`canonical` byte strings, `schema` P4Info id maps, `tables` entry
+//! translation, `arbitration`, `digests` batching, `packetio` controller
+//! headers, `pipeline` configs, `device` = all RPCs); `service` is the tonic
+//! adapter and `server` the threads and options.
+//!
+//! No-panic contract: no request, however malformed, panics the server; bad
+//! input is a gRPC error.
+
+pub mod arbitration;
+pub mod canonical;
+pub mod device;
+pub mod digests;
+pub mod error;
+pub mod packetio;
+pub mod pipeline;
+pub mod proto;
+pub mod schema;
+pub mod server;
+pub mod service;
+pub mod tables;
+
+pub use device::{Device, Transmit, API_VERSION};
+pub use server::{spawn, ServerError, ServerHandle, ServerOptions, TlsOptions};

@@ -1,0 +1,223 @@
+//! Running the server: options (address, TLS), the tokio runtime thread, and
+//! the events thread that turns engine digests and idle timeouts into stream
+//! messages.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use p4engine::Switch;
+use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
+
+use crate::device::{Device, Transmit};
+use crate::proto::p4::v1::p4_runtime_server::P4RuntimeServer;
+use crate::service::Service;
+
+/// Largest gRPC message accepted or sent (BMv2 JSON of big programs, big batches).
+const MAX_MESSAGE: usize = 256 * 1024 * 1024;
+
+/// TLS settings (`--grpc-server-ssl` and friends). PEM files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    /// `--grpc-server-cert`
+    pub cert: PathBuf,
+    /// `--grpc-server-key`
+    pub key: PathBuf,
+    /// `--grpc-server-cacert`: CA that signs client certificates.
+    pub ca_cert: Option<PathBuf>,
+    /// `--grpc-server-with-client-auth`: require a client certificate signed by `ca_cert`.
+    pub client_auth: bool,
+}
+
+/// Server options (simple_switch_grpc's `--grpc-server-*` options).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerOptions {
+    /// `--grpc-server-addr`; default `127.0.0.1:9559` (loopback only, unlike
+    /// simple_switch_grpc which listens on all interfaces by default).
+    pub addr: String,
+    /// `--grpc-server-ssl`: None = plaintext.
+    pub tls: Option<TlsOptions>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions { addr: "127.0.0.1:9559".into(), tls: None }
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug)]
+pub struct ServerError(pub String);
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+fn tls_config(t: &TlsOptions) -> Result<ServerTlsConfig, ServerError> {
+    let read = |p: &PathBuf, what: &str| {
+        std::fs::read(p).map_err(|e| ServerError(format!("cannot read TLS {what} {}: {e}", p.display())))
+    };
+    let mut cfg = ServerTlsConfig::new().identity(Identity::from_pem(read(&t.cert, "certificate")?, read(&t.key, "key")?));
+    match (&t.ca_cert, t.client_auth) {
+        (Some(ca), auth) => {
+            cfg = cfg.client_ca_root(Certificate::from_pem(read(ca, "CA certificate")?)).client_auth_optional(!auth);
+        }
+        (None, true) => {
+            return Err(ServerError("--grpc-server-with-client-auth needs --grpc-server-cacert".into()));
+        }
+        (None, false) => {}
+    }
+    Ok(cfg)
+}
+
+/// A running P4Runtime server. Dropping it without [`ServerHandle::shutdown`]
+/// leaves the server running until the process exits.
+pub struct ServerHandle {
+    device: Arc<Device>,
+    local_addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    stop_events: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl ServerHandle {
+    /// The address the server listens on (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The device state (packet-in entry point, introspection).
+    pub fn device(&self) -> &Arc<Device> {
+        &self.device
+    }
+
+    /// Hands a frame the pipeline sent to the CPU port to the controller(s):
+    /// call it from the port layer for every output on `--cpu-port`.
+    pub fn packet_in(&self, frame: &[u8]) {
+        self.device.packet_in(frame)
+    }
+
+    /// Stops serving, closes all streams and joins the server threads.
+    pub fn shutdown(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        self.stop_events.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Starts the P4Runtime server for `switch` on its own threads (a tokio
+/// runtime thread and an events thread) and returns once it listens.
+/// `transmit` sends frames produced by packet-out to ports; frames for the
+/// CPU port become packet-ins.
+pub fn spawn(opts: ServerOptions, switch: Arc<Switch>, transmit: Transmit) -> Result<ServerHandle, ServerError> {
+    let addr = opts
+        .addr
+        .to_socket_addrs()
+        .map_err(|e| ServerError(format!("bad gRPC server address '{}': {e}", opts.addr)))?
+        .next()
+        .ok_or_else(|| ServerError(format!("gRPC server address '{}' resolves to nothing", opts.addr)))?;
+    let listener = std::net::TcpListener::bind(addr)
+        .map_err(|e| ServerError(format!("cannot listen on {addr} for gRPC: {e}")))?;
+    let local_addr = listener.local_addr().map_err(|e| ServerError(e.to_string()))?;
+    listener.set_nonblocking(true).map_err(|e| ServerError(e.to_string()))?;
+    let tls = opts.tls.as_ref().map(tls_config).transpose()?;
+
+    let device = Arc::new(Device::new(switch, Some(transmit)));
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("p4rt-grpc")
+        .enable_all()
+        .build()
+        .map_err(|e| ServerError(format!("cannot start the gRPC runtime: {e}")))?;
+    let dev = device.clone();
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), ServerError>>();
+    let grpc = std::thread::Builder::new()
+        .name("p4rt-server".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let listener = match tokio::net::TcpListener::from_std(listener) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(ServerError(format!("gRPC listener: {e}"))));
+                        return;
+                    }
+                };
+                let mut builder = Server::builder();
+                if let Some(tls) = tls {
+                    builder = match builder.tls_config(tls) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(ServerError(format!("TLS configuration: {e}"))));
+                            return;
+                        }
+                    };
+                }
+                let svc = P4RuntimeServer::new(Service::new(dev))
+                    .max_decoding_message_size(MAX_MESSAGE)
+                    .max_encoding_message_size(MAX_MESSAGE);
+                let _ = ready_tx.send(Ok(()));
+                let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+                let result = builder
+                    .add_service(svc)
+                    .serve_with_incoming_shutdown(incoming, async {
+                        let _ = stop_rx.await;
+                    })
+                    .await;
+                if let Err(e) = result {
+                    eprintln!("p4runtime server stopped: {e}");
+                }
+            });
+        })
+        .map_err(|e| ServerError(format!("cannot start the gRPC thread: {e}")))?;
+    match ready_rx.recv() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(e),
+        Err(_) => return Err(ServerError("gRPC server thread ended during start-up".into())),
+    }
+
+    let stop_events = Arc::new(AtomicBool::new(false));
+    let events = {
+        let dev = device.clone();
+        let stop = stop_events.clone();
+        std::thread::Builder::new()
+            .name("p4rt-events".into())
+            .spawn(move || events_loop(&dev, &stop))
+            .map_err(|e| ServerError(format!("cannot start the events thread: {e}")))?
+    };
+    Ok(ServerHandle { device, local_addr, stop: Some(stop_tx), stop_events, threads: vec![grpc, events] })
+}
+
+/// Digest batching and idle-timeout sweeps until `stop` is set.
+fn events_loop(dev: &Device, stop: &AtomicBool) {
+    const IDLE_SWEEP: Duration = Duration::from_millis(100);
+    const MAX_WAIT: Duration = Duration::from_millis(20);
+    let mut last_sweep = std::time::Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        let next = dev.pump_digests();
+        let wait = match next {
+            Some(deadline) => Duration::from_nanos(deadline.saturating_sub(dev.now_ns())).min(MAX_WAIT),
+            None => MAX_WAIT,
+        };
+        if !wait.is_zero() {
+            dev.switch().wait_digests(wait);
+        }
+        if last_sweep.elapsed() >= IDLE_SWEEP {
+            last_sweep = std::time::Instant::now();
+            if dev.has_idle_tables() {
+                dev.pump_idle();
+            }
+        }
+    }
+}
