@@ -1,0 +1,67 @@
+/*
+ * egress_vlan.p4 -- control `egress_vlan`: the VLAN tag a frame leaves with.
+ *
+ *   flood copy for the ingress port ──▶ drop FLOOD_INGRESS_PORT (split horizon)
+ *   egress_vlan_member(egress port, egress VLAN)
+ *     ├ tag_vlan   ──▶ push an 802.1Q tag (VID = egress VLAN, PCP as received)
+ *     ├ untag_vlan ──▶ leave untagged (access port, trunk native VLAN)
+ *     └ miss       ──▶ drop EGRESS_VLAN_NOT_MEMBER
+ */
+#ifndef VROUTER_EGRESS_VLAN_P4
+#define VROUTER_EGRESS_VLAN_P4
+
+control egress_vlan(inout headers_t hdr, inout local_metadata_t meta) {
+    bool push_tag = false;
+
+    /* Trunk port carrying this VLAN tagged. */
+    action tag_vlan() {
+        push_tag = true;
+    }
+
+    /* Access port of this VLAN, or the trunk's native VLAN. */
+    action untag_vlan() {
+        push_tag = false;
+    }
+
+    action vlan_not_member() {
+        meta.drop = true;
+        meta.drop_reason = DROP_EGRESS_VLAN_NOT_MEMBER;
+    }
+
+    /* Models: VLAN membership of ports on the way out, and whether tagged.
+     * Written by: the controller's port objects: access port P of VLAN V:
+     * (P, V) -> untag_vlan; trunk P: (P, V) -> tag_vlan per allowed V and
+     * (P, native) -> untag_vlan. */
+    table egress_vlan_member {
+        key = {
+            meta.egress_port    : exact @name("egress_port");
+            meta.egress_vlan_id : exact @name("vlan_id");
+        }
+        actions = {
+            tag_vlan;
+            untag_vlan;
+            @defaultonly vlan_not_member;
+        }
+        const default_action = vlan_not_member();
+        size = PORT_VLAN_TABLE_SIZE;
+    }
+
+    apply {
+        if (meta.mcast_group != 0 && meta.egress_port == meta.ingress_port) {
+            meta.drop = true;
+            meta.drop_reason = DROP_FLOOD_INGRESS_PORT;
+        } else {
+            egress_vlan_member.apply();
+            if (push_tag) {
+                hdr.vlan.setValid();
+                hdr.vlan.pcp = meta.vlan_pcp;
+                hdr.vlan.dei = 0;
+                hdr.vlan.vlan_id = meta.egress_vlan_id;
+                hdr.vlan.ether_type = hdr.ethernet.ether_type;
+                hdr.ethernet.ether_type = ETHERTYPE_VLAN;
+            }
+        }
+    }
+}
+
+#endif

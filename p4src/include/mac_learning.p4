@@ -1,0 +1,53 @@
+/*
+ * mac_learning.p4 -- control `mac_learning`: tells the controller about
+ * stations it does not know yet, or that moved to another port.
+ *
+ *   l2_learning(vlan, src MAC, ingress port) ── hit ──▶ nothing (known station)
+ *                                            └─ miss ─▶ meta.learn: the architecture
+ *                                                       layer sends mac_learn_digest_t
+ *                                                       {vlan_id, src_mac, ingress_port}
+ * Frames with a multicast source MAC and frames from CPU_PORT are not learnt.
+ */
+#ifndef VROUTER_MAC_LEARNING_P4
+#define VROUTER_MAC_LEARNING_P4
+
+control mac_learning(inout headers_t hdr, inout local_metadata_t meta) {
+
+    /* The station is known on this port: no digest. */
+    action station_known() { }
+
+    /* Unknown station, or known on another port (it moved): raise a digest. */
+    action station_unknown() {
+        meta.learn = true;
+        meta.learn_digest.vlan_id = meta.vlan_id;
+        meta.learn_digest.src_mac = hdr.ethernet.src_addr;
+        meta.learn_digest.ingress_port = meta.ingress_port;
+    }
+
+    /* Models: the stations the controller has learnt (and static MACs).
+     * Written by: the controller, on every mac_learn_digest_t (together with
+     * the matching l2_unicast entry; a move deletes the old port's entry).
+     * Idle timeout: entries report idleness so the controller can age MACs. */
+    table l2_learning {
+        key = {
+            meta.vlan_id          : exact @name("vlan_id");
+            hdr.ethernet.src_addr : exact @name("src_mac");
+            meta.ingress_port     : exact @name("ingress_port");
+        }
+        actions = {
+            station_known;
+            @defaultonly station_unknown;
+        }
+        const default_action = station_unknown();
+        size = L2_LEARNING_TABLE_SIZE;
+        support_timeout = true;
+    }
+
+    apply {
+        if (hdr.ethernet.src_addr[40:40] == 0 && meta.ingress_port != CPU_PORT) {
+            l2_learning.apply();
+        }
+    }
+}
+
+#endif

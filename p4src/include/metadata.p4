@@ -1,0 +1,102 @@
+/*
+ * metadata.p4 -- the program's own per-packet metadata.  Feature controls
+ * read and write only this struct and headers_t; the architecture layer
+ * (vrouter.p4) copies what it needs from/to standard_metadata_t.
+ *
+ * Decisions are accumulated here and acted on once, at the end of ingress:
+ *   drop (with drop_reason) > punt (to CPU_PORT, with cpu_reason)
+ *   > mcast_group != 0 (flood) > egress_port (unicast).
+ */
+#ifndef VROUTER_METADATA_P4
+#define VROUTER_METADATA_P4
+
+struct local_metadata_t {
+    /* ---- filled by the architecture layer ---- */
+    @field_list(CPU_CLONE_FIELD_LIST)
+    port_t       ingress_port;
+    bit<32>      packet_length;   /* bytes, as received */
+    bit<48>      timestamp_us;    /* ingress timestamp, microseconds */
+    bool         parser_error;    /* the parser did not reach accept cleanly */
+    bool         checksum_error;  /* IPv4 header checksum was wrong */
+
+    /* ---- parser results ---- */
+    bool         mpls_too_deep;   /* a fourth label follows the third */
+    bool         l4_valid;        /* TCP or UDP header parsed */
+    bit<16>      l4_src_port;
+    bit<16>      l4_dst_port;
+    bit<8>       tcp_flags;
+
+    /* ---- packet-out ---- */
+    bool         bypass;          /* packet-out sent straight to a port */
+
+    /* ---- VLAN ---- */
+    @field_list(CPU_CLONE_FIELD_LIST)
+    vlan_id_t    vlan_id;         /* VLAN the frame was classified into */
+    bit<3>       vlan_pcp;        /* PCP of the received tag (0 if untagged) */
+    vlan_id_t    egress_vlan_id;  /* VLAN the frame leaves in */
+
+    /* ---- forwarding ---- */
+    port_t       egress_port;     /* unicast destination */
+    bit<16>      mcast_group;     /* != 0: flood through this group */
+    bool         l3_admit;        /* addressed to a router MAC on its VLAN */
+    bool         route_ipv4;      /* look the IPv4 destination up */
+    bool         label_switched;  /* mpls_label swapped or popped (php) it */
+    bool         is_routed;       /* left through a next hop (routed/label-switched) */
+    bool         nexthop_valid;
+    nexthop_id_t nexthop_id;
+    bool         update_ipv4_checksum;
+
+    /* ---- MPLS push requested by the next hop ---- */
+    bit<2>       mpls_push_count;  /* 0, 1 or 2 labels */
+    mpls_label_t mpls_push_outer;  /* top label after the push */
+    mpls_label_t mpls_push_inner;  /* second label (push of 2) */
+    bit<1>       mpls_ttl_mode;    /* TTL_MODE_UNIFORM / TTL_MODE_PIPE */
+
+    /* ---- MAC learning ---- */
+    bool               learn;
+    mac_learn_digest_t learn_digest;
+
+    /* ---- ACL ---- */
+    bool           acl_redirect;
+    nexthop_id_t   acl_nexthop_id;
+    bool           copy_to_cpu;
+    bool           acl_police;
+    acl_meter_id_t acl_meter_id;
+
+    /* ---- policing (meters executed by the architecture layer) ---- */
+    bool         port_police;
+    bool         vlan_police;
+    bit<2>       port_color;
+    bit<2>       vlan_color;
+    bit<2>       acl_color;
+    bit<1>       port_yellow_remark;
+    bit<6>       port_yellow_dscp;
+    bit<1>       vlan_yellow_remark;
+    bit<6>       vlan_yellow_dscp;
+    bit<1>       acl_yellow_remark;
+    bit<6>       acl_yellow_dscp;
+
+    /* ---- stateful firewall ---- */
+    zone_t       fw_src_zone;
+    zone_t       fw_dst_zone;
+    bool         fw_track;        /* trusted -> untrusted: record the flow */
+    bool         fw_check;        /* untrusted -> trusted: require a live flow */
+    ipv4_addr_t  fw_key_client;   /* flow key, always in the trusted-side order */
+    ipv4_addr_t  fw_key_server;
+    bit<16>      fw_key_client_port;
+    bit<16>      fw_key_server_port;
+    bit<8>       fw_key_proto;
+    bool         fw_conn_hit;     /* set by the architecture layer */
+
+    /* ---- MTU ---- */
+    bit<16>      mtu;             /* 0: interface has no MTU entry */
+
+    /* ---- verdict ---- */
+    bool          drop;
+    drop_reason_t drop_reason;
+    bool          punt;
+    @field_list(CPU_CLONE_FIELD_LIST)
+    cpu_reason_t  cpu_reason;
+}
+
+#endif

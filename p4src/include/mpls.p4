@@ -1,0 +1,126 @@
+/*
+ * mpls.p4 -- control `mpls_lookup`: label switching (LSR) and the egress
+ * label edge (LER) for frames admitted to L3 that carry MPLS.
+ *
+ *   too deep (> 3 labels) ──▶ drop MPLS_TOO_DEEP
+ *   mpls_label(top label) ─ swap(out_label, nexthop_id) ──▶ label := out_label (0 = explicit null),
+ *                         │                                 TTL - 1 ──▶ nexthop_table
+ *                         ├ php(nexthop_id, ttl_mode) ──▶ pop (downstream is implicit null, 3),
+ *                         │                               TTL - 1 copied inward if uniform ──▶ nexthop_table
+ *                         ├ pop_and_route(ttl_mode) ──▶ pop; label TTL copied into IPv4 if uniform;
+ *                         │                             IPv4 routed by ipv4_routing
+ *                         └ miss ──▶ drop MPLS_UNKNOWN_LABEL
+ *   swap/php with label TTL <= 1 ──▶ drop MPLS_TTL_EXPIRED
+ */
+#ifndef VROUTER_MPLS_P4
+#define VROUTER_MPLS_P4
+
+control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
+    DIRECT_COUNTER mpls_label_counter;
+
+    bit<2>       op = 0;          /* 1 swap, 2 php, 3 pop_and_route */
+    mpls_label_t new_label = 0;
+    bit<1>       lsp_ttl_mode = TTL_MODE_UNIFORM;
+
+    /* LSR: replace the top label and forward to nexthop_id.  out_label 0
+     * is explicit null towards the egress LER. */
+    action swap(mpls_label_t out_label, nexthop_id_t nexthop_id) {
+        mpls_label_counter.count();
+        op = 1;
+        new_label = out_label;
+        meta.label_switched = true;
+        meta.nexthop_id = nexthop_id;
+        meta.nexthop_valid = true;
+    }
+
+    /* LSR, penultimate hop: the downstream LER advertised implicit null (3),
+     * so pop the top label and forward to nexthop_id. */
+    action php(nexthop_id_t nexthop_id, bit<1> ttl_mode) {
+        mpls_label_counter.count();
+        op = 2;
+        lsp_ttl_mode = ttl_mode;
+        meta.label_switched = true;
+        meta.nexthop_id = nexthop_id;
+        meta.nexthop_valid = true;
+    }
+
+    /* Egress LER: pop explicit null (0) or a label bound locally and route
+     * the inner IPv4 packet by LPM. */
+    action pop_and_route(bit<1> ttl_mode) {
+        mpls_label_counter.count();
+        op = 3;
+        lsp_ttl_mode = ttl_mode;
+    }
+
+    action unknown_label() {
+        meta.drop = true;
+        meta.drop_reason = DROP_MPLS_UNKNOWN_LABEL;
+    }
+
+    /* Models: the incoming label map (ILM) of the router.  Written by: the
+     * controller's LSP objects: transit LSPs (swap / php) and labels bound
+     * locally (pop_and_route), plus label 0 -> pop_and_route when the
+     * router is an egress LER for explicit-null LSPs. */
+    table mpls_label {
+        key = {
+            hdr.mpls[0].label : exact @name("label");
+        }
+        actions = {
+            swap;
+            php;
+            pop_and_route;
+            @defaultonly unknown_label;
+        }
+        const default_action = unknown_label();
+        counters = mpls_label_counter;
+        size = MPLS_LABEL_TABLE_SIZE;
+    }
+
+    apply {
+        if (meta.mpls_too_deep) {
+            meta.drop = true;
+            meta.drop_reason = DROP_MPLS_TOO_DEEP;
+        } else {
+            mpls_label.apply();
+            bit<8> top_ttl = hdr.mpls[0].ttl;
+            if ((op == 1 || op == 2) && top_ttl <= 1) {
+                meta.drop = true;
+                meta.drop_reason = DROP_MPLS_TTL_EXPIRED;
+            } else if (op == 1) {
+                hdr.mpls[0].label = new_label;
+                hdr.mpls[0].ttl = top_ttl - 1;
+            } else if (op == 2 || op == 3) {
+                /* php: the popped hop counts (TTL - 1); pop_and_route: the
+                 * IPv4 routing that follows decrements. */
+                bit<8> inherited_ttl = top_ttl;
+                if (op == 2) {
+                    inherited_ttl = top_ttl - 1;
+                }
+                hdr.mpls.pop_front(1);
+                if (hdr.mpls[0].isValid()) {
+                    if (op == 3) {
+                        /* Only one level of pop-and-route is supported. */
+                        meta.drop = true;
+                        meta.drop_reason = DROP_MPLS_UNSUPPORTED;
+                    } else if (lsp_ttl_mode == TTL_MODE_UNIFORM) {
+                        hdr.mpls[0].ttl = inherited_ttl;
+                    }
+                } else if (hdr.ipv4.isValid()) {
+                    hdr.ethernet.ether_type = ETHERTYPE_IPV4;
+                    if (lsp_ttl_mode == TTL_MODE_UNIFORM) {
+                        hdr.ipv4.ttl = inherited_ttl;
+                        meta.update_ipv4_checksum = true;
+                    }
+                    if (op == 3) {
+                        meta.route_ipv4 = true;
+                    }
+                } else {
+                    meta.drop = true;
+                    meta.drop_reason = DROP_MPLS_UNSUPPORTED;
+                }
+            }
+        }
+    }
+}
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * port_vlan.p4 -- control `ingress_port_vlan`: puts every frame into a VLAN
+ * (IEEE 802.1Q access and trunk ports) or drops it.
+ *
+ *   port_config ──▶ access port: untagged or priority-tagged (VID 0) ──▶ port VLAN
+ *        │                       any other tag, or a second tag ──▶ drop TAGGED_ON_ACCESS
+ *        │
+ *        └───────▶ trunk port:  tagged VID v ──▶ ingress_vlan_member(port, v) ──▶ v
+ *                                                  miss ──▶ drop VLAN_NOT_ALLOWED
+ *                               untagged / VID 0 ──▶ native VLAN, or drop UNTAGGED_ON_TRUNK
+ *   Then the outer tag is removed; egress_vlan adds it back where needed.
+ */
+#ifndef VROUTER_PORT_VLAN_P4
+#define VROUTER_PORT_VLAN_P4
+
+control ingress_port_vlan(inout headers_t hdr, inout local_metadata_t meta) {
+    bool      is_access   = false;
+    bool      is_trunk    = false;
+    vlan_id_t port_vlan   = 0;   /* access VLAN, or trunk native VLAN (0: none) */
+    bool      vlan_member = false;
+
+    /* Access port carrying one VLAN untagged.
+     * Controller: a port with `mode: access, vlan: N` in network.yaml. */
+    action set_access_port(vlan_id_t vlan_id) {
+        is_access = true;
+        port_vlan = vlan_id;
+    }
+
+    /* Trunk port: tagged frames of the allowed VLANs (ingress_vlan_member);
+     * untagged frames go to native_vlan_id, or are dropped when it is 0.
+     * Controller: a port with `mode: trunk` (optional native VLAN). */
+    action set_trunk_port(vlan_id_t native_vlan_id) {
+        is_trunk = true;
+        port_vlan = native_vlan_id;
+    }
+
+    /* Ports without configuration take no traffic. */
+    action port_not_configured() {
+        meta.drop = true;
+        meta.drop_reason = DROP_PORT_NOT_CONFIGURED;
+    }
+
+    /* Models: the mode of each switch port.  Written by: the controller's
+     * port objects (one entry per configured port, CPU_PORT included when
+     * the controller injects packets through the pipeline). */
+    table port_config {
+        key = {
+            meta.ingress_port : exact @name("ingress_port");
+        }
+        actions = {
+            set_access_port;
+            set_trunk_port;
+            @defaultonly port_not_configured;
+        }
+        const default_action = port_not_configured();
+        size = PORT_COUNT;
+    }
+
+    /* The VLAN is in the trunk's allowed list. */
+    action allow_vlan() {
+        vlan_member = true;
+    }
+
+    /* Models: the allowed-VLAN list of trunk ports.  Written by: the
+     * controller, one entry per (trunk port, allowed VLAN). */
+    table ingress_vlan_member {
+        key = {
+            meta.ingress_port : exact @name("ingress_port");
+            meta.vlan_id      : exact @name("vlan_id");
+        }
+        actions = {
+            allow_vlan;
+            @defaultonly NoAction;
+        }
+        const default_action = NoAction();
+        size = PORT_VLAN_TABLE_SIZE;
+    }
+
+    apply {
+        port_config.apply();
+        bool tagged = false;
+        if (hdr.vlan.isValid()) {
+            meta.vlan_pcp = hdr.vlan.pcp;
+            if (hdr.vlan.vlan_id != 0) {
+                tagged = true;
+            }
+        }
+
+        if (is_access) {
+            if (tagged || hdr.inner_vlan.isValid()) {
+                meta.drop = true;
+                meta.drop_reason = DROP_TAGGED_ON_ACCESS;
+            } else {
+                meta.vlan_id = port_vlan;
+            }
+        } else if (is_trunk) {
+            if (tagged) {
+                meta.vlan_id = hdr.vlan.vlan_id;
+                ingress_vlan_member.apply();
+                if (!vlan_member) {
+                    meta.drop = true;
+                    meta.drop_reason = DROP_VLAN_NOT_ALLOWED;
+                }
+            } else if (port_vlan == 0) {
+                meta.drop = true;
+                meta.drop_reason = DROP_UNTAGGED_ON_TRUNK;
+            } else {
+                meta.vlan_id = port_vlan;
+            }
+        }
+
+        /* Normalise: no outer tag inside the pipeline. */
+        if (hdr.vlan.isValid()) {
+            hdr.ethernet.ether_type = hdr.vlan.ether_type;
+            hdr.vlan.setInvalid();
+        }
+        meta.egress_vlan_id = meta.vlan_id;
+    }
+}
+
+#endif
