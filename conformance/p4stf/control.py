@@ -80,6 +80,7 @@ class Controller:
         self._mc_written: set[int] = set()
         self._nodes: dict[int, tuple[int, list[int]]] = {}
         self._auto_member = 1 << 24
+        self._vsets: dict[int, list[stf.KeyMatch]] = {}
 
     def close(self) -> None:
         self._out.put(None)
@@ -373,6 +374,32 @@ class Controller:
         if not got:
             raise ControlError(f"register {r.preamble.name}[{cmd.index}]: empty read")
         return int.from_bytes(got[0].register_entry.data.bitstring, "big")
+
+    def value_set_add(self, cmd: stf.ValueSetAdd) -> None:
+        """Add a member to a parser value_set (P4Runtime writes the whole set: MODIFY)."""
+        try:
+            vs = resolve(self.schema.info.value_sets, cmd.value_set, "value set")
+        except NameError_ as exc:
+            raise ControlError(str(exc)) from None
+        if len(vs.match) != 1:
+            raise ControlError(f"value set {vs.preamble.name}: only single-field sets are supported")
+        members = self._vsets.setdefault(vs.preamble.id, [])
+        members.append(cmd.key)
+        mf = vs.match[0]
+        upd = pb.Update(type=pb.Update.MODIFY)
+        e = upd.entity.value_set_entry
+        e.value_set_id = vs.preamble.id
+        M = p4info_pb2.MatchField
+        for k in members:
+            fm = e.members.add().match.add(field_id=mf.id)
+            what = f"value set {vs.preamble.name}"
+            if mf.match_type == M.TERNARY or k.kind == "ternary":
+                mask = k.mask if k.kind == "ternary" else (1 << mf.bitwidth) - 1
+                fm.ternary.value = enc(k.value & mask, mf.bitwidth, what)
+                fm.ternary.mask = enc(mask, mf.bitwidth, what)
+            else:
+                fm.exact.value = enc(k.value, mf.bitwidth, what)
+        self._write(f"value_set_add {cmd.value_set} (stf line {cmd.line})", upd)
 
     def meter_config(self, cmd: stf.MeterConfig) -> None:
         try:

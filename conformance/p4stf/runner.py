@@ -237,6 +237,8 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started):
                 ctl.register_write(c)
             elif isinstance(c, stf.MeterConfig):
                 ctl.meter_config(c)
+            elif isinstance(c, stf.ValueSetAdd):
+                ctl.value_set_add(c)
         if not mc_flushed:
             ctl.flush_multicast()
     except ControlError as exc:

@@ -147,13 +147,20 @@ class MeterConfig:
 
 
 @dataclass
+class ValueSetAdd:
+    line: int
+    value_set: str
+    key: KeyMatch  # a value, or VALUE&&&MASK for a masked member
+
+
+@dataclass
 class Wait:
     line: int
 
 
 # Commands that change switch state through P4Runtime before packets flow.
 CONTROL_COMMANDS = (Add, SetDefault, McGroupCreate, McNodeCreate, McNodeAssociate,
-                    MirroringAdd, MemberAdd, GroupAdd, RegisterWrite, MeterConfig)
+                    MirroringAdd, MemberAdd, GroupAdd, RegisterWrite, MeterConfig, ValueSetAdd)
 # Commands that read switch state after packets flowed.
 CHECK_COMMANDS = (CheckCounter, RegisterRead)
 
@@ -381,6 +388,10 @@ def parse(text: str, filename: str = "<stf>") -> list:
                     raise StfError(f"line {lineno}: meter_config NAME INDEX CIR CBURST PIR PBURST")
                 v = _ints(words[1:], lineno, "meter_config")
                 cmds.append(MeterConfig(lineno, words[0], *v))
+            elif word == "value_set_add":
+                if len(words) != 2:
+                    raise StfError(f"line {lineno}: value_set_add NAME VALUE[&&&MASK]")
+                cmds.append(ValueSetAdd(lineno, words[0], parse_key_value("member", words[1])))
             elif word == "wait":
                 cmds.append(Wait(lineno))
             else:

@@ -96,3 +96,20 @@ def test_action_profile_commands():
     assert (m.profile, m.member, m.action.name) == ("ap", 1, "fwd")
     assert (g.group, g.members) == (10, [1, 2])
     assert a.action.name == "group" and a.action.args == [("", 10)]
+
+
+def test_value_set_add():
+    c = one("value_set_add pvs 0x1234&&&0xff00")
+    assert isinstance(c, stf.ValueSetAdd) and c.value_set == "pvs"
+    assert (c.key.kind, c.key.value, c.key.mask) == ("ternary", 0x1234, 0xFF00)
+
+
+def test_whole_corpus_parses():
+    import glob, os
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = glob.glob(os.path.join(here, "..", "tests", "*", "*.stf"))
+    assert len(files) >= 80
+    for f in files:
+        assert os.path.exists(f[:-4] + ".p4"), f
+        cmds = stf.parse_file(f)
+        assert any(isinstance(c, stf.Packet) for c in cmds), f

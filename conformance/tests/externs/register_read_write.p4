@@ -1,0 +1,31 @@
+// Checks: register<bit<32>>(8): read-modify-write per packet at index b1 keeps state across
+// packets: f2 = r[b1] += f1. Registers start at 0.
+// Expected packets: by hand (running sums per index: idx2: 5, 12, 13; idx3: 1).
+#include <core.p4>
+#include <v1model.p4>
+
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
+header data_t { bit<32> f1; bit<32> f2; bit<16> h1; bit<8> b1; bit<8> b2; }
+struct headers_t { ethernet_t eth; data_t d; }
+struct meta_t { bit<32> x; bit<8> y; }
+
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.eth); pkt.extract(h.d); transition accept; }
+}
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control Ing(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    register<bit<32>>(8) r;
+    apply {
+        bit<32> v;
+        r.read(v, (bit<32>)h.d.b1);
+        v = v + h.d.f1;
+        r.write((bit<32>)h.d.b1, v);
+        h.d.f2 = v;
+        sm.egress_spec = 1;
+    }
+}
+control Eg(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control Dep(packet_out pkt, in headers_t h) { apply { pkt.emit(h.eth); pkt.emit(h.d); } }
+
+V1Switch(P(), VC(), Ing(), Eg(), CC(), Dep()) main;

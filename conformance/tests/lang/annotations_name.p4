@@ -1,0 +1,32 @@
+// Checks: @name on a table and an action sets the control-plane names the STF uses
+// ("routes", "go"); @hidden and @id are accepted.
+// Expected packets: by hand.
+#include <core.p4>
+#include <v1model.p4>
+
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
+header data_t { bit<32> f1; bit<32> f2; bit<16> h1; bit<8> b1; bit<8> b2; }
+struct headers_t { ethernet_t eth; data_t d; }
+struct meta_t { bit<32> x; bit<8> y; }
+
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.eth); pkt.extract(h.d); transition accept; }
+}
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control Ing(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    @name("go") action fwd(bit<9> port) { sm.egress_spec = port; h.d.b1 = 0x77; }
+    @id(0x01000123) action other() { h.d.b1 = 0x01; }
+    @name("routes") table t {
+        key = { h.d.f1: exact; }
+        actions = { fwd; other; @defaultonly NoAction; }
+        default_action = NoAction();
+    }
+    apply {
+        t.apply();
+    }
+}
+control Eg(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control Dep(packet_out pkt, in headers_t h) { apply { pkt.emit(h.eth); pkt.emit(h.d); } }
+
+V1Switch(P(), VC(), Ing(), Eg(), CC(), Dep()) main;

@@ -1,0 +1,39 @@
+// Checks: serializable enum (enum bit<8>) compared with a header field cast to it, a plain
+// enum local, and enum members cast back to bits: b2 = (bit<8>)Kind.B when b1 is Kind.B.
+// Expected packets: by hand.
+#include <core.p4>
+#include <v1model.p4>
+
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
+header data_t { bit<32> f1; bit<32> f2; bit<16> h1; bit<8> b1; bit<8> b2; }
+struct headers_t { ethernet_t eth; data_t d; }
+struct meta_t { bit<32> x; bit<8> y; }
+enum bit<8> Kind { A = 1, B = 2 }
+enum Mode { ON, OFF }
+
+
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.eth); pkt.extract(h.d); transition accept; }
+}
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control Ing(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        Mode mode = Mode.OFF;
+        Kind k = (Kind)h.d.b1;
+        if (k == Kind.B) {
+            mode = Mode.ON;
+        }
+        if (mode == Mode.ON) {
+            h.d.b2 = (bit<8>)Kind.B + 0x10;
+            sm.egress_spec = 2;
+        } else {
+            h.d.b2 = (bit<8>)Kind.A;
+            sm.egress_spec = 1;
+        }
+    }
+}
+control Eg(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control Dep(packet_out pkt, in headers_t h) { apply { pkt.emit(h.eth); pkt.emit(h.d); } }
+
+V1Switch(P(), VC(), Ing(), Eg(), CC(), Dep()) main;

@@ -1,0 +1,28 @@
+// Checks: extracting a header longer than the rest of the packet sets parser_error =
+// error.PacketTooShort and the packet still reaches ingress (v1model does not drop it);
+// the header stays invalid, so the output is the input unchanged. Ingress sends such
+// packets to port 3, good ones to port 1.
+// Expected packets: by hand.
+#include <core.p4>
+#include <v1model.p4>
+
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
+header data_t { bit<32> f1; bit<32> f2; bit<16> h1; bit<8> b1; bit<8> b2; }
+struct headers_t { ethernet_t eth; data_t d; }
+struct meta_t { bit<32> x; bit<8> y; }
+
+parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    state start { pkt.extract(h.eth); pkt.extract(h.d); transition accept; }
+}
+control VC(inout headers_t h, inout meta_t m) { apply { } }
+control Ing(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
+    apply {
+        if (sm.parser_error == error.PacketTooShort) { sm.egress_spec = 3; }
+        else { sm.egress_spec = 1; }
+    }
+}
+control Eg(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) { apply { } }
+control CC(inout headers_t h, inout meta_t m) { apply { } }
+control Dep(packet_out pkt, in headers_t h) { apply { pkt.emit(h.eth); pkt.emit(h.d); } }
+
+V1Switch(P(), VC(), Ing(), Eg(), CC(), Dep()) main;
