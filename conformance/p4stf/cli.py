@@ -61,7 +61,7 @@ def summary(results: list[Result]) -> str:
     for r in results:
         row = areas.setdefault(r.area or ".", [0, 0, 0])
         row[[PASS, FAIL, NOT_RUN].index(r.status)] += 1
-    w = max([len("area")] + [len(a) for a in areas])
+    w = max([len("total")] + [len(a) for a in areas])
     out = [f"{'area':<{w}}  passed  failed  not run", "-" * (w + 26)]
     tot = [0, 0, 0]
     for a in sorted(areas):

@@ -6,6 +6,7 @@ profile members/groups, multicast groups, clone sessions, counters, registers, m
 from __future__ import annotations
 
 import queue
+import threading
 import time
 
 import grpc
@@ -81,6 +82,23 @@ class Controller:
         self._nodes: dict[int, tuple[int, list[int]]] = {}
         self._auto_member = 1 << 24
         self._vsets: dict[int, list[stf.KeyMatch]] = {}
+        self.digests: dict[int, int] = {}
+        self._reader = threading.Thread(target=self._read_stream, daemon=True)
+        self._reader.start()
+
+    def _read_stream(self) -> None:
+        """Count digest data items per digest id and acknowledge each list."""
+        try:
+            for msg in self._stream:
+                if msg.HasField("digest"):
+                    d = msg.digest
+                    self.digests[d.digest_id] = self.digests.get(d.digest_id, 0) + len(d.data)
+                    ack = pb.StreamMessageRequest()
+                    ack.digest_ack.digest_id = d.digest_id
+                    ack.digest_ack.list_id = d.list_id
+                    self._out.put(ack)
+        except grpc.RpcError:
+            pass
 
     def close(self) -> None:
         self._out.put(None)
@@ -374,6 +392,21 @@ class Controller:
         if not got:
             raise ControlError(f"register {r.preamble.name}[{cmd.index}]: empty read")
         return int.from_bytes(got[0].register_entry.data.bitstring, "big")
+
+    def enable_digest(self, name: str) -> int:
+        """Ask for every digest of `name` at once (list size 1, no timeout)."""
+        try:
+            d = resolve(self.schema.info.digests, name, "digest")
+        except NameError_ as exc:
+            raise ControlError(str(exc)) from None
+        upd = pb.Update(type=pb.Update.INSERT)
+        e = upd.entity.digest_entry
+        e.digest_id = d.preamble.id
+        e.config.max_timeout_ns = 0
+        e.config.max_list_size = 1
+        e.config.ack_timeout_ns = 1_000_000_000
+        self._write(f"digest {d.preamble.name}", upd)
+        return d.preamble.id
 
     def value_set_add(self, cmd: stf.ValueSetAdd) -> None:
         """Add a member to a parser value_set (P4Runtime writes the whole set: MODIFY)."""

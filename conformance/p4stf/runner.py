@@ -59,8 +59,11 @@ def _tail(path: str, n: int = 25) -> str:
     return "\n".join("    " + ln for ln in lines[-n:])
 
 
+_LINES: dict[int, str] = {}
+
+
 def _cmd_text(cmd) -> str:
-    return f"line {cmd.line}: {type(cmd).__name__}"
+    return f"line {cmd.line}: {_LINES.get(cmd.line, type(cmd).__name__)}"
 
 
 def compile_program(opts: Options, p4: str, out_dir: str) -> tuple[str, str, str | None]:
@@ -90,6 +93,9 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
     res = Result(name, area, FAIL)
     try:
         cmds = stf.parse_file(stf_path)
+        with open(stf_path, errors="replace") as f:
+            _LINES.clear()
+            _LINES.update((i, ln.split("#", 1)[0].strip()) for i, ln in enumerate(f, start=1))
     except (stf.StfError, OSError) as exc:
         res.reason = f"bad STF: {exc}"
         return res
@@ -212,6 +218,9 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started):
     prio = 100000
     mc_flushed = False
     try:
+        for c in cmds:
+            if isinstance(c, stf.CheckDigest):
+                c.digest_id = ctl.enable_digest(c.digest)
         for c in controls:
             if isinstance(c, stf.Add):
                 ctl.add(c, prio)
@@ -290,6 +299,11 @@ def _run_checks(ctl, checks) -> list[str]:
                     if not ops[c.op](got, c.value):
                         fails.append(f"check_counter {c.counter}({c.index}) {kind} {c.op} {c.value} "
                                      f"(stf line {c.line}): actual {got} (bytes {byts}, packets {pkts})")
+            elif isinstance(c, stf.CheckDigest):
+                got = ctl.digests.get(getattr(c, "digest_id", -1), 0)
+                if not ops[c.op](got, c.count):
+                    fails.append(f"check_digest {c.digest} {c.op} {c.count} (stf line {c.line}): "
+                                 f"received {got} digest message(s)")
             elif isinstance(c, stf.RegisterRead):
                 got = ctl.register_read(c)
                 if c.expected is not None and got != c.expected:

@@ -154,6 +154,14 @@ class ValueSetAdd:
 
 
 @dataclass
+class CheckDigest:
+    line: int
+    digest: str
+    op: str
+    count: int  # number of digest messages (data items) received
+
+
+@dataclass
 class Wait:
     line: int
 
@@ -162,7 +170,7 @@ class Wait:
 CONTROL_COMMANDS = (Add, SetDefault, McGroupCreate, McNodeCreate, McNodeAssociate,
                     MirroringAdd, MemberAdd, GroupAdd, RegisterWrite, MeterConfig, ValueSetAdd)
 # Commands that read switch state after packets flowed.
-CHECK_COMMANDS = (CheckCounter, RegisterRead)
+CHECK_COMMANDS = (CheckCounter, RegisterRead, CheckDigest)
 
 _OPS = ("==", "!=", "<=", ">=", "<", ">")
 
@@ -392,6 +400,12 @@ def parse(text: str, filename: str = "<stf>") -> list:
                 if len(words) != 2:
                     raise StfError(f"line {lineno}: value_set_add NAME VALUE[&&&MASK]")
                 cmds.append(ValueSetAdd(lineno, words[0], parse_key_value("member", words[1])))
+            elif word == "check_digest":
+                m = re.fullmatch(r"([\w.$]+)\s*(==|!=|<=|>=|<|>)?\s*(\S+)", rest)
+                if not m:
+                    raise StfError(f"line {lineno}: check_digest NAME [OP] COUNT")
+                cmds.append(CheckDigest(lineno, m.group(1), m.group(2) or "==",
+                                        parse_int(m.group(3), "count")))
             elif word == "wait":
                 cmds.append(Wait(lineno))
             else:

@@ -113,3 +113,9 @@ def test_whole_corpus_parses():
         assert os.path.exists(f[:-4] + ".p4"), f
         cmds = stf.parse_file(f)
         assert any(isinstance(c, stf.Packet) for c in cmds), f
+
+
+def test_check_digest():
+    a, b = stf.parse("check_digest learn_t 2\ncheck_digest ig.d >= 1\n")
+    assert (a.digest, a.op, a.count) == ("learn_t", "==", 2)
+    assert (b.digest, b.op, b.count) == ("ig.d", ">=", 1)

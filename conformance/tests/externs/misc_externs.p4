@@ -1,5 +1,5 @@
-// Checks: log_msg (with and without arguments), assert and assume with true conditions,
-// and digest() have no effect on forwarding; the packet is forwarded with b1 = 0x10.
+// Checks: log_msg (with and without arguments) and assert/assume with true conditions
+// have no effect on forwarding; the packet is forwarded with b1 = 0x10.
 // Expected packets: by hand.
 #include <core.p4>
 #include <v1model.p4>
@@ -8,8 +8,6 @@ header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
 header data_t { bit<32> f1; bit<32> f2; bit<16> h1; bit<8> b1; bit<8> b2; }
 struct headers_t { ethernet_t eth; data_t d; }
 struct meta_t { bit<32> x; bit<8> y; }
-struct learn_t { bit<32> f1; bit<9> port; }
-
 
 parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     state start { pkt.extract(h.eth); pkt.extract(h.d); transition accept; }
@@ -21,7 +19,6 @@ control Ing(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
         log_msg("b1={}, f1={}", { h.d.b1, h.d.f1 });
         assert(h.d.f1 == 5);
         assume(h.d.f2 == 6);
-        digest<learn_t>(1, { h.d.f1, sm.ingress_port });
         h.d.b1 = 0x10;
         sm.egress_spec = 1;
     }
