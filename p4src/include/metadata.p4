@@ -12,7 +12,7 @@
 
 struct local_metadata_t {
     /* ---- filled by the architecture layer ---- */
-    @field_list(CPU_CLONE_FIELD_LIST)
+    @field_list(1)  /* CPU_CLONE_FIELD_LIST */
     port_t       ingress_port;
     bit<32>      packet_length;   /* bytes, as received */
     bit<48>      timestamp_us;    /* ingress timestamp, microseconds */
@@ -30,7 +30,7 @@ struct local_metadata_t {
     bool         bypass;          /* packet-out sent straight to a port */
 
     /* ---- VLAN ---- */
-    @field_list(CPU_CLONE_FIELD_LIST)
+    @field_list(1)  /* CPU_CLONE_FIELD_LIST */
     vlan_id_t    vlan_id;         /* VLAN the frame was classified into */
     bit<3>       vlan_pcp;        /* PCP of the received tag (0 if untagged) */
     vlan_id_t    egress_vlan_id;  /* VLAN the frame leaves in */
@@ -95,7 +95,7 @@ struct local_metadata_t {
     bool          drop;
     drop_reason_t drop_reason;
     bool          punt;
-    @field_list(CPU_CLONE_FIELD_LIST)
+    @field_list(1)  /* CPU_CLONE_FIELD_LIST */
     cpu_reason_t  cpu_reason;
 }
 
