@@ -151,24 +151,26 @@ control ingress(inout headers_t hdr,
             learning.apply(hdr, meta);
             acl.apply(hdr, meta);
 
-            /* ---- policing ---- */
-            policer.apply(hdr, meta);
-            if (meta.port_police) {
-                port_meter.execute_meter((bit<32>) meta.ingress_port, meta.port_color);
-                port_meter_color_counter.count(
-                    ((bit<32>) meta.ingress_port) * METER_COLOR_SLOTS + (bit<32>) meta.port_color);
+            /* ---- policing (not for packets the ACL denied) ---- */
+            if (!meta.drop) {
+                policer.apply(hdr, meta);
+                if (meta.port_police) {
+                    port_meter.execute_meter((bit<32>) meta.ingress_port, meta.port_color);
+                    port_meter_color_counter.count(
+                        ((bit<32>) meta.ingress_port) * METER_COLOR_SLOTS + (bit<32>) meta.port_color);
+                }
+                if (meta.vlan_police) {
+                    vlan_meter.execute_meter((bit<32>) meta.vlan_id, meta.vlan_color);
+                    vlan_meter_color_counter.count(
+                        ((bit<32>) meta.vlan_id) * METER_COLOR_SLOTS + (bit<32>) meta.vlan_color);
+                }
+                if (meta.acl_police) {
+                    acl_meter.execute_meter((bit<32>) meta.acl_meter_id, meta.acl_color);
+                    acl_meter_color_counter.count(
+                        ((bit<32>) meta.acl_meter_id) * METER_COLOR_SLOTS + (bit<32>) meta.acl_color);
+                }
+                enforce.apply(hdr, meta);
             }
-            if (meta.vlan_police) {
-                vlan_meter.execute_meter((bit<32>) meta.vlan_id, meta.vlan_color);
-                vlan_meter_color_counter.count(
-                    ((bit<32>) meta.vlan_id) * METER_COLOR_SLOTS + (bit<32>) meta.vlan_color);
-            }
-            if (meta.acl_police) {
-                acl_meter.execute_meter((bit<32>) meta.acl_meter_id, meta.acl_color);
-                acl_meter_color_counter.count(
-                    ((bit<32>) meta.acl_meter_id) * METER_COLOR_SLOTS + (bit<32>) meta.acl_color);
-            }
-            enforce.apply(hdr, meta);
 
             /* ---- forwarding ---- */
             if (!meta.drop && !meta.punt) {
