@@ -858,7 +858,12 @@ impl Device {
 
     fn encode_entry(s: &Schema, books: &Books, t: &TableS, e: &EntryData, req: &p4v1::TableEntry) -> p4v1::TableEntry {
         let prio = if t.needs_priority { e.entry.priority } else { 0 };
-        let action = match books.oneshots.get(&(t.id, e.entry.key.clone(), e.entry.priority)) {
+        let oneshot = if books.oneshots.is_empty() {
+            None
+        } else {
+            books.oneshots.get(&(t.id, e.entry.key.clone(), e.entry.priority))
+        };
+        let action = match oneshot {
             Some(os) => p4v1::TableAction {
                 r#type: Some(p4v1::table_action::Type::ActionProfileActionSet(os.set.clone())),
             },

@@ -11,8 +11,10 @@ use crate::proto::p4::v1 as p4v1;
 use crate::schema::{ActionS, MatchKind, Schema, Scope, TableS};
 use p4v1::field_match::FieldMatchType as F;
 
-fn checked(value: &[u8], bitwidth: u32, what: &str) -> RtResult<Vec<u8>> {
-    canonical::check(value, bitwidth).map_err(|e| RtError::invalid(format!("{what}: {e}")))?;
+/// `value` checked against `bitwidth` and padded to full width; `what` names
+/// the value in the error (built only on error: this is the hot path of writes).
+fn checked(value: &[u8], bitwidth: u32, what: impl Fn() -> String) -> RtResult<Vec<u8>> {
+    canonical::check(value, bitwidth).map_err(|e| RtError::invalid(format!("{}: {e}", what())))?;
     Ok(to_width(value, bitwidth))
 }
 
@@ -24,54 +26,55 @@ pub fn decode_match(t: &TableS, fms: &[p4v1::FieldMatch]) -> RtResult<Vec<MatchK
         let f = t
             .field(fm.field_id)
             .ok_or_else(|| RtError::invalid(format!("table '{}': unknown match field id {}", t.name, fm.field_id)))?;
-        let what = format!("table '{}' field '{}'", t.name, f.name);
+        let what = || format!("table '{}' field '{}'", t.name, f.name);
         if key[f.engine_pos].is_some() {
-            return Err(RtError::invalid(format!("{what}: given twice")));
+            return Err(RtError::invalid(format!("{}: given twice", what())));
         }
         let bw = f.bitwidth;
         let k = match (&fm.field_match_type, f.kind) {
-            (Some(F::Exact(e)), MatchKind::Exact) => MatchKey::Exact(checked(&e.value, bw, &what)?),
+            (Some(F::Exact(e)), MatchKind::Exact) => MatchKey::Exact(checked(&e.value, bw, what)?),
             (Some(F::Lpm(l)), MatchKind::Lpm) => {
                 if l.prefix_len <= 0 || l.prefix_len as u32 > bw {
                     return Err(RtError::invalid(format!(
-                        "{what}: prefix length {} not in 1..={bw} (omit the field for a wildcard)",
+                        "{}: prefix length {} not in 1..={bw} (omit the field for a wildcard)",
+                        what(),
                         l.prefix_len
                     )));
                 }
-                let v = checked(&l.value, bw, &what)?;
+                let v = checked(&l.value, bw, what)?;
                 if has_bits_outside(&v, &prefix_mask(bw, l.prefix_len as u32)) {
-                    return Err(RtError::invalid(format!("{what}: value has bits set beyond the /{} prefix", l.prefix_len)));
+                    return Err(RtError::invalid(format!("{}: value has bits set beyond the /{} prefix", what(), l.prefix_len)));
                 }
                 MatchKey::Lpm(v, l.prefix_len as u32)
             }
             (Some(F::Ternary(tm)), MatchKind::Ternary) => {
-                let v = checked(&tm.value, bw, &format!("{what} value"))?;
-                let m = checked(&tm.mask, bw, &format!("{what} mask"))?;
+                let v = checked(&tm.value, bw, || format!("{} value", what()))?;
+                let m = checked(&tm.mask, bw, || format!("{} mask", what()))?;
                 if m.iter().all(|&b| b == 0) {
-                    return Err(RtError::invalid(format!("{what}: all-zero mask (omit the field for a wildcard)")));
+                    return Err(RtError::invalid(format!("{}: all-zero mask (omit the field for a wildcard)", what())));
                 }
                 if has_bits_outside(&v, &m) {
-                    return Err(RtError::invalid(format!("{what}: value has bits set outside the mask")));
+                    return Err(RtError::invalid(format!("{}: value has bits set outside the mask", what())));
                 }
                 MatchKey::Ternary(v, m)
             }
             (Some(F::Range(r)), MatchKind::Range) => {
-                let lo = checked(&r.low, bw, &format!("{what} low"))?;
-                let hi = checked(&r.high, bw, &format!("{what} high"))?;
+                let lo = checked(&r.low, bw, || format!("{} low", what()))?;
+                let hi = checked(&r.high, bw, || format!("{} high", what()))?;
                 if lo > hi {
-                    return Err(RtError::invalid(format!("{what}: low bound above high bound")));
+                    return Err(RtError::invalid(format!("{}: low bound above high bound", what())));
                 }
                 if lo.iter().all(|&b| b == 0) && hi == all_ones(bw) {
-                    return Err(RtError::invalid(format!("{what}: full range (omit the field for a wildcard)")));
+                    return Err(RtError::invalid(format!("{}: full range (omit the field for a wildcard)", what())));
                 }
                 MatchKey::Range(lo, hi)
             }
-            (Some(F::Optional(o)), MatchKind::Optional) => MatchKey::Optional(Some(checked(&o.value, bw, &what)?)),
+            (Some(F::Optional(o)), MatchKind::Optional) => MatchKey::Optional(Some(checked(&o.value, bw, what)?)),
             (Some(F::Other(_)), _) => {
-                return Err(RtError::unimplemented(format!("{what}: 'other' match types are not supported")))
+                return Err(RtError::unimplemented(format!("{}: 'other' match types are not supported", what())))
             }
-            (None, _) => return Err(RtError::invalid(format!("{what}: no match value"))),
-            (Some(_), kind) => return Err(RtError::invalid(format!("{what}: is a {kind:?} field, got another match kind"))),
+            (None, _) => return Err(RtError::invalid(format!("{}: no match value", what()))),
+            (Some(_), kind) => return Err(RtError::invalid(format!("{}: is a {kind:?} field, got another match kind", what()))),
         };
         key[f.engine_pos] = Some(k);
     }
@@ -151,7 +154,7 @@ pub fn decode_action_call<'s>(schema: &'s Schema, a: &p4v1::Action) -> RtResult<
             return Err(RtError::invalid(format!("action '{}': parameter '{}' given twice", act.name, act.params[i].name)));
         }
         let ps = &act.params[i];
-        params[i] = Some(checked(&p.value, ps.bitwidth, &format!("action '{}' parameter '{}'", act.name, ps.name))?);
+        params[i] = Some(checked(&p.value, ps.bitwidth, || format!("action '{}' parameter '{}'", act.name, ps.name))?);
     }
     let mut out = Vec::with_capacity(params.len());
     for (i, p) in params.into_iter().enumerate() {

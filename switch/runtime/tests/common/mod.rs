@@ -1,0 +1,4 @@
+//! Shared by the integration tests and the benchmark example.
+
+pub mod client;
+pub mod fixture;
