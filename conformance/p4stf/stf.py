@@ -264,20 +264,39 @@ def _parse_hex(tokens: list[str], line: int, allow_wild: bool) -> tuple[str, boo
     return text.upper(), exact
 
 
+def _find_action(rest: str) -> int:
+    """Index where the action call starts: the first NAME( whose ')' is not followed by ':'.
+
+    Key names may contain calls themselves (`hdr.ipv4.isValid():1`), so the first '('
+    is not enough."""
+    for m in re.finditer(r"(?:^|\s)([A-Za-z_][\w.$\[\]]*)\(", rest):
+        depth, i = 0, m.end(1)
+        while i < len(rest):
+            if rest[i] == "(":
+                depth += 1
+            elif rest[i] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        if rest[i + 1:i + 2] != ":":
+            return m.start(1)
+    return -1
+
+
 def _parse_add(rest: str, line: int) -> Add:
     handle = None
     if "=" in rest.rsplit(")", 1)[-1]:
         rest, handle = rest.rsplit("=", 1)
         handle = handle.strip()
-    paren = rest.find("(")
-    if paren < 0:
+    start = _find_action(rest)
+    if start < 0:
         raise StfError(f"line {line}: add needs an ACTION(...)")
-    head = rest[:paren].split()
-    if len(head) < 2:
+    head = rest[:start].split()
+    if len(head) < 1:
         raise StfError(f"line {line}: add TABLE [PRIORITY] KEY:VALUE... ACTION(...)")
-    action_name = head[-1]
     table = head[0]
-    words = head[1:-1]
+    words = head[1:]
     priority = None
     if words and re.fullmatch(r"\d+", words[0]):
         priority = int(words[0])
@@ -286,12 +305,16 @@ def _parse_add(rest: str, line: int) -> Add:
     for w in words:
         if ":" not in w:
             raise StfError(f"line {line}: key '{w}' is not NAME:VALUE")
-        k, v = w.split(":", 1)
+        if "):" in w:  # a key named by a call, e.g. hdr.ipv4.isValid():1
+            k, v = w.split("):", 1)
+            k += ")"
+        else:
+            k, v = w.split(":", 1)
         try:
             keys.append(parse_key_value(k, v))
         except StfError as exc:
             raise StfError(f"line {line}: key {k}: {exc}") from None
-    action = _split_action(action_name + rest[paren:], line)
+    action = _split_action(rest[start:], line)
     return Add(line, table, priority, keys, action, handle)
 
 

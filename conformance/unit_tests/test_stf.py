@@ -119,3 +119,9 @@ def test_check_digest():
     a, b = stf.parse("check_digest learn_t 2\ncheck_digest ig.d >= 1\n")
     assert (a.digest, a.op, a.count) == ("learn_t", "==", 2)
     assert (b.digest, b.op, b.count) == ("ig.d", ">=", 1)
+
+
+def test_add_key_with_call_in_name():
+    c = one("add t h.tag.isValid():1 b1:0x05 fwd(port:3)")
+    assert [(k.name, k.value) for k in c.keys] == [("h.tag.isValid()", 1), ("b1", 5)]
+    assert c.action.name == "fwd" and c.action.args == [("port", 3)]
