@@ -96,7 +96,7 @@ class Switch:
         self._cond = threading.Condition()
         self._arbitration: Arbitration | None = None
         self._stream_error: P4RuntimeError | None = None
-        self._generation = 0
+        self._established = False
         self.reconnects = 0
         self.packet_in_queue: queue.Queue[PacketIn] = queue.Queue()
         self.digest_queue: queue.Queue[DigestList] = queue.Queue()
@@ -122,6 +122,7 @@ class Switch:
             self._channel = grpc.insecure_channel(self.address, options=options)
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
         self._closed.clear()
+        self._established = False
         try:
             grpc.channel_ready_future(self._channel).result(timeout=timeout)
         except grpc.FutureTimeoutError as exc:
@@ -132,10 +133,11 @@ class Switch:
         self._reader = threading.Thread(target=self._read_stream, name=f"p4rt-stream-{self.address}", daemon=True)
         self._reader.start()
         try:
-            self.wait_arbitration(timeout)
+            self.wait_arbitration(timeout, fail_on_stream_error=True)
         except P4RuntimeError:
             self.close()
             raise
+        self._established = True
         return self
 
     def close(self) -> None:
@@ -171,7 +173,6 @@ class Switch:
         with self._cond:
             self._arbitration = None
             self._stream_error = None
-            self._generation += 1
         self._call = self._stub.StreamChannel(request_iterator())
         requests.put(self._arbitration_request())
 
@@ -203,6 +204,8 @@ class Switch:
                 self._stream_error = error
                 self._arbitration = None
                 self._cond.notify_all()
+            if not self._established:
+                break  # the first stream failed: connect() reports it
             log.warning("p4rt: stream to %s lost (%s); reconnecting in %.1f s", self.address, error, delay)
             if self._closed.wait(delay):
                 break
@@ -232,12 +235,12 @@ class Switch:
             log.warning("p4rt: stream error from switch: %s", msg.error.message)
             self.stream_errors.put(msg.error)
 
-    def wait_arbitration(self, timeout: float = 10.0) -> Arbitration:
-        """Wait for the switch's arbitration answer on the current stream."""
+    def wait_arbitration(self, timeout: float = 10.0, *, fail_on_stream_error: bool = False) -> Arbitration:
+        """Wait for the switch's arbitration answer (across reconnects unless fail_on_stream_error)."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while self._arbitration is None:
-                if self._stream_error is not None and self._requests is not None:
+                if fail_on_stream_error and self._stream_error is not None:
                     raise self._stream_error
                 left = deadline - time.monotonic()
                 if left <= 0:

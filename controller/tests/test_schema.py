@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import P4INFO_TEXT
+from sample_p4info import P4INFO_TEXT
 from p4rt import P4Schema, SchemaError, load_p4info
 from p4rt.schema import p4info_to_json, p4info_to_text, parse_p4info_text
 

@@ -1,0 +1,181 @@
+"""Pipeline config, arbitration between controllers, reconnects, and the stream channel end to end."""
+
+from __future__ import annotations
+
+import time
+
+import grpc
+import pytest
+
+from p4rt import (
+    Action,
+    DigestEntry,
+    P4RuntimeError,
+    P4RuntimeWriteError,
+    P4Schema,
+    Switch,
+    TableEntry,
+)
+from p4rt.schema import p4info_to_json
+
+from harness import ethernet
+
+HOST1_MAC = "00:00:00:00:00:01"
+HOST2_MAC = "00:00:00:00:00:02"
+LEARN_MAC = "00:00:00:00:00:aa"
+CPU_MAC = "00:00:00:00:00:fe"
+
+
+def route(prefix: str, port: int = 1) -> TableEntry:
+    """An ipv4_lpm entry."""
+    return TableEntry("ipv4_lpm", {"dst_addr": prefix}, Action("set_nhop", {"dmac": HOST1_MAC, "port": port}))
+
+
+# --- pipeline ---------------------------------------------------------------------------
+
+
+def test_pipeline_actions_and_response_types(switch_factory, program, tmp_path):
+    proc = switch_factory()
+    json_bytes = program.json.read_bytes()
+    with Switch(proc.address, election_id=1) as sw:
+        sw.set_pipeline(program.p4info, program.json, action="VERIFY")
+        with pytest.raises(P4RuntimeError) as err:
+            sw.get_pipeline()
+        assert err.value.code == grpc.StatusCode.FAILED_PRECONDITION  # VERIFY installs nothing
+        sw.set_pipeline(program.p4info, program.json, action="VERIFY_AND_SAVE", cookie=41)
+        sw.set_pipeline(program.p4info, program.json, action="COMMIT")
+        sw.set_pipeline(program.p4info, program.json, action="VERIFY_AND_COMMIT", cookie=42)
+        full = sw.get_pipeline("ALL")
+        assert full.cookie == 42 and full.device_config == json_bytes
+        assert full.p4info == P4Schema.load(program.p4info).p4info
+        assert sw.get_pipeline("COOKIE_ONLY").p4info is None
+        assert sw.get_pipeline("P4INFO_AND_COOKIE").device_config == b""
+        assert sw.get_pipeline("DEVICE_CONFIG_AND_COOKIE").p4info is None
+        sw.insert(route("10.0.0.0/8"))
+        # A config that does not load leaves the running one (and its entries) untouched.
+        with pytest.raises(P4RuntimeError) as err:
+            sw.set_pipeline(program.p4info, b"{ this is not BMv2 JSON")
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert len(list(sw.read(TableEntry("ipv4_lpm")))) == 1
+        # Same program again from JSON-format P4Info: RECONCILE_AND_COMMIT keeps the entries.
+        json_info = tmp_path / "prog.p4info.json"
+        json_info.write_text(p4info_to_json(sw.schema.p4info))
+        sw.set_pipeline(json_info, program.json, action="RECONCILE_AND_COMMIT", cookie=43)
+        assert sw.get_pipeline("COOKIE_ONLY").cookie == 43
+        assert len(list(sw.read(TableEntry("ipv4_lpm")))) == 1
+
+
+def test_schema_from_a_running_switch(loaded, program):
+    with Switch(loaded.address, election_id=3) as sw:
+        schema = sw.load_schema()
+        assert schema.table("ipv4_lpm").id == P4Schema.load(program.p4info).table("ipv4_lpm").id
+
+
+# --- arbitration ------------------------------------------------------------------------
+
+
+def test_two_controllers_primary_and_backup(switch_factory, program):
+    proc = switch_factory()
+    with Switch(proc.address, election_id=5) as first:
+        assert first.is_primary and first.arbitration.code == "OK"
+        first.set_pipeline(program.p4info, program.json)
+        with Switch(proc.address, election_id=9) as second:
+            assert second.is_primary
+            _wait(lambda: not first.is_primary)
+            assert first.arbitration.primary_election_id == 9
+            assert first.arbitration.code == "ALREADY_EXISTS"
+            second.load_schema()
+            with pytest.raises(P4RuntimeWriteError) as err:
+                first.insert(route("10.0.0.0/8"))
+            assert err.value.code == grpc.StatusCode.PERMISSION_DENIED
+            with pytest.raises(P4RuntimeError) as err:
+                first.set_pipeline(program.p4info, program.json)
+            assert err.value.code == grpc.StatusCode.PERMISSION_DENIED
+            second.insert(route("10.0.0.0/8"))
+            assert len(list(first.read(TableEntry("ipv4_lpm")))) == 1  # backups may read
+            with Switch(proc.address, election_id=2) as third:
+                assert not third.is_primary and third.arbitration.primary_election_id == 9
+        first.wait_primary(timeout=5)  # the primary left: the highest remaining id takes over
+        first.insert(route("10.1.0.0/16"))
+        assert first.set_election_id(20).is_primary
+
+
+def test_same_election_id_as_primary_is_refused(switch_factory):
+    proc = switch_factory()
+    with Switch(proc.address, election_id=7):
+        with pytest.raises(P4RuntimeError) as err:
+            Switch(proc.address, election_id=7).connect(timeout=5)
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_client_reconnects_after_switch_restart(switch_factory, program):
+    proc = switch_factory()
+    with Switch(proc.address, election_id=1, backoff=(0.05, 0.5)) as sw:
+        sw.set_pipeline(program.p4info, program.json)
+        proc.stop()
+        _wait(lambda: sw.arbitration is None)
+        proc.start()
+        arbitration = sw.wait_arbitration(timeout=10)
+        assert arbitration.is_primary and sw.reconnects >= 1
+        sw.set_pipeline(program.p4info, program.json)
+        sw.insert(route("10.0.0.0/8"))
+        assert len(list(sw.read(TableEntry("ipv4_lpm")))) == 1
+
+
+# --- packet I/O, digests and idle timeouts over real ports -------------------------------
+
+
+def test_packet_out_leaves_on_the_requested_port(ports):
+    sw, pairs = ports
+    frame = ethernet(HOST2_MAC, CPU_MAC, 0x88B5, b"packet-out test")
+    sw.packet_out(frame, egress_port=2)
+    got = pairs[2].wait_for(lambda f: f[12:14] == b"\x88\xb5")
+    assert got == frame  # the packet_out header was consumed, nothing else changed
+    assert pairs[1].receive(timeout=0.3) == []
+
+
+def test_packet_in_carries_ingress_port(ports):
+    sw, pairs = ports
+    sw.insert(TableEntry("mac_learn", {"src_addr": HOST1_MAC}, Action("NoAction")))
+    sw.insert(TableEntry("l2_exact", {"dst_addr": CPU_MAC}, Action("send_to_cpu")))
+    frame = ethernet(CPU_MAC, HOST1_MAC, 0x88B5, b"packet-in test")
+    pairs[1].send(frame)
+    packets = [p for p in sw.packet_ins(timeout=3) if p.payload[12:14] == b"\x88\xb5"][:1]
+    assert packets, "no packet-in arrived"
+    assert packets[0].payload == frame
+    assert packets[0].metadata["ingress_port"] == 1
+
+
+def test_digests_arrive_and_are_acknowledged(ports):
+    sw, pairs = ports
+    sw.insert(DigestEntry("mac_learn_t", max_list_size=1, max_timeout_ns=0, ack_timeout_ns=2 * 10**9))
+    pairs[2].send(ethernet(HOST1_MAC, LEARN_MAC, 0x88B5, b"learn me"))
+    lists = []
+    for digest in sw.digests(timeout=3):
+        lists.append(digest)
+        break
+    assert lists, "no digest arrived"
+    assert lists[0].digest == "mac_learn_t"
+    assert {"src_addr": 0xAA, "ingress_port": 2} in lists[0].data
+
+
+def test_idle_timeout_notification(ports):
+    sw, pairs = ports
+    entry = TableEntry("l2_exact", {"dst_addr": HOST2_MAC}, Action("set_port", {"port": 2}),
+                       idle_timeout_ns=300_000_000)
+    sw.insert(entry)
+    notes = []
+    for note in sw.idle_timeouts(timeout=5):
+        notes.append(note)
+        break
+    assert notes, "no idle-timeout notification within 5 s"
+    [expired] = notes[0].entries
+    assert expired.table == "RtIngress.l2_exact" and expired.match == {"hdr.ethernet.dst_addr": 2}
+
+
+def _wait(predicate, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.02)
