@@ -687,6 +687,18 @@ impl Switch {
         self.rt()?.clone_session_read()
     }
 
+    // ----- parser value sets -----------------------------------------------
+
+    /// Replaces the members of a parser value set: (value, optional mask), big-endian.
+    pub fn value_set_write(&self, name: &str, values: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> ApiResult<()> {
+        self.rt()?.value_set_write(name, values)
+    }
+
+    /// Members of a parser value set as (value, mask).
+    pub fn value_set_read(&self, name: &str) -> ApiResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.rt()?.value_set_read(name)
+    }
+
     // ----- digests ---------------------------------------------------------
 
     /// Takes up to `max` queued digests (oldest first).

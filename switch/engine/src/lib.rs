@@ -2,11 +2,22 @@
 //! 2.x) produced by p4c's BMv2 back end or `p4compile`, and runs it with
 //! v1model / simple_switch semantics. See [`api`] for the contract used by the
 //! port layer and the P4Runtime server.
+//!
+//! Module map: `loader` (JSON -> `program`), `eval` (header vector and
+//! expressions), `exec` (parser, pipelines, traffic manager, deparser),
+//! `table` (match indexes), `externs` (counters, meters, registers), `hash`
+//! (calculations), `runtime` (state + control-plane operations).
 
 pub mod api;
+mod bits;
+mod eval;
 mod exec;
+mod externs;
+mod hash;
+mod json;
 mod loader;
 mod program;
 mod runtime;
+mod table;
 
 pub use api::*;

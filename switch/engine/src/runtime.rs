@@ -1,60 +1,857 @@
-//! Runtime state of a loaded program (stub, being written).
-use std::sync::Arc;
-use crate::api::*;
-use crate::program::Prog;
+//! Runtime state of a loaded program (tables, action profiles, externs,
+//! replication engine, value sets) and the control-plane operations on it.
+//!
+//! Readers (packet threads) only `load()` snapshots; writers serialize on
+//! `write_lock`, build a new snapshot and `store()` it.
 
-pub struct Runtime { pub prog: Arc<Prog> }
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use arc_swap::ArcSwap;
+
+use crate::api::*;
+use crate::bits;
+use crate::externs::{new_counter_array, new_meter_array, CounterCell, MeterCell, RegArray};
+use crate::program::Prog;
+use crate::table::{build_entry, EAction, Entry, EntryStats, IdMap, TableState};
+
+/// One action-profile member (resolved action and data).
+#[derive(Debug)]
+pub struct MemberData {
+    pub action: usize,
+    pub data: Box<[u64]>,
+}
+
+#[derive(Debug)]
+pub struct GroupData {
+    pub members: Vec<(u32, u32)>,
+    pub max_size: u32,
+    /// Members expanded by weight, for hashing.
+    pub expanded: Vec<Arc<MemberData>>,
+}
+
+#[derive(Clone, Default)]
+pub struct ProfState {
+    pub members: IdMap<u32, Arc<MemberData>>,
+    pub groups: IdMap<u32, Arc<GroupData>>,
+}
+
+#[derive(Clone, Default)]
+pub struct Pre {
+    pub mc: BTreeMap<u32, Arc<[Replica]>>,
+    pub clones: BTreeMap<u32, CloneSession>,
+}
+
+pub struct Runtime {
+    pub prog: Arc<Prog>,
+    pub cfg: SwitchConfig,
+    pub tables: Vec<ArcSwap<TableState>>,
+    pub profiles: Vec<ArcSwap<ProfState>>,
+    pub counters: Vec<Box<[CounterCell]>>,
+    pub meters: Vec<Box<[Mutex<MeterCell>]>>,
+    pub registers: Vec<RegArray>,
+    pub pre: ArcSwap<Pre>,
+    /// Per value set: (value limbs, mask limbs).
+    pub vsets: Vec<ArcSwap<Vec<(Vec<u64>, Vec<u64>)>>>,
+    write_lock: Mutex<()>,
+    table_by_name: HashMap<String, usize>,
+    prof_by_name: HashMap<String, usize>,
+    ctr_by_name: HashMap<String, usize>,
+    mtr_by_name: HashMap<String, usize>,
+    reg_by_name: HashMap<String, usize>,
+    vset_by_name: HashMap<String, usize>,
+    /// Member/group ids per profile referenced by table entries (for delete checks).
+    _reserved: (),
+}
+
+fn nf(what: &str, name: &str) -> ApiError {
+    ApiError::NotFound(format!("{what} \"{name}\" not found"))
+}
 
 impl Runtime {
-    pub fn new(prog: Arc<Prog>, _cfg: SwitchConfig) -> Runtime { Runtime { prog } }
-    pub fn expired_entries(&self, _now: u64) -> Vec<ExpiredEntry> { Vec::new() }
-    pub fn table_insert(&self, _now: u64, _table: &str, _entry: TableEntry) -> ApiResult<()> { Err(ApiError::Unimplemented("table_insert".into())) }
-    pub fn table_modify(&self, _table: &str, _entry: TableEntry) -> ApiResult<()> { Err(ApiError::Unimplemented("table_modify".into())) }
-    pub fn table_delete(&self, _table: &str, _key: &[MatchKey], _priority: i32) -> ApiResult<()> { Err(ApiError::Unimplemented("table_delete".into())) }
-    pub fn table_clear(&self, _table: &str) -> ApiResult<()> { Err(ApiError::Unimplemented("table_clear".into())) }
-    pub fn table_read(&self, _now: u64, _table: &str) -> ApiResult<Vec<EntryData>> { Err(ApiError::Unimplemented("table_read".into())) }
-    pub fn table_read_one(&self, _now: u64, _table: &str, _key: &[MatchKey], _priority: i32) -> ApiResult<EntryData> { Err(ApiError::Unimplemented("table_read_one".into())) }
-    pub fn table_len(&self, _table: &str) -> ApiResult<usize> { Err(ApiError::Unimplemented("table_len".into())) }
-    pub fn table_set_default(&self, _table: &str, _action: EntryAction) -> ApiResult<()> { Err(ApiError::Unimplemented("table_set_default".into())) }
-    pub fn table_reset_default(&self, _table: &str) -> ApiResult<()> { Err(ApiError::Unimplemented("table_reset_default".into())) }
-    pub fn table_get_default(&self, _table: &str) -> ApiResult<Option<EntryAction>> { Err(ApiError::Unimplemented("table_get_default".into())) }
-    pub fn table_write_counter(&self, _table: &str, _key: &[MatchKey], _priority: i32, _data: CounterData) -> ApiResult<()> { Err(ApiError::Unimplemented("table_write_counter".into())) }
-    pub fn table_set_meter(&self, _table: &str, _key: &[MatchKey], _priority: i32, _cfg: Option<MeterConfig>) -> ApiResult<()> { Err(ApiError::Unimplemented("table_set_meter".into())) }
-    pub fn member_add(&self, _profile: &str, _member: Member) -> ApiResult<()> { Err(ApiError::Unimplemented("member_add".into())) }
-    pub fn member_modify(&self, _profile: &str, _member: Member) -> ApiResult<()> { Err(ApiError::Unimplemented("member_modify".into())) }
-    pub fn member_delete(&self, _profile: &str, _member_id: u32) -> ApiResult<()> { Err(ApiError::Unimplemented("member_delete".into())) }
-    pub fn member_read(&self, _profile: &str) -> ApiResult<Vec<Member>> { Err(ApiError::Unimplemented("member_read".into())) }
-    pub fn group_add(&self, _profile: &str, _group: Group) -> ApiResult<()> { Err(ApiError::Unimplemented("group_add".into())) }
-    pub fn group_modify(&self, _profile: &str, _group: Group) -> ApiResult<()> { Err(ApiError::Unimplemented("group_modify".into())) }
-    pub fn group_delete(&self, _profile: &str, _group_id: u32) -> ApiResult<()> { Err(ApiError::Unimplemented("group_delete".into())) }
-    pub fn group_read(&self, _profile: &str) -> ApiResult<Vec<Group>> { Err(ApiError::Unimplemented("group_read".into())) }
-    pub fn counter_read(&self, _counter: &str, _index: u32) -> ApiResult<CounterData> { Err(ApiError::Unimplemented("counter_read".into())) }
-    pub fn counter_write(&self, _counter: &str, _index: u32, _data: CounterData) -> ApiResult<()> { Err(ApiError::Unimplemented("counter_write".into())) }
-    pub fn meter_set(&self, _meter: &str, _index: u32, _cfg: Option<MeterConfig>) -> ApiResult<()> { Err(ApiError::Unimplemented("meter_set".into())) }
-    pub fn meter_get(&self, _meter: &str, _index: u32) -> ApiResult<Option<MeterConfig>> { Err(ApiError::Unimplemented("meter_get".into())) }
-    pub fn register_read(&self, _register: &str, _index: u32) -> ApiResult<Vec<u8>> { Err(ApiError::Unimplemented("register_read".into())) }
-    pub fn register_write(&self, _register: &str, _index: u32, _value: &[u8]) -> ApiResult<()> { Err(ApiError::Unimplemented("register_write".into())) }
-    pub fn register_reset(&self, _register: &str) -> ApiResult<()> { Err(ApiError::Unimplemented("register_reset".into())) }
-    pub fn mc_group_create(&self, _group: MulticastGroup) -> ApiResult<()> { Err(ApiError::Unimplemented("mc_group_create".into())) }
-    pub fn mc_group_modify(&self, _group: MulticastGroup) -> ApiResult<()> { Err(ApiError::Unimplemented("mc_group_modify".into())) }
-    pub fn mc_group_delete(&self, _group_id: u32) -> ApiResult<()> { Err(ApiError::Unimplemented("mc_group_delete".into())) }
-    pub fn mc_group_read(&self, ) -> ApiResult<Vec<MulticastGroup>> { Err(ApiError::Unimplemented("mc_group_read".into())) }
-    pub fn clone_session_create(&self, _session: CloneSession) -> ApiResult<()> { Err(ApiError::Unimplemented("clone_session_create".into())) }
-    pub fn clone_session_modify(&self, _session: CloneSession) -> ApiResult<()> { Err(ApiError::Unimplemented("clone_session_modify".into())) }
-    pub fn clone_session_delete(&self, _session_id: u32) -> ApiResult<()> { Err(ApiError::Unimplemented("clone_session_delete".into())) }
-    pub fn clone_session_read(&self, ) -> ApiResult<Vec<CloneSession>> { Err(ApiError::Unimplemented("clone_session_read".into())) }
+    pub fn new(prog: Arc<Prog>, cfg: SwitchConfig) -> Runtime {
+        let mut tables = Vec::new();
+        for t in &prog.tables {
+            let mut st = TableState::new(t);
+            for ce in &t.const_entries {
+                let act = EAction::Direct { action: ce.action, data: ce.data.clone().into() };
+                if let Ok(e) = build_entry(t, &ce.key, ce.priority, act, 0, true, Arc::new(EntryStats::new(0))) {
+                    if st.find(&e.key, e.priority).is_none() {
+                        st.insert(Arc::new(e));
+                    }
+                }
+            }
+            tables.push(ArcSwap::from_pointee(st));
+        }
+        let idx = |names: Vec<&String>| names.into_iter().enumerate().map(|(i, n)| (n.clone(), i)).collect::<HashMap<_, _>>();
+        Runtime {
+            profiles: prog.profiles.iter().map(|_| ArcSwap::from_pointee(ProfState::default())).collect(),
+            counters: prog.counters.iter().map(|c| new_counter_array(if c.direct_table.is_some() { 0 } else { c.size })).collect(),
+            meters: prog.meters.iter().map(|m| new_meter_array(if m.direct_table.is_some() { 0 } else { m.size })).collect(),
+            registers: prog.registers.iter().map(|r| RegArray::new(r.size, r.width)).collect(),
+            pre: ArcSwap::from_pointee(Pre::default()),
+            vsets: prog.value_sets.iter().map(|_| ArcSwap::from_pointee(Vec::new())).collect(),
+            write_lock: Mutex::new(()),
+            table_by_name: idx(prog.tables.iter().map(|t| &t.name).collect()),
+            prof_by_name: idx(prog.profiles.iter().map(|t| &t.name).collect()),
+            ctr_by_name: idx(prog.counters.iter().map(|t| &t.name).collect()),
+            mtr_by_name: idx(prog.meters.iter().map(|t| &t.name).collect()),
+            reg_by_name: idx(prog.registers.iter().map(|t| &t.name).collect()),
+            vset_by_name: idx(prog.value_sets.iter().map(|t| &t.name).collect()),
+            _reserved: (),
+            tables,
+            prog,
+            cfg,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ()> {
+        match self.write_lock.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+
+    fn table(&self, name: &str) -> ApiResult<usize> {
+        self.table_by_name.get(name).copied().ok_or_else(|| nf("table", name))
+    }
+
+    fn spec_to_action(&self, t: usize, spec: &ActionSpec) -> ApiResult<(usize, Box<[u64]>)> {
+        let tab = &self.prog.tables[t];
+        let Some(&a) = tab.actions.iter().find(|&&a| self.prog.actions[a].name == spec.action) else {
+            return Err(ApiError::InvalidArgument(format!(
+                "action \"{}\" is not an action of table {}",
+                spec.action, tab.name
+            )));
+        };
+        Ok((a, self.action_data(a, &spec.params)?))
+    }
+
+    fn action_data(&self, a: usize, params: &[Vec<u8>]) -> ApiResult<Box<[u64]>> {
+        let act = &self.prog.actions[a];
+        if params.len() != act.params.len() {
+            return Err(ApiError::InvalidArgument(format!(
+                "action {} takes {} parameters, {} given",
+                act.name,
+                act.params.len(),
+                params.len()
+            )));
+        }
+        let mut data = vec![0u64; act.data_limbs as usize];
+        for ((pname, w, off), v) in act.params.iter().zip(params) {
+            if bits::bitlen_bytes(v) > *w {
+                return Err(ApiError::InvalidArgument(format!(
+                    "action {} parameter {pname}: value does not fit in {w} bits",
+                    act.name
+                )));
+            }
+            let o = *off as usize;
+            bits::bytes_to_limbs(v, &mut data[o..o + bits::limbs(*w)]);
+        }
+        Ok(data.into())
+    }
+
+    fn entry_action(&self, t: usize, a: &EntryAction) -> ApiResult<EAction> {
+        let tab = &self.prog.tables[t];
+        match (tab.kind, a) {
+            (TableKind::Simple, EntryAction::Action(s)) => {
+                let (action, data) = self.spec_to_action(t, s)?;
+                Ok(EAction::Direct { action, data })
+            }
+            (TableKind::Indirect | TableKind::IndirectWs, EntryAction::Member(m)) => {
+                let p = tab.profile.unwrap_or(0);
+                if !self.profiles.get(p).is_some_and(|ps| ps.load().members.contains_key(m)) {
+                    return Err(ApiError::InvalidArgument(format!("member {m} does not exist")));
+                }
+                Ok(EAction::Member(*m))
+            }
+            (TableKind::IndirectWs, EntryAction::Group(g)) => {
+                let p = tab.profile.unwrap_or(0);
+                if !self.profiles.get(p).is_some_and(|ps| ps.load().groups.contains_key(g)) {
+                    return Err(ApiError::InvalidArgument(format!("group {g} does not exist")));
+                }
+                Ok(EAction::Group(*g))
+            }
+            (k, a) => Err(ApiError::InvalidArgument(format!("table {} ({k:?}) cannot use {a:?}", tab.name))),
+        }
+    }
+
+    fn to_api_action(&self, a: &EAction) -> EntryAction {
+        match a {
+            EAction::Direct { action, data } => {
+                let act = &self.prog.actions[*action];
+                EntryAction::Action(ActionSpec {
+                    action: act.name.clone(),
+                    params: act
+                        .params
+                        .iter()
+                        .map(|(_, w, off)| bits::limbs_to_bytes(data.get(*off as usize..).unwrap_or(&[]), *w))
+                        .collect(),
+                })
+            }
+            EAction::Member(m) => EntryAction::Member(*m),
+            EAction::Group(g) => EntryAction::Group(*g),
+        }
+    }
+
+    fn entry_data(&self, t: usize, e: &Entry, now: u64) -> EntryData {
+        let tab = &self.prog.tables[t];
+        EntryData {
+            entry: TableEntry {
+                key: e.key.clone(),
+                action: self.to_api_action(&e.action),
+                priority: e.priority,
+                idle_timeout_ns: e.idle_timeout_ns,
+            },
+            counter: tab.direct_counter.map(|_| CounterData {
+                bytes: e.stats.bytes.load(Ordering::Relaxed),
+                packets: e.stats.packets.load(Ordering::Relaxed),
+            }),
+            meter: if tab.direct_meter.is_some() { e.stats.meter.lock().ok().and_then(|m| m.cfg) } else { None },
+            is_const: e.is_const,
+            idle_us: now.saturating_sub(e.stats.last_hit_us.load(Ordering::Relaxed)),
+        }
+    }
+
+    fn writable(&self, t: usize) -> ApiResult<()> {
+        let tab = &self.prog.tables[t];
+        if tab.has_const_entries {
+            return Err(ApiError::PermissionDenied(format!("table {} has const entries", tab.name)));
+        }
+        Ok(())
+    }
+
+    /// Canonical key (validated) of a control-plane key.
+    fn canon(&self, t: usize, key: &[MatchKey], prio: i32) -> ApiResult<(Vec<MatchKey>, i32)> {
+        let tab = &self.prog.tables[t];
+        let e = build_entry(tab, key, prio, EAction::Member(0), 0, false, Arc::new(EntryStats::new(0)))?;
+        Ok((e.key, e.priority))
+    }
+
+    pub fn table_insert(&self, now: u64, table: &str, entry: TableEntry) -> ApiResult<()> {
+        let t = self.table(table)?;
+        self.writable(t)?;
+        let tab = &self.prog.tables[t];
+        if tab.keys.is_empty() {
+            return Err(ApiError::InvalidArgument(format!("table {table} has no key: only its default entry can be set")));
+        }
+        let _g = self.lock();
+        let act = self.entry_action(t, &entry.action)?;
+        let e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, Arc::new(EntryStats::new(now)))?;
+        let cur = self.tables[t].load();
+        if cur.find(&e.key, e.priority).is_some() {
+            return Err(ApiError::AlreadyExists(format!("table {table}: entry already exists")));
+        }
+        if tab.max_size > 0 && cur.len >= tab.max_size as usize {
+            return Err(ApiError::ResourceExhausted(format!("table {table} is full ({} entries)", tab.max_size)));
+        }
+        let mut st = TableState::clone(&cur);
+        st.insert(Arc::new(e));
+        self.tables[t].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn table_modify(&self, table: &str, entry: TableEntry) -> ApiResult<()> {
+        let t = self.table(table)?;
+        self.writable(t)?;
+        let tab = &self.prog.tables[t];
+        let _g = self.lock();
+        let act = self.entry_action(t, &entry.action)?;
+        let (key, prio) = self.canon(t, &entry.key, entry.priority)?;
+        let cur = self.tables[t].load();
+        let Some(old) = cur.find(&key, prio).cloned() else {
+            return Err(ApiError::NotFound(format!("table {table}: no such entry")));
+        };
+        let e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, old.stats.clone())?;
+        let mut st = TableState::clone(&cur);
+        st.remove(&old);
+        st.insert(Arc::new(e));
+        self.tables[t].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn table_delete(&self, table: &str, key: &[MatchKey], priority: i32) -> ApiResult<()> {
+        let t = self.table(table)?;
+        self.writable(t)?;
+        let _g = self.lock();
+        let (key, prio) = self.canon(t, key, priority)?;
+        let cur = self.tables[t].load();
+        let Some(old) = cur.find(&key, prio).cloned() else {
+            return Err(ApiError::NotFound(format!("table {table}: no such entry")));
+        };
+        let mut st = TableState::clone(&cur);
+        st.remove(&old);
+        self.tables[t].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn table_clear(&self, table: &str) -> ApiResult<()> {
+        let t = self.table(table)?;
+        self.writable(t)?;
+        let _g = self.lock();
+        let cur = self.tables[t].load();
+        let mut st = TableState::new(&self.prog.tables[t]);
+        st.default = cur.default.clone();
+        self.tables[t].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn table_read(&self, now: u64, table: &str) -> ApiResult<Vec<EntryData>> {
+        let t = self.table(table)?;
+        let cur = self.tables[t].load();
+        let mut v: Vec<EntryData> = cur.entries().map(|e| self.entry_data(t, e, now)).collect();
+        v.sort_by(|a, b| b.entry.priority.cmp(&a.entry.priority).then_with(|| format!("{:?}", a.entry.key).cmp(&format!("{:?}", b.entry.key))));
+        Ok(v)
+    }
+
+    pub fn table_read_one(&self, now: u64, table: &str, key: &[MatchKey], priority: i32) -> ApiResult<EntryData> {
+        let t = self.table(table)?;
+        let (key, prio) = self.canon(t, key, priority)?;
+        let cur = self.tables[t].load();
+        match cur.find(&key, prio) {
+            Some(e) => Ok(self.entry_data(t, e, now)),
+            None => Err(ApiError::NotFound(format!("table {table}: no such entry"))),
+        }
+    }
+
+    pub fn table_len(&self, table: &str) -> ApiResult<usize> {
+        let t = self.table(table)?;
+        Ok(self.tables[t].load().len)
+    }
+
+    pub fn table_set_default(&self, table: &str, action: EntryAction) -> ApiResult<()> {
+        let t = self.table(table)?;
+        let tab = &self.prog.tables[t];
+        let _g = self.lock();
+        let a = self.entry_action(t, &action)?;
+        if let Some(d) = &tab.default_entry {
+            if d.is_const {
+                let same = matches!(&a, EAction::Direct { action, data } if *action == d.action && **data == *d.data);
+                if !same {
+                    return Err(ApiError::PermissionDenied(format!("table {table}: the default action is const")));
+                }
+            }
+        }
+        let cur = self.tables[t].load();
+        let mut st = TableState::clone(&cur);
+        st.default = Some(a);
+        self.tables[t].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn table_reset_default(&self, table: &str) -> ApiResult<()> {
+        let t = self.table(table)?;
+        let tab = &self.prog.tables[t];
+        let _g = self.lock();
+        let cur = self.tables[t].load();
+        let mut st = TableState::clone(&cur);
+        st.default = tab.default_entry.as_ref().map(|d| EAction::Direct { action: d.action, data: d.data.clone().into() });
+        self.tables[t].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn table_get_default(&self, table: &str) -> ApiResult<Option<EntryAction>> {
+        let t = self.table(table)?;
+        Ok(self.tables[t].load().default.as_ref().map(|a| self.to_api_action(a)))
+    }
+
+    pub fn table_write_counter(&self, table: &str, key: &[MatchKey], priority: i32, data: CounterData) -> ApiResult<()> {
+        let t = self.table(table)?;
+        if self.prog.tables[t].direct_counter.is_none() {
+            return Err(ApiError::InvalidArgument(format!("table {table} has no direct counter")));
+        }
+        let (key, prio) = self.canon(t, key, priority)?;
+        let cur = self.tables[t].load();
+        let Some(e) = cur.find(&key, prio) else {
+            return Err(ApiError::NotFound(format!("table {table}: no such entry")));
+        };
+        e.stats.bytes.store(data.bytes, Ordering::Relaxed);
+        e.stats.packets.store(data.packets, Ordering::Relaxed);
+        Ok(())
+    }
+
+    pub fn table_set_meter(&self, table: &str, key: &[MatchKey], priority: i32, cfg: Option<MeterConfig>) -> ApiResult<()> {
+        let t = self.table(table)?;
+        if self.prog.tables[t].direct_meter.is_none() {
+            return Err(ApiError::InvalidArgument(format!("table {table} has no direct meter")));
+        }
+        let (key, prio) = self.canon(t, key, priority)?;
+        let cur = self.tables[t].load();
+        let Some(e) = cur.find(&key, prio) else {
+            return Err(ApiError::NotFound(format!("table {table}: no such entry")));
+        };
+        let now = e.stats.last_hit_us.load(Ordering::Relaxed);
+        if let Ok(mut m) = e.stats.meter.lock() {
+            m.configure(cfg, crate::runtime::now_hint().max(now));
+        }
+        Ok(())
+    }
+
+    pub fn expired_entries(&self, now: u64) -> Vec<ExpiredEntry> {
+        let mut out = Vec::new();
+        for (t, tab) in self.prog.tables.iter().enumerate() {
+            if !tab.support_timeout {
+                continue;
+            }
+            let cur = self.tables[t].load();
+            for e in cur.entries() {
+                if e.idle_timeout_ns == 0 {
+                    continue;
+                }
+                let idle_ns = now.saturating_sub(e.stats.last_hit_us.load(Ordering::Relaxed)).saturating_mul(1000);
+                if idle_ns >= e.idle_timeout_ns && !e.stats.expired_reported.swap(true, Ordering::Relaxed) {
+                    out.push(ExpiredEntry {
+                        table: tab.name.clone(),
+                        entry: TableEntry {
+                            key: e.key.clone(),
+                            action: self.to_api_action(&e.action),
+                            priority: e.priority,
+                            idle_timeout_ns: e.idle_timeout_ns,
+                        },
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    // ----- action profiles ---------------------------------------------------
+
+    fn profile(&self, name: &str) -> ApiResult<usize> {
+        self.prof_by_name.get(name).copied().ok_or_else(|| nf("action profile", name))
+    }
+
+    fn member_data(&self, p: usize, spec: &ActionSpec) -> ApiResult<MemberData> {
+        // any table using this profile defines the allowed actions
+        let Some(t) = self.prog.tables.iter().position(|t| t.profile == Some(p)) else {
+            let a = self
+                .prog
+                .actions
+                .iter()
+                .position(|a| a.name == spec.action)
+                .ok_or_else(|| ApiError::InvalidArgument(format!("unknown action \"{}\"", spec.action)))?;
+            return Ok(MemberData { action: a, data: self.action_data(a, &spec.params)? });
+        };
+        let (action, data) = self.spec_to_action(t, spec)?;
+        Ok(MemberData { action, data })
+    }
+
+    fn expand(ps: &ProfState, members: &[(u32, u32)]) -> ApiResult<Vec<Arc<MemberData>>> {
+        let mut v = Vec::new();
+        for (m, w) in members {
+            let Some(md) = ps.members.get(m) else {
+                return Err(ApiError::InvalidArgument(format!("member {m} does not exist")));
+            };
+            for _ in 0..(*w).clamp(1, 1024) {
+                v.push(md.clone());
+            }
+        }
+        Ok(v)
+    }
+
+    pub fn member_add(&self, profile: &str, member: Member) -> ApiResult<()> {
+        let p = self.profile(profile)?;
+        let _g = self.lock();
+        let md = self.member_data(p, &member.action)?;
+        let cur = self.profiles[p].load();
+        if cur.members.contains_key(&member.member_id) {
+            return Err(ApiError::AlreadyExists(format!("member {} exists", member.member_id)));
+        }
+        let size = self.prog.profiles[p].size;
+        if size > 0 && cur.members.len() >= size as usize {
+            return Err(ApiError::ResourceExhausted(format!("action profile {profile} is full")));
+        }
+        let mut st = ProfState::clone(&cur);
+        st.members.insert(member.member_id, Arc::new(md));
+        self.profiles[p].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn member_modify(&self, profile: &str, member: Member) -> ApiResult<()> {
+        let p = self.profile(profile)?;
+        let _g = self.lock();
+        let md = self.member_data(p, &member.action)?;
+        let cur = self.profiles[p].load();
+        if !cur.members.contains_key(&member.member_id) {
+            return Err(ApiError::NotFound(format!("member {} not found", member.member_id)));
+        }
+        let mut st = ProfState::clone(&cur);
+        st.members.insert(member.member_id, Arc::new(md));
+        // re-expand groups that use it
+        let gids: Vec<u32> = st.groups.iter().filter(|(_, g)| g.members.iter().any(|m| m.0 == member.member_id)).map(|(k, _)| *k).collect();
+        for gid in gids {
+            if let Some(g) = st.groups.get(&gid).cloned() {
+                let expanded = Self::expand(&st, &g.members)?;
+                st.groups.insert(gid, Arc::new(GroupData { members: g.members.clone(), max_size: g.max_size, expanded }));
+            }
+        }
+        self.profiles[p].store(Arc::new(st));
+        Ok(())
+    }
+
+    fn profile_in_use(&self, p: usize, what: &EAction) -> bool {
+        self.prog.tables.iter().enumerate().any(|(t, tab)| {
+            tab.profile == Some(p) && self.tables[t].load().entries().any(|e| e.action == *what)
+                || tab.profile == Some(p) && self.tables[t].load().default.as_ref() == Some(what)
+        })
+    }
+
+    pub fn member_delete(&self, profile: &str, member_id: u32) -> ApiResult<()> {
+        let p = self.profile(profile)?;
+        let _g = self.lock();
+        let cur = self.profiles[p].load();
+        if !cur.members.contains_key(&member_id) {
+            return Err(ApiError::NotFound(format!("member {member_id} not found")));
+        }
+        if cur.groups.values().any(|g| g.members.iter().any(|m| m.0 == member_id)) {
+            return Err(ApiError::InvalidArgument(format!("member {member_id} is used by a group")));
+        }
+        if self.profile_in_use(p, &EAction::Member(member_id)) {
+            return Err(ApiError::InvalidArgument(format!("member {member_id} is used by a table entry")));
+        }
+        let mut st = ProfState::clone(&cur);
+        st.members.remove(&member_id);
+        self.profiles[p].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn member_read(&self, profile: &str) -> ApiResult<Vec<Member>> {
+        let p = self.profile(profile)?;
+        let cur = self.profiles[p].load();
+        let mut v: Vec<Member> = cur
+            .members
+            .iter()
+            .map(|(id, md)| {
+                let EntryAction::Action(spec) =
+                    self.to_api_action(&EAction::Direct { action: md.action, data: md.data.clone() })
+                else {
+                    unreachable!()
+                };
+                Member { member_id: *id, action: spec }
+            })
+            .collect();
+        v.sort_by_key(|m| m.member_id);
+        Ok(v)
+    }
+
+    fn group_put(&self, profile: &str, group: Group, create: bool) -> ApiResult<()> {
+        let p = self.profile(profile)?;
+        if self.prog.profiles[p].selector.is_none() {
+            return Err(ApiError::InvalidArgument(format!("action profile {profile} has no selector")));
+        }
+        let _g = self.lock();
+        let cur = self.profiles[p].load();
+        let exists = cur.groups.contains_key(&group.group_id);
+        if create && exists {
+            return Err(ApiError::AlreadyExists(format!("group {} exists", group.group_id)));
+        }
+        if !create && !exists {
+            return Err(ApiError::NotFound(format!("group {} not found", group.group_id)));
+        }
+        if group.max_size > 0 && group.members.len() > group.max_size as usize {
+            return Err(ApiError::ResourceExhausted(format!("group {} exceeds its max size", group.group_id)));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (m, w) in &group.members {
+            if !seen.insert(*m) {
+                return Err(ApiError::InvalidArgument(format!("member {m} listed twice")));
+            }
+            if *w == 0 {
+                return Err(ApiError::InvalidArgument(format!("member {m}: weight must be >= 1")));
+            }
+        }
+        let expanded = Self::expand(&cur, &group.members)?;
+        let mut st = ProfState::clone(&cur);
+        st.groups.insert(group.group_id, Arc::new(GroupData { members: group.members, max_size: group.max_size, expanded }));
+        self.profiles[p].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn group_add(&self, profile: &str, group: Group) -> ApiResult<()> {
+        self.group_put(profile, group, true)
+    }
+
+    pub fn group_modify(&self, profile: &str, group: Group) -> ApiResult<()> {
+        self.group_put(profile, group, false)
+    }
+
+    pub fn group_delete(&self, profile: &str, group_id: u32) -> ApiResult<()> {
+        let p = self.profile(profile)?;
+        let _g = self.lock();
+        let cur = self.profiles[p].load();
+        if !cur.groups.contains_key(&group_id) {
+            return Err(ApiError::NotFound(format!("group {group_id} not found")));
+        }
+        if self.profile_in_use(p, &EAction::Group(group_id)) {
+            return Err(ApiError::InvalidArgument(format!("group {group_id} is used by a table entry")));
+        }
+        let mut st = ProfState::clone(&cur);
+        st.groups.remove(&group_id);
+        self.profiles[p].store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn group_read(&self, profile: &str) -> ApiResult<Vec<Group>> {
+        let p = self.profile(profile)?;
+        let cur = self.profiles[p].load();
+        let mut v: Vec<Group> = cur
+            .groups
+            .iter()
+            .map(|(id, g)| Group { group_id: *id, members: g.members.clone(), max_size: g.max_size })
+            .collect();
+        v.sort_by_key(|g| g.group_id);
+        Ok(v)
+    }
+
+    // ----- counters, meters, registers -------------------------------------
+
+    fn counter(&self, name: &str, index: u32) -> ApiResult<&CounterCell> {
+        let c = self.ctr_by_name.get(name).copied().ok_or_else(|| nf("counter", name))?;
+        if self.prog.counters[c].direct_table.is_some() {
+            return Err(ApiError::InvalidArgument(format!("{name} is a direct counter: use table entries")));
+        }
+        self.counters[c]
+            .get(index as usize)
+            .ok_or_else(|| ApiError::InvalidArgument(format!("counter {name}: index {index} out of range")))
+    }
+
+    pub fn counter_read(&self, counter: &str, index: u32) -> ApiResult<CounterData> {
+        let c = self.counter(counter, index)?;
+        Ok(CounterData { bytes: c.bytes.load(Ordering::Relaxed), packets: c.packets.load(Ordering::Relaxed) })
+    }
+
+    pub fn counter_write(&self, counter: &str, index: u32, data: CounterData) -> ApiResult<()> {
+        let c = self.counter(counter, index)?;
+        c.bytes.store(data.bytes, Ordering::Relaxed);
+        c.packets.store(data.packets, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn meter(&self, name: &str, index: u32) -> ApiResult<&Mutex<MeterCell>> {
+        let m = self.mtr_by_name.get(name).copied().ok_or_else(|| nf("meter", name))?;
+        if self.prog.meters[m].direct_table.is_some() {
+            return Err(ApiError::InvalidArgument(format!("{name} is a direct meter: use table entries")));
+        }
+        self.meters[m]
+            .get(index as usize)
+            .ok_or_else(|| ApiError::InvalidArgument(format!("meter {name}: index {index} out of range")))
+    }
+
+    pub fn meter_set(&self, meter: &str, index: u32, cfg: Option<MeterConfig>) -> ApiResult<()> {
+        let m = self.meter(meter, index)?;
+        if let Some(c) = cfg {
+            if c.pir < c.cir {
+                return Err(ApiError::InvalidArgument("meter: pir must be >= cir".into()));
+            }
+        }
+        if let Ok(mut cell) = m.lock() {
+            cell.configure(cfg, now_hint());
+        }
+        Ok(())
+    }
+
+    pub fn meter_get(&self, meter: &str, index: u32) -> ApiResult<Option<MeterConfig>> {
+        let m = self.meter(meter, index)?;
+        Ok(m.lock().ok().and_then(|c| c.cfg))
+    }
+
+    fn register(&self, name: &str) -> ApiResult<&RegArray> {
+        let r = self.reg_by_name.get(name).copied().ok_or_else(|| nf("register", name))?;
+        Ok(&self.registers[r])
+    }
+
+    pub fn register_read(&self, register: &str, index: u32) -> ApiResult<Vec<u8>> {
+        let r = self.register(register)?;
+        let mut l = vec![0u64; bits::limbs(r.width())];
+        if !r.read(index as usize, &mut l) {
+            return Err(ApiError::InvalidArgument(format!("register {register}: index {index} out of range")));
+        }
+        Ok(bits::limbs_to_bytes(&l, r.width()))
+    }
+
+    pub fn register_write(&self, register: &str, index: u32, value: &[u8]) -> ApiResult<()> {
+        let r = self.register(register)?;
+        if bits::bitlen_bytes(value) > r.width() {
+            return Err(ApiError::InvalidArgument(format!("register {register}: value does not fit in {} bits", r.width())));
+        }
+        let mut l = vec![0u64; bits::limbs(r.width())];
+        bits::bytes_to_limbs(value, &mut l);
+        if !r.write(index as usize, &l) {
+            return Err(ApiError::InvalidArgument(format!("register {register}: index {index} out of range")));
+        }
+        Ok(())
+    }
+
+    pub fn register_reset(&self, register: &str) -> ApiResult<()> {
+        self.register(register)?.reset();
+        Ok(())
+    }
+
+    // ----- replication engine ------------------------------------------------
+
+    fn check_replicas(&self, r: &[Replica]) -> ApiResult<()> {
+        let mut seen = std::collections::HashSet::new();
+        for x in r {
+            if !seen.insert(*x) {
+                return Err(ApiError::InvalidArgument(format!("duplicate replica {x:?}")));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn mc_group_create(&self, group: MulticastGroup) -> ApiResult<()> {
+        if group.group_id == 0 {
+            return Err(ApiError::InvalidArgument("multicast group id 0 is reserved".into()));
+        }
+        self.check_replicas(&group.replicas)?;
+        let _g = self.lock();
+        let cur = self.pre.load();
+        if cur.mc.contains_key(&group.group_id) {
+            return Err(ApiError::AlreadyExists(format!("multicast group {} exists", group.group_id)));
+        }
+        let mut st = Pre::clone(&cur);
+        st.mc.insert(group.group_id, group.replicas.into());
+        self.pre.store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn mc_group_modify(&self, group: MulticastGroup) -> ApiResult<()> {
+        self.check_replicas(&group.replicas)?;
+        let _g = self.lock();
+        let cur = self.pre.load();
+        if !cur.mc.contains_key(&group.group_id) {
+            return Err(ApiError::NotFound(format!("multicast group {} not found", group.group_id)));
+        }
+        let mut st = Pre::clone(&cur);
+        st.mc.insert(group.group_id, group.replicas.into());
+        self.pre.store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn mc_group_delete(&self, group_id: u32) -> ApiResult<()> {
+        let _g = self.lock();
+        let cur = self.pre.load();
+        if !cur.mc.contains_key(&group_id) {
+            return Err(ApiError::NotFound(format!("multicast group {group_id} not found")));
+        }
+        let mut st = Pre::clone(&cur);
+        st.mc.remove(&group_id);
+        self.pre.store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn mc_group_read(&self) -> ApiResult<Vec<MulticastGroup>> {
+        Ok(self.pre.load().mc.iter().map(|(id, r)| MulticastGroup { group_id: *id, replicas: r.to_vec() }).collect())
+    }
+
+    pub fn clone_session_create(&self, session: CloneSession) -> ApiResult<()> {
+        if session.session_id == 0 {
+            return Err(ApiError::InvalidArgument("clone session id 0 is reserved".into()));
+        }
+        self.check_replicas(&session.replicas)?;
+        let _g = self.lock();
+        let cur = self.pre.load();
+        if cur.clones.contains_key(&session.session_id) {
+            return Err(ApiError::AlreadyExists(format!("clone session {} exists", session.session_id)));
+        }
+        let mut st = Pre::clone(&cur);
+        st.clones.insert(session.session_id, session);
+        self.pre.store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn clone_session_modify(&self, session: CloneSession) -> ApiResult<()> {
+        self.check_replicas(&session.replicas)?;
+        let _g = self.lock();
+        let cur = self.pre.load();
+        if !cur.clones.contains_key(&session.session_id) {
+            return Err(ApiError::NotFound(format!("clone session {} not found", session.session_id)));
+        }
+        let mut st = Pre::clone(&cur);
+        st.clones.insert(session.session_id, session);
+        self.pre.store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn clone_session_delete(&self, session_id: u32) -> ApiResult<()> {
+        let _g = self.lock();
+        let cur = self.pre.load();
+        if !cur.clones.contains_key(&session_id) {
+            return Err(ApiError::NotFound(format!("clone session {session_id} not found")));
+        }
+        let mut st = Pre::clone(&cur);
+        st.clones.remove(&session_id);
+        self.pre.store(Arc::new(st));
+        Ok(())
+    }
+
+    pub fn clone_session_read(&self) -> ApiResult<Vec<CloneSession>> {
+        Ok(self.pre.load().clones.values().cloned().collect())
+    }
+
+    // ----- parser value sets ---------------------------------------------------
+
+    pub fn value_set_write(&self, name: &str, values: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> ApiResult<()> {
+        let v = self.vset_by_name.get(name).copied().ok_or_else(|| nf("value set", name))?;
+        let vs = &self.prog.value_sets[v];
+        if values.len() > vs.max_size as usize && vs.max_size > 0 {
+            return Err(ApiError::ResourceExhausted(format!("value set {name} holds at most {}", vs.max_size)));
+        }
+        let n = bits::limbs(vs.width);
+        let mut out = Vec::new();
+        for (val, mask) in values {
+            if bits::bitlen_bytes(&val) > vs.width || mask.as_ref().is_some_and(|m| bits::bitlen_bytes(m) > vs.width) {
+                return Err(ApiError::InvalidArgument(format!("value set {name}: value wider than {} bits", vs.width)));
+            }
+            let mut l = vec![0u64; n];
+            bits::bytes_to_limbs(&val, &mut l);
+            let mut m = vec![u64::MAX; n];
+            bits::mask_limbs(&mut m, vs.width);
+            if let Some(mb) = mask {
+                bits::bytes_to_limbs(&mb, &mut m);
+            }
+            out.push((l, m));
+        }
+        let _g = self.lock();
+        self.vsets[v].store(Arc::new(out));
+        Ok(())
+    }
+
+    pub fn value_set_read(&self, name: &str) -> ApiResult<Vec<(Vec<u8>, Vec<u8>)>> {
+        let v = self.vset_by_name.get(name).copied().ok_or_else(|| nf("value set", name))?;
+        let w = self.prog.value_sets[v].width;
+        Ok(self.vsets[v].load().iter().map(|(a, m)| (bits::limbs_to_bytes(a, w), bits::limbs_to_bytes(m, w))).collect())
+    }
 }
-/// Monotonic microsecond clock of the switch.
-pub struct Clock {
-    start: std::time::Instant,
+
+/// Process-wide microsecond clock used where no switch clock is at hand
+/// (meter configuration). Same epoch as [`Clock`] instances created at start.
+pub fn now_hint() -> u64 {
+    CLOCK_EPOCH.with_epoch(|e| e.elapsed().as_micros() as u64)
 }
+
+struct Epoch(std::sync::OnceLock<std::time::Instant>);
+
+impl Epoch {
+    fn with_epoch<R>(&self, f: impl FnOnce(&std::time::Instant) -> R) -> R {
+        f(self.0.get_or_init(std::time::Instant::now))
+    }
+}
+
+static CLOCK_EPOCH: Epoch = Epoch(std::sync::OnceLock::new());
+
+/// Monotonic microsecond clock of the switch (process-wide epoch, so meter
+/// configuration and packet timestamps agree).
+pub struct Clock {}
 
 impl Clock {
     pub fn new() -> Clock {
-        Clock { start: std::time::Instant::now() }
+        now_hint();
+        Clock {}
     }
     pub fn now_us(&self) -> u64 {
-        self.start.elapsed().as_micros() as u64
+        now_hint()
     }
 }
 
