@@ -94,11 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wait", type=float, default=3.0,
                     help="seconds the switch waits (--use-files WAIT) so control commands land "
                          "before packets are read (default %(default)s)")
+    ap.add_argument("--ports", choices=["files", "veth"], default="files",
+                    help="files: pcap files via --use-files (default; control commands must "
+                         "precede packets); veth: live veth pairs, commands in file order (root)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="print details of passing cases too")
     a = ap.parse_args(argv)
     opts = Options(p4c=a.p4c or _default_p4c(), switch=a.switch or _default_switch(),
-                   build_dir=a.build_dir, wait=a.wait)
+                   build_dir=a.build_dir, wait=a.wait, ports=a.ports)
     if a.all:
         if a.files:
             ap.error("give either --all DIR or PROG.p4 PROG.stf")

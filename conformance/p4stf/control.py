@@ -79,6 +79,7 @@ class Controller:
         self.schema: Schema | None = None
         self._mc: dict[int, list[tuple[int, int]]] = {}
         self._mc_written: set[int] = set()
+        self._mc_flushed: dict[int, list[tuple[int, int]]] = {}
         self._nodes: dict[int, tuple[int, list[int]]] = {}
         self._auto_member = 1 << 24
         self._vsets: dict[int, list[stf.KeyMatch]] = {}
@@ -330,6 +331,9 @@ class Controller:
     def flush_multicast(self) -> None:
         """Write the multicast groups built by mc_* commands (insert, then modify)."""
         for grp, reps in self._mc.items():
+            if self._mc_flushed.get(grp) == reps:
+                continue
+            self._mc_flushed[grp] = list(reps)
             e = pb.MulticastGroupEntry(multicast_group_id=grp)
             for port, rid in reps:
                 e.replicas.add(egress_port=port, instance=rid)

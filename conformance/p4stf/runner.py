@@ -31,6 +31,7 @@ class Options:
     extra_ports: tuple[int, ...] = tuple(range(8))  # opened even when the STF is silent on them
     timeout: float = 20.0
     keep: bool = False
+    ports: str = "files"  # "files": pcap files with --use-files; "veth": live veth pairs (root)
 
 
 @dataclass
@@ -106,7 +107,10 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
         res.details = err
         return res
     try:
-        _execute(opts, cmds, js, info_path, out_dir, res)
+        if opts.ports == "veth":
+            _execute_veth(opts, cmds, js, info_path, out_dir, res)
+        else:
+            _execute(opts, cmds, js, info_path, out_dir, res)
     finally:
         res.seconds = time.time() - t0
     return res
@@ -162,7 +166,9 @@ def _execute(opts: Options, cmds: list, js: str, info_path: str, work: str, res:
             if ctl is None:
                 return
         _settle(opts, sw, work, ports, len(expects), started + wait)
-        if sw.poll() is not None:
+        # A switch may exit on its own once its pcap input is done: fine if it says so
+        # with status 0 and nothing still needs to be read from it.
+        if sw.poll() is not None and (sw.returncode != 0 or checks):
             res.reason = f"switch exited with code {sw.returncode}"
             res.details = _tail(log_path)
             return
@@ -182,6 +188,98 @@ def _execute(opts: Options, cmds: list, js: str, info_path: str, work: str, res:
             f"packet mismatch on port(s) {', '.join(str(r.port) for r in bad)}" if bad else "",
             f"{len(check_fail)} check(s) failed" if check_fail else ""]))
         res.details = "\n".join([r.text for r in bad] + check_fail)
+        return
+    res.status = PASS
+
+
+def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str, res: Result) -> None:
+    """Run the STF in file order against a live switch on veth pairs."""
+    from .veth import VethError, VethPorts, settle
+    packets = [c for c in cmds if isinstance(c, stf.Packet)]
+    expects = [c for c in cmds if isinstance(c, stf.Expect)]
+    needs_rt = [c for c in cmds if isinstance(c, stf.CONTROL_COMMANDS + stf.CHECK_COMMANDS)]
+    ports = sorted(set(opts.extra_ports) | {c.port for c in packets} | {c.port for c in expects})
+    try:
+        vp = VethPorts(ports)
+    except (VethError, OSError) as exc:
+        res.reason = f"veth ports: {exc}"
+        return
+    addr = f"127.0.0.1:{_free_port()}"
+    argv = shlex.split(opts.switch)
+    for p in ports:
+        argv += ["-i", f"{p}@{vp.switch_iface(p)}"]
+    argv += [os.path.abspath(js), "--", "--grpc-server-addr", addr]
+    log_path = os.path.join(work, "switch.log")
+    log = open(log_path, "w")
+    sw = None
+    ctl = None
+    try:
+        try:
+            sw = subprocess.Popen(argv, cwd=work, stdout=log, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
+        except FileNotFoundError:
+            res.reason = f"switch not found: {argv[0]}"
+            return
+        ready = wait_for_port(addr, 10.0)
+        if sw.poll() is not None:
+            res.reason = f"switch exited with code {sw.returncode}"
+            res.details = _tail(log_path)
+            return
+        if needs_rt:
+            if not ready:
+                res.status = NOT_RUN
+                res.reason = f"no P4Runtime server on {addr}"
+                res.skipped = [_cmd_text(c) for c in needs_rt]
+                return
+            try:
+                ctl = Controller(addr, timeout=5.0)
+                with open(js, "rb") as f:
+                    ctl.set_pipeline(load_p4info(info_path), f.read())
+                for c in cmds:
+                    if isinstance(c, stf.CheckDigest):
+                        c.digest_id = ctl.enable_digest(c.digest)
+            except ControlError as exc:
+                res.reason = str(exc)
+                if "UNIMPLEMENTED" in str(exc):
+                    res.status = NOT_RUN
+                    res.skipped = [_cmd_text(c) for c in needs_rt]
+                return
+        elif not ready:
+            time.sleep(1.0)  # no gRPC to tell us the switch is up; give it a moment
+        state = ControlState()
+        fails: list[str] = []
+        sent = 0
+        for c in cmds:
+            if isinstance(c, stf.Packet):
+                vp.send(c.port, c.data)
+                sent += 1
+            elif isinstance(c, stf.CONTROL_COMMANDS):
+                apply_control(ctl, c, state)
+                if isinstance(c, (stf.McGroupCreate, stf.McNodeCreate, stf.McNodeAssociate)):
+                    ctl.flush_multicast()
+            elif isinstance(c, (stf.Wait,) + stf.CHECK_COMMANDS):
+                done_before = sum(1 for e in expects if e.line < c.line)
+                settle(vp, done_before, max_quiet=0.6)
+                if isinstance(c, stf.CHECK_COMMANDS):
+                    fails += _run_checks(ctl, [c])
+        settle(vp, len(expects))
+    except (ControlError, VethError, OSError) as exc:
+        res.reason = f"{type(exc).__name__}: {exc}"
+        return
+    finally:
+        if ctl is not None:
+            ctl.close()
+        if sw is not None:
+            _stop(sw)
+        log.close()
+        vp.close()
+    reports = compare.compare(expects, vp.got, ports)
+    bad = [r for r in reports if not r.ok]
+    if bad or fails:
+        res.reason = "; ".join(filter(None, [
+            f"packet mismatch on port(s) {', '.join(str(r.port) for r in bad)}" if bad else "",
+            f"{len(fails)} check(s) failed" if fails else ""]))
+        res.details = "\n".join([r.text for r in bad] + fails)
         return
     res.status = PASS
 
@@ -215,41 +313,14 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started):
             res.skipped = [_cmd_text(c) for c in controls]
         res.reason = str(exc)
         return None
-    prio = 100000
-    mc_flushed = False
+    state = ControlState()
     try:
         for c in cmds:
             if isinstance(c, stf.CheckDigest):
                 c.digest_id = ctl.enable_digest(c.digest)
         for c in controls:
-            if isinstance(c, stf.Add):
-                ctl.add(c, prio)
-                prio -= 1
-            elif isinstance(c, stf.SetDefault):
-                ctl.set_default(c)
-            elif isinstance(c, stf.McGroupCreate):
-                ctl.mc_group_create(c)
-            elif isinstance(c, stf.McNodeCreate):
-                ctl.mc_node_create(c)
-            elif isinstance(c, stf.McNodeAssociate):
-                ctl.mc_node_associate(c)
-            elif isinstance(c, stf.MirroringAdd):
-                if c.group is not None and not mc_flushed:
-                    ctl.flush_multicast()
-                    mc_flushed = True
-                ctl.mirroring_add(c)
-            elif isinstance(c, stf.MemberAdd):
-                ctl.member_add(c)
-            elif isinstance(c, stf.GroupAdd):
-                ctl.group_add(c)
-            elif isinstance(c, stf.RegisterWrite):
-                ctl.register_write(c)
-            elif isinstance(c, stf.MeterConfig):
-                ctl.meter_config(c)
-            elif isinstance(c, stf.ValueSetAdd):
-                ctl.value_set_add(c)
-        if not mc_flushed:
-            ctl.flush_multicast()
+            apply_control(ctl, c, state)
+        ctl.flush_multicast()
     except ControlError as exc:
         ctl.close()
         res.reason = f"control command failed: {exc}"
@@ -264,6 +335,44 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started):
                       f"({opts.wait:.0f}s); rerun with a larger --wait")
         return None
     return ctl
+
+
+class ControlState:
+    """What carrying out control commands in file order needs to remember."""
+
+    def __init__(self) -> None:
+        self.priority = 100000  # automatic priorities: first entry highest
+
+
+def apply_control(ctl: Controller, c, state: ControlState) -> None:
+    """Carry out one STF control command on the switch."""
+    if isinstance(c, stf.Add):
+        ctl.add(c, state.priority)
+        state.priority -= 1
+    elif isinstance(c, stf.SetDefault):
+        ctl.set_default(c)
+    elif isinstance(c, stf.McGroupCreate):
+        ctl.mc_group_create(c)
+    elif isinstance(c, stf.McNodeCreate):
+        ctl.mc_node_create(c)
+    elif isinstance(c, stf.McNodeAssociate):
+        ctl.mc_node_associate(c)
+    elif isinstance(c, stf.MirroringAdd):
+        if c.group is not None:
+            ctl.flush_multicast()
+        ctl.mirroring_add(c)
+    elif isinstance(c, stf.MemberAdd):
+        ctl.member_add(c)
+    elif isinstance(c, stf.GroupAdd):
+        ctl.group_add(c)
+    elif isinstance(c, stf.RegisterWrite):
+        ctl.register_write(c)
+    elif isinstance(c, stf.MeterConfig):
+        ctl.meter_config(c)
+    elif isinstance(c, stf.ValueSetAdd):
+        ctl.value_set_add(c)
+    else:
+        raise ControlError(f"stf line {c.line}: not a control command")
 
 
 def _settle(opts, sw, work, ports, n_expected, not_before):

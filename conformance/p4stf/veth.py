@@ -1,0 +1,122 @@
+"""veth ports (`--ports veth`, needs root): the switch runs live on veth pairs, and
+the STF's commands are carried out strictly in file order, so control commands may
+come between packets (as p4c's STF files sometimes do).
+
+Each port N gets a pair `h6<tag>sN` (switch side) / `h6<tag>tN` (test side), IPv6
+off so the kernel stays silent. Packets are sent and captured on the test side with
+AF_PACKET sockets. The pairs are deleted when the case ends.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import threading
+import time
+
+ETH_P_ALL = 0x0003
+PACKET_OUTGOING = 4
+
+
+class VethError(RuntimeError):
+    """veth pairs could not be made (not root, no iproute2)."""
+
+
+def _ip(*args: str) -> None:
+    cp = subprocess.run(["ip", *args], capture_output=True, text=True)
+    if cp.returncode != 0:
+        raise VethError(f"ip {' '.join(args)}: {cp.stderr.strip()}")
+
+
+def _no_ipv6(name: str) -> None:
+    try:
+        with open(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6", "w") as f:
+            f.write("1")
+    except OSError:
+        pass
+
+
+class VethPorts:
+    """veth pairs for a set of port numbers, with capture on the test side."""
+
+    def __init__(self, ports: list[int]):
+        if os.geteuid() != 0:
+            raise VethError("veth ports need root")
+        self.tag = f"{os.getpid() % 100000}"
+        self.ports = ports
+        self.made: list[str] = []
+        self.socks: dict[int, socket.socket] = {}
+        self.got: dict[int, list[bytes]] = {p: [] for p in ports}
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        try:
+            for p in ports:
+                sw, tst = self.switch_iface(p), self.test_iface(p)
+                _ip("link", "add", sw, "type", "veth", "peer", "name", tst)
+                self.made.append(sw)
+                for n in (sw, tst):
+                    _no_ipv6(n)
+                    _ip("link", "set", "dev", n, "up")
+            for p in ports:
+                s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+                s.bind((self.test_iface(p), 0))
+                s.settimeout(0.1)
+                self.socks[p] = s
+                t = threading.Thread(target=self._capture, args=(p, s), daemon=True)
+                t.start()
+                self._threads.append(t)
+        except (OSError, VethError):
+            self.close()
+            raise
+
+    def switch_iface(self, port: int) -> str:
+        return f"h6{self.tag}s{port}"
+
+    def test_iface(self, port: int) -> str:
+        return f"h6{self.tag}t{port}"
+
+    def _capture(self, port: int, s: socket.socket) -> None:
+        while not self._stop.is_set():
+            try:
+                data, addr = s.recvfrom(65535)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if addr[2] == PACKET_OUTGOING:  # our own sends
+                continue
+            self.got[port].append(data)
+
+    def send(self, port: int, data: bytes) -> None:
+        if len(data) < 14:
+            raise VethError(f"cannot send a {len(data)}-byte frame on a veth (minimum 14)")
+        self.socks[port].send(data)
+
+    def count(self) -> int:
+        return sum(len(v) for v in self.got.values())
+
+    def close(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(timeout=1)
+        for s in self.socks.values():
+            s.close()
+        for n in self.made:
+            subprocess.run(["ip", "link", "del", n], capture_output=True)
+        self.made = []
+
+
+def settle(ports: VethPorts, n_expected: int, quiet_after: float = 0.4, max_quiet: float = 1.5,
+           timeout: float = 20.0) -> None:
+    """Wait until as many packets as expected arrived and none came for a while."""
+    end = time.time() + timeout
+    last, last_change = -1, time.time()
+    while time.time() < end:
+        n = ports.count()
+        now = time.time()
+        if n != last:
+            last, last_change = n, now
+        quiet = now - last_change
+        if (n >= n_expected and quiet >= quiet_after) or quiet >= max_quiet:
+            return
+        time.sleep(0.05)
