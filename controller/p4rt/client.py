@@ -387,27 +387,36 @@ class Switch:
     ) -> None:
         """Send updates in batches; raise P4RuntimeWriteError naming every failed update."""
         updates = list(updates)
-        encoded = [u.encode(self.schema if _needs_schema(u) else self._schema) for u in updates]  # type: ignore[arg-type]
+        for i, u in enumerate(updates):
+            if not isinstance(u, Update):
+                raise TypeError(f"update #{i} is a {type(u).__name__}, not an Update: use insert()/modify()/delete()")
         try:
             atomicity_value = p4runtime_pb2.WriteRequest.Atomicity.Value(atomicity)
         except ValueError as exc:
             raise ValueError(f"unknown atomicity {atomicity!r}") from exc
+        batch_size = max(1, batch_size)
+        election_id = _uint128(self.election_id)
+        # Encode every batch before sending any, so a bad entity writes nothing.
+        requests = []
+        for start in range(0, len(updates), batch_size):
+            request = p4runtime_pb2.WriteRequest(device_id=self.device_id, role=self.role, atomicity=atomicity_value)
+            request.election_id.CopyFrom(election_id)
+            for u in updates[start:start + batch_size]:
+                u.encode_into(self.schema if _needs_schema(u) else self._schema, request.updates.add())  # type: ignore[arg-type]
+            requests.append((start, request))
         stub = self._stub_or_fail()
         failures: list[UpdateError] = []
         last_exc: grpc.RpcError | None = None
-        for start in range(0, len(encoded), max(1, batch_size)):
-            batch = encoded[start:start + batch_size]
-            request = p4runtime_pb2.WriteRequest(device_id=self.device_id, election_id=_uint128(self.election_id),
-                                                 role=self.role, updates=batch, atomicity=atomicity_value)
+        for start, request in requests:
             try:
                 stub.Write(request, timeout=self.rpc_timeout)
             except grpc.RpcError as exc:
                 details = status_details(exc)
                 if not details:
-                    done = f" (updates 0..{start - 1} were sent before)" if start else ""
+                    done = f" (updates 0..{start - 1} were applied before)" if start else ""
                     raise P4RuntimeWriteError(exc.code(), f"{exc.details()}{done}", failures) from exc
                 last_exc = exc
-                for i, error in enumerate(details[: len(batch)]):
+                for i, error in enumerate(details[: len(request.updates)]):
                     if error.canonical_code != code_pb2.OK:
                         index = start + i
                         failures.append(UpdateError(index, updates[index].describe(),

@@ -20,52 +20,63 @@ class EntityError(ValueError):
 # --- match fields -----------------------------------------------------------------------
 
 
-def encode_match(fields, values: dict[str, Any], owner: str) -> list[p4runtime_pb2.FieldMatch]:
-    """Encode `{field name: value}` as FieldMatch messages, leaving wildcards out."""
-    out = []
+def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> list[p4runtime_pb2.FieldMatch]:
+    """Encode `{field name: value}` as FieldMatch messages (sorted by id), leaving wildcards out.
+
+    With `target` (a repeated FieldMatch field) the messages are added to it in place.
+    """
+    resolved = []
     for name, value in values.items():
         try:
-            mf = fields.get(name)
+            resolved.append((fields.get(name), value))
         except SchemaError as exc:
             raise EntityError(str(exc)) from exc
+    resolved.sort(key=lambda item: item[0].id)
+    out = []
+    for mf, value in resolved:
         try:
-            fm = _encode_field_match(mf, value)
+            parts = _encode_field_match(mf, value)
         except CodecError as exc:
             raise EntityError(f"{owner}, match field {mf.name} ({mf.match_type}, bit<{mf.bitwidth}>): {exc}") from exc
-        if fm is not None:
-            out.append(fm)
-    out.sort(key=lambda fm: fm.field_id)
+        if parts is None:
+            continue
+        fm = target.add() if target is not None else p4runtime_pb2.FieldMatch()
+        fm.field_id = mf.id
+        kind, a, b = parts
+        if kind == "exact":
+            fm.exact.value = a
+        elif kind == "lpm":
+            fm.lpm.value, fm.lpm.prefix_len = a, b
+        elif kind == "ternary":
+            fm.ternary.value, fm.ternary.mask = a, b
+        elif kind == "range":
+            fm.range.low, fm.range.high = a, b
+        else:
+            fm.optional.value = a
+        out.append(fm)
     return out
 
 
-def _encode_field_match(mf: P4Field, value: Any) -> p4runtime_pb2.FieldMatch | None:
-    fm = p4runtime_pb2.FieldMatch(field_id=mf.id)
+def _encode_field_match(mf: P4Field, value: Any) -> tuple[str, Any, Any] | None:
     width = mf.bitwidth
     match mf.match_type:
         case "exact":
-            fm.exact.value = codec.encode_value(value, width)
+            return ("exact", codec.encode_value(value, width), None)
         case "lpm":
             data, plen = codec.encode_lpm(value, width)
-            if plen == 0:
-                return None
-            fm.lpm.value, fm.lpm.prefix_len = data, plen
+            return None if plen == 0 else ("lpm", data, plen)
         case "ternary":
             data, mask = codec.encode_ternary(value, width)
-            if mask == b"\x00":
-                return None
-            fm.ternary.value, fm.ternary.mask = data, mask
+            return None if mask == b"\x00" else ("ternary", data, mask)
         case "range":
             low, high = codec.parse_range(value, width)
             if low == 0 and high == (1 << width) - 1:
                 return None
-            fm.range.low, fm.range.high = codec.encode_uint(low, width), codec.encode_uint(high, width)
+            return ("range", codec.encode_uint(low, width), codec.encode_uint(high, width))
         case "optional":
-            if value is None:
-                return None
-            fm.optional.value = codec.encode_value(value, width)
+            return None if value is None else ("optional", codec.encode_value(value, width), None)
         case other:
             raise CodecError(f"match kind {other!r} is not supported by p4rt")
-    return fm
 
 
 def decode_match(fields, matches, owner: str) -> dict[str, Any]:
@@ -106,13 +117,16 @@ class Action:
     name: str
     params: dict[str, Any] = field(default_factory=dict)
 
-    def encode(self, schema: P4Schema, table: P4Table | None = None) -> p4runtime_pb2.Action:
-        """Encode as a p4.v1.Action, checking the action belongs to the table."""
+    def encode(self, schema: P4Schema, table: P4Table | None = None,
+               msg: p4runtime_pb2.Action | None = None) -> p4runtime_pb2.Action:
+        """Encode as a p4.v1.Action (into `msg` if given), checking the action belongs to the table."""
         try:
             action = (table.actions if table is not None else schema.actions).get(self.name)
         except SchemaError as exc:
             raise EntityError(str(exc)) from exc
-        msg = p4runtime_pb2.Action(action_id=action.id)
+        if msg is None:
+            msg = p4runtime_pb2.Action()
+        msg.action_id = action.id
         given = dict(self.params)
         for param in action.params:
             if param.name not in given:
@@ -121,7 +135,8 @@ class Action:
                 value = codec.encode_value(given.pop(param.name), param.bitwidth)
             except CodecError as exc:
                 raise EntityError(f"action {action.name}, parameter {param.name} (bit<{param.bitwidth}>): {exc}") from exc
-            msg.params.add(param_id=param.id, value=value)
+            p = msg.params.add()
+            p.param_id, p.value = param.id, value
         if given:
             known = ", ".join(action.params.names()) or "none"
             raise EntityError(f"action {action.name}: unknown parameter(s) {', '.join(map(repr, given))}; known: {known}")
@@ -214,6 +229,10 @@ class Entity:
         """Encode as a p4.v1.Entity."""
         raise NotImplementedError
 
+    def encode_into(self, schema: P4Schema, msg: p4runtime_pb2.Entity) -> None:
+        """Encode into an existing p4.v1.Entity (avoids copies for big batches)."""
+        msg.CopyFrom(self.encode(schema))
+
     def describe(self) -> str:
         """A short human-readable name for error messages."""
         return repr(self)
@@ -251,9 +270,11 @@ class TableEntry(Entity):
         prio = f" priority {self.priority}" if self.priority else ""
         return f"table entry {self.table or '*'} {what}{prio}"
 
-    def encode_entry(self, schema: P4Schema) -> p4runtime_pb2.TableEntry:
-        """Encode as a p4.v1.TableEntry."""
-        msg = p4runtime_pb2.TableEntry()
+    def encode_entry(self, schema: P4Schema, msg: p4runtime_pb2.TableEntry | None = None) -> p4runtime_pb2.TableEntry:
+        """Encode as a p4.v1.TableEntry (into `msg` if given)."""
+        if msg is None:
+            msg = p4runtime_pb2.TableEntry()
+        msg.SetInParent()  # an empty TableEntry is a wildcard read: it must still be present
         if not self.table:
             if self.match or self.action is not None:
                 raise EntityError("a table entry with a match or an action needs a table name")
@@ -263,13 +284,13 @@ class TableEntry(Entity):
         except SchemaError as exc:
             raise EntityError(str(exc)) from exc
         msg.table_id = table.id
-        msg.match.extend(encode_match(table.match_fields, self.match, f"table {table.name}"))
+        encode_match(table.match_fields, self.match, f"table {table.name}", msg.match)
         where = f"table {table.name}"
         actions = [x for x in (self.action, self.member_id, self.group_id, self.one_shot) if x is not None]
         if len(actions) > 1:
             raise EntityError(f"{where}: give only one of action, member_id, group_id, one_shot")
         if self.action is not None:
-            msg.action.action.CopyFrom(_encode_action(_as_action(self.action), schema, table))
+            _as_action(self.action).encode(schema, table, msg.action.action)
         elif self.member_id is not None:
             msg.action.action_profile_member_id = self.member_id
         elif self.group_id is not None:
@@ -278,13 +299,16 @@ class TableEntry(Entity):
             action_set = msg.action.action_profile_action_set
             for item in self.one_shot:
                 action, weight = item if isinstance(item, tuple) else (item, 1)
-                action_set.action_profile_actions.add(
-                    action=_encode_action(_as_action(action), schema, table), weight=weight
-                )
-        msg.priority = self.priority
-        msg.is_default_action = self.is_default
-        msg.idle_timeout_ns = self.idle_timeout_ns
-        msg.metadata = self.metadata
+                member = action_set.action_profile_actions.add(weight=weight)
+                _as_action(action).encode(schema, table, member.action)
+        if self.priority:
+            msg.priority = self.priority
+        if self.is_default:
+            msg.is_default_action = True
+        if self.idle_timeout_ns:
+            msg.idle_timeout_ns = self.idle_timeout_ns
+        if self.metadata:
+            msg.metadata = self.metadata
         if self.counter_data is not None:
             msg.counter_data.CopyFrom(self.counter_data.encode())
         if self.meter_config is not None:
@@ -295,7 +319,13 @@ class TableEntry(Entity):
 
     def encode(self, schema: P4Schema) -> p4runtime_pb2.Entity:
         """Encode as a p4.v1.Entity."""
-        return p4runtime_pb2.Entity(table_entry=self.encode_entry(schema))
+        msg = p4runtime_pb2.Entity()
+        self.encode_entry(schema, msg.table_entry)
+        return msg
+
+    def encode_into(self, schema: P4Schema, msg: p4runtime_pb2.Entity) -> None:
+        """Encode into an existing p4.v1.Entity."""
+        self.encode_entry(schema, msg.table_entry)
 
     @classmethod
     def decode(cls, msg: p4runtime_pb2.TableEntry, schema: P4Schema) -> TableEntry:
@@ -336,10 +366,6 @@ class TableEntry(Entity):
         if msg.HasField("time_since_last_hit"):
             entry.time_since_last_hit_ns = msg.time_since_last_hit.elapsed_ns
         return entry
-
-
-def _encode_action(action: Action, schema: P4Schema, table: P4Table) -> p4runtime_pb2.Action:
-    return action.encode(schema, table)
 
 
 @dataclass
@@ -790,6 +816,7 @@ def decode_entity(msg: p4runtime_pb2.Entity, schema: P4Schema) -> Entity:
 # --- updates ----------------------------------------------------------------------------
 
 UPDATE_TYPES = ("INSERT", "MODIFY", "DELETE")
+_UPDATE_VALUES = {name: p4runtime_pb2.Update.Type.Value(name) for name in UPDATE_TYPES}
 
 
 @dataclass
@@ -805,8 +832,19 @@ class Update:
 
     def encode(self, schema: P4Schema) -> p4runtime_pb2.Update:
         """Encode as a p4.v1.Update (raw Entity messages pass through untouched)."""
-        entity = self.entity if isinstance(self.entity, p4runtime_pb2.Entity) else self.entity.encode(schema)
-        return p4runtime_pb2.Update(type=p4runtime_pb2.Update.Type.Value(self.type), entity=entity)
+        msg = p4runtime_pb2.Update()
+        self.encode_into(schema, msg)
+        return msg
+
+    def encode_into(self, schema: P4Schema, msg: p4runtime_pb2.Update) -> None:
+        """Encode into an existing p4.v1.Update."""
+        msg.type = _UPDATE_VALUES[self.type]
+        if isinstance(self.entity, p4runtime_pb2.Entity):
+            msg.entity.CopyFrom(self.entity)
+        elif isinstance(self.entity, Entity):
+            self.entity.encode_into(schema, msg.entity)
+        else:
+            raise EntityError(f"an update needs an entity, got {self.entity!r}")
 
     def describe(self) -> str:
         """Update type and entity, for error messages."""
