@@ -1,0 +1,6 @@
+"""Allow `python -m p4compiler`."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

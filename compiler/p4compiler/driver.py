@@ -1,0 +1,98 @@
+"""The compilation pipeline: preprocess -> lex -> parse -> check -> lower -> emit.
+
+Each phase collects its diagnostics and stops the pipeline with a CompileError
+when it found any.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from . import ast as A
+from .check import check
+from .diag import CompileError, Diagnostic, Reporter, SourceCache, Span
+from .lexer import lex
+from .lower import lower
+from .p4info import build_p4info
+from .parser import parse
+from .preprocess import Preprocessor
+
+
+@dataclass
+class Options:
+    include_dirs: list[str] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    dump_tokens: bool = False
+    dump_ast: bool = False
+    dump_ir: bool = False
+
+
+@dataclass
+class Result:
+    json: dict
+    p4info: object
+    sources: SourceCache
+    dumps: list[str] = field(default_factory=list)
+
+
+class Compilation:
+    def __init__(self, path: str, opts: Options | None = None, text: str | None = None):
+        self.path = path
+        self.opts = opts or Options()
+        self.text = text
+        self.sources = SourceCache()
+        self.dumps: list[str] = []
+
+    def phase(self) -> Reporter:
+        return Reporter()
+
+    def run(self) -> Result:
+        o = self.opts
+        rep = self.phase()
+        pp = Preprocessor(include_dirs=list(o.include_dirs), sources=self.sources, reporter=rep)
+        for d in o.defines:
+            pp.define_cmdline(d)
+        if self.text is not None:
+            pp.run_text(self.text, self.path)
+        else:
+            if not os.path.isfile(self.path):
+                raise CompileError([Diagnostic(Span(self.path, 0, 0), f"cannot open file {self.path}")])
+            pp.run_file(self.path)
+        rep.check()
+
+        rep = self.phase()
+        toks = lex(pp.out, rep)
+        rep.check()
+        if o.dump_tokens:
+            self.dumps.append("\n".join(repr(t) for t in toks))
+
+        rep = self.phase()
+        program = parse(toks, rep)
+        rep.check()
+        if o.dump_ast:
+            self.dumps.append(A.dump(program))
+
+        rep = self.phase()
+        ck = check(program, rep)
+        rep.check()
+
+        rep = self.phase()
+        lw = lower(ck, rep, self.path, self.sources)
+        rep.check()
+        doc = lw.doc.finish()
+        if o.dump_ir:
+            import json
+            self.dumps.append(json.dumps(doc, indent=1))
+
+        rep = self.phase()
+        info = build_p4info(lw.model, rep, ck)
+        rep.check()
+        return Result(doc, info, self.sources, self.dumps)
+
+
+def compile_file(path: str, opts: Options | None = None) -> Result:
+    return Compilation(path, opts).run()
+
+
+def compile_text(text: str, name: str = "test.p4", opts: Options | None = None) -> Result:
+    return Compilation(name, opts, text).run()

@@ -1,0 +1,558 @@
+"""Lowering of controls: apply blocks -> BMv2 pipelines of tables and conditionals."""
+from __future__ import annotations
+
+from . import ast as A
+from .bmv2 import const, expr, hex_bytes, scalar_width
+from .check import ActionRun, TableResult, const_value
+from .lower_expr import Unsupported, unsupported
+from .model import MatchFieldInfo, TableInfo
+from .storage import FieldLoc, HeaderLoc, ObjLoc, ValueLoc
+from .types import BOOL, Bits, Composite, Enum, strip_newtype
+
+_KIND_ORDER = {"range": 4, "ternary": 3, "optional": 3, "lpm": 2, "exact": 1}
+
+
+def expr_text(e: A.Expr) -> str:
+    """Source-like text of a key expression (the key's control-plane name)."""
+    if isinstance(e, A.Name):
+        return e.name
+    if isinstance(e, A.Member):
+        return f"{expr_text(e.expr)}.{e.name}"
+    if isinstance(e, A.Index):
+        return f"{expr_text(e.expr)}[{expr_text(e.index)}]"
+    if isinstance(e, A.IntLiteral):
+        return str(e.value)
+    if isinstance(e, A.Slice):
+        return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
+    if isinstance(e, A.Call):
+        return f"{expr_text(e.func)}()"
+    if isinstance(e, A.Binary):
+        return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
+    if isinstance(e, A.Cast):
+        return f"({getattr(e.type, 'name', lambda: '?')()}){expr_text(e.expr)}"
+    return "key"
+
+
+class ControlLowering:
+    # ------------------------------------------------------------ pipelines
+    def lower_pipeline(self, pname: str, decl: A.ControlDecl, locs: list) -> None:
+        from .lower import Ctx
+        pipe = {"name": pname, "id": len(self.doc.pipelines),
+                "source_info": self.doc.source_info(decl.span, decl.name),
+                "init_table": None, "tables": [], "action_profiles": [], "conditionals": []}
+        if pipe["source_info"] is None:
+            del pipe["source_info"]
+        self.doc.pipelines.append(pipe)
+        ctx = self.control_ctx(decl, decl.name, locs, pipe)
+        pipe["init_table"] = self.control_apply(decl, ctx, None)
+
+    def control_ctx(self, decl: A.ControlDecl, prefix: str, locs: list, pipe: dict, parent=None):
+        from .lower import Ctx
+        ctx = Ctx(prefix, decl, {}, parent, None, pipe, None, "control")
+        for p, l in zip(decl.params, locs):
+            ctx.env[p] = l
+        ctx.var_inits = []
+        for loc in decl.locals:
+            try:
+                self.control_local(loc, ctx)
+            except Unsupported as u:
+                if u.span is None:
+                    u.span = loc.span
+                self.report(u)
+        return ctx
+
+    def control_local(self, d, ctx) -> None:
+        if isinstance(d, A.VarDecl):
+            self.alloc_local(d, ctx)
+            if d.init is not None:
+                ctx.var_inits.append(d)
+        elif isinstance(d, A.Instantiation):
+            self.instantiate(d, ctx)
+        elif isinstance(d, (A.ActionDecl, A.TableDecl, A.ConstDecl)):
+            pass
+        else:
+            raise unsupported(d, f"declaration {type(d).__name__} in a control")
+
+    def control_apply(self, decl: A.ControlDecl, ctx, nxt):
+        ctx.return_next = nxt
+        stmts = list(getattr(ctx, "var_inits", [])) + list(decl.body.stmts)
+        return self.lower_stmts(stmts, ctx, nxt)
+
+    # ------------------------------------------------------------ statement graph
+    def is_simple(self, st) -> bool:
+        if isinstance(st, (A.Assign, A.VarDecl, A.ConstDecl, A.Empty)):
+            return True
+        if isinstance(st, A.CallStmt):
+            tgt = getattr(st.call, "target", None)
+            return not (tgt and tgt[0] in ("table_apply", "apply"))
+        return False
+
+    def lower_stmts(self, stmts: list, ctx, nxt):
+        inner = ctx.child()
+        for st in stmts:
+            if isinstance(st, A.VarDecl) and st not in getattr(ctx, "var_inits", []):
+                try:
+                    self.alloc_local(st, inner)
+                except Unsupported as u:
+                    u.span = u.span or st.span
+                    self.report(u)
+        cur = nxt
+        pending: list = []
+        for st in reversed(stmts):
+            if self.is_simple(st):
+                pending.insert(0, st)
+                continue
+            if pending:
+                cur = self.hidden_table(pending, inner, cur)
+                pending = []
+            try:
+                cur = self.lower_flow(st, inner, cur)
+            except Unsupported as u:
+                u.span = u.span or st.span
+                self.report(u)
+        if pending:
+            cur = self.hidden_table(pending, inner, cur)
+        return cur
+
+    def hidden_table(self, stmts: list, ctx, nxt):
+        stmts = [s for s in stmts if not isinstance(s, (A.Empty, A.ConstDecl)) and
+                 not (isinstance(s, A.VarDecl) and s.init is None)]
+        if not stmts:
+            return nxt
+        try:
+            act, data = self.simple_action_call(stmts, ctx)
+            if act is None:
+                act = self.hidden_action(stmts, ctx, stmts[0].span)
+                data = []
+        except Unsupported as u:
+            u.span = u.span or stmts[0].span
+            self.report(u)
+            return nxt
+        tname = self.doc.fresh("tbl_" + act["name"].split(".")[-1])
+        table = {"name": tname, "id": self.doc.table_id, "key": [], "match_type": "exact", "type": "simple",
+                 "max_size": 1024, "with_counters": False, "support_timeout": False, "direct_meters": None,
+                 "action_ids": [act["id"]], "actions": [act["name"]], "base_default_next": nxt,
+                 "next_tables": {act["name"]: nxt},
+                 "default_entry": {"action_id": act["id"], "action_const": True, "action_data": data,
+                                   "action_entry_const": True}}
+        si = self.doc.source_info(stmts[0].span)
+        if si:
+            table["source_info"] = si
+        self.doc.table_id += 1
+        ctx.pipeline["tables"].append(table)
+        return tname
+
+    def simple_action_call(self, stmts, ctx):
+        """A lone call of an action whose arguments are all constants becomes the
+        hidden table's default action (as p4c does); otherwise None."""
+        if len(stmts) != 1 or not isinstance(stmts[0], A.CallStmt):
+            return None, None
+        call = stmts[0].call
+        tgt = getattr(call, "target", None)
+        if not tgt or tgt[0] != "action":
+            return None, None
+        decl = tgt[1]
+        if any(p.direction for p in decl.params):
+            return None, None
+        args = self.ck.order_args(decl.params, call.args)
+        data = []
+        for p, a in zip(decl.params, args):
+            v = const_value(a) if a is not None else None
+            if not isinstance(v, (int, bool)):
+                return None, None
+            data.append(hex_bytes(int(v), scalar_width(p.resolved_type) or 8) if False else f"0x{int(v) & ((1 << (scalar_width(p.resolved_type) or 1)) - 1):x}")
+        ar = A.ActionRef(call.span, decl.name, [], [])
+        from .scope import Symbol
+        ar.sym = Symbol("action", decl.name, decl, owner=None if not self.is_local_action(decl) else ctx.decl)
+        act = self.table_action(ar, ctx)
+        return act, data
+
+    def cond_node(self, cond: dict, ctx, t, f, span) -> str:
+        name = f"node_{self.doc.cond_id + self.doc.table_id + 1}"
+        while name in self.doc.names_used:
+            name += "_"
+        self.doc.reserve(name)
+        node = {"name": name, "id": self.doc.cond_id, "expression": cond, "true_next": t, "false_next": f}
+        si = self.doc.source_info(span)
+        if si:
+            node["source_info"] = si
+        self.doc.cond_id += 1
+        ctx.pipeline["conditionals"].append(node)
+        return name
+
+    def lower_flow(self, st, ctx, nxt):
+        if isinstance(st, A.Block):
+            return self.lower_stmts(st.stmts, ctx, nxt)
+        if isinstance(st, A.Exit):
+            return None
+        if isinstance(st, A.Return):
+            return ctx.return_next
+        if isinstance(st, A.If):
+            return self.lower_if(st, ctx, nxt)
+        if isinstance(st, A.Switch):
+            return self.lower_switch(st, ctx, nxt)
+        if isinstance(st, A.CallStmt):
+            tgt = st.call.target
+            if tgt[0] == "table_apply":
+                tdecl = tgt[1]
+                return self.lower_table(tdecl, ctx, None, nxt, st.call)
+            if tgt[0] == "apply":
+                return self.apply_control(st.call, ctx, nxt)
+        raise unsupported(st, f"statement {type(st).__name__} in an apply block")
+
+    def table_of(self, e):
+        """If e is `t.apply().hit/miss` (possibly negated), return (table decl, call, positive?)."""
+        neg = False
+        while isinstance(e, A.Unary) and e.op == "!":
+            neg = not neg
+            e = e.expr
+        if isinstance(e, A.Member) and e.name in ("hit", "miss") and isinstance(e.expr, A.Call):
+            tgt = getattr(e.expr, "target", None)
+            if tgt and tgt[0] == "table_apply":
+                return tgt[1], e.expr, (e.name == "hit") != neg
+        return None
+
+    def lower_if(self, st: A.If, ctx, nxt):
+        c = const_value(st.cond)
+        if isinstance(c, bool):
+            branch = st.then if c else st.other
+            return self.lower_stmts([branch], ctx, nxt) if branch is not None else nxt
+        t = self.lower_stmts([st.then], ctx, nxt)
+        f = self.lower_stmts([st.other], ctx, nxt) if st.other is not None else nxt
+        hm = self.table_of(st.cond)
+        if hm is not None:
+            tdecl, call, on_hit = hm
+            hit, miss = (t, f) if on_hit else (f, t)
+            return self.lower_table(tdecl, ctx, {"__HIT__": hit, "__MISS__": miss}, nxt, call)
+        if self.has_table_apply(st.cond):
+            raise unsupported(st.cond, "table apply inside a complex condition")
+        cond = self.cond(st.cond, ctx)
+        return self.cond_node(cond, ctx, t, f, st.cond.span)
+
+    def has_table_apply(self, e) -> bool:
+        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in ("table_apply", "function"):
+            return True
+        return any(self.has_table_apply(c) for c in e.children() if isinstance(c, A.Expr))
+
+    def lower_switch(self, st: A.Switch, ctx, nxt):
+        if isinstance(st.expr.type, ActionRun):
+            call = st.expr.expr
+            tdecl = call.target[1]
+            next_map = {}
+            default_target = nxt
+            labels: list = []
+            for c in st.cases:
+                labels.extend(c.labels)
+                if c.body is None:
+                    continue
+                target = self.lower_stmts([c.body], ctx, nxt)
+                for l in labels:
+                    if isinstance(l, A.DefaultExpr):
+                        default_target = target
+                    else:
+                        next_map[l.name] = target
+                labels = []
+            return self.lower_table(tdecl, ctx, None, nxt, call, by_action=next_map, default_target=default_target)
+        # switch on a value: chain of conditionals
+        cases = []
+        labels = []
+        for c in st.cases:
+            labels.extend(c.labels)
+            if c.body is None:
+                continue
+            cases.append((labels, c.body))
+            labels = []
+        v = self.val(st.expr, ctx)
+        cur = nxt
+        for labels, body in reversed(cases):
+            target = self.lower_stmts([body], ctx, nxt)
+            if any(isinstance(l, A.DefaultExpr) for l in labels):
+                cur = target
+                continue
+            cond = None
+            for l in labels:
+                e = expr("==", v, self.val(l, ctx))
+                cond = e if cond is None else expr("or", cond, e)
+            cur = self.cond_node(cond, ctx, target, cur, st.span)
+        return cur
+
+    def apply_control(self, call: A.Call, ctx, nxt):
+        inst = self.loc(call.func.expr, ctx)
+        if not isinstance(inst, ObjLoc) or inst.kind != "control":
+            raise unsupported(call, "apply of this object in a control")
+        cdecl = inst.decl
+        if inst.info.get("applied"):
+            raise unsupported(call, f"control instance '{inst.name}' applied more than once")
+        inst.info["applied"] = True
+        locs = []
+        for p, a in zip(cdecl.params, call.args):
+            v = const_value(a.expr)
+            if p.direction in ("", "in") and isinstance(v, (int, bool)):
+                locs.append(ValueLoc(const(int(v)), p.resolved_type))
+            else:
+                locs.append(self.loc(a.expr, ctx))
+        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline)
+        for d, loc in inst.info.get("ctor_env", {}).items():
+            sub.env[d] = loc
+        return self.control_apply(cdecl, sub, nxt)
+
+    # ------------------------------------------------------------ tables
+    def lower_table(self, tdecl: A.TableDecl, ctx, hit_miss, nxt, call, by_action=None, default_target=None):
+        name = self.name_of(tdecl, ctx.prefix)
+        if name in self.applied_tables:
+            raise unsupported(call, f"table '{name}' applied more than once")
+        self.applied_tables.add(name)
+        info = TableInfo(name, tdecl, [], [], 1024)
+        keys_json = []
+        selector_inputs = []
+        prep: list = []
+        kp = tdecl.prop("key")
+        for k in (kp.value if kp else []):
+            kname = expr_text(k.expr)
+            for a in k.annotations:
+                if a.name == "name" and a.args:
+                    kname = a.args[0]
+            target, width = self.key_target(k.expr, ctx, prep)
+            if k.match_kind == "selector":
+                selector_inputs.append({"type": "field", "value": target})
+                continue
+            mt = k.match_kind
+            if mt not in _KIND_ORDER:
+                raise unsupported(k, f"match kind '{mt}' on BMv2")
+            keys_json.append({"match_type": "ternary" if mt == "optional" else mt, "name": kname,
+                              "target": target, "mask": None})
+            et = strip_newtype(k.expr.type)
+            info.keys.append(MatchFieldInfo(kname, width, mt, k.annotations,
+                                            et.tname if hasattr(et, "tname") and getattr(et, "underlying", None) is None and isinstance(et, Enum) else None))
+        mts = [k["match_type"] for k in keys_json]
+        table_mt = max(mts, key=lambda m: _KIND_ORDER[m]) if mts else "exact"
+        # actions
+        acts = []
+        ap = tdecl.prop("actions")
+        for ar in (ap.value if ap else []):
+            act = self.table_action(ar, ctx)
+            scope = "TABLE_AND_DEFAULT"
+            for a in ar.annotations:
+                if a.name == "tableonly":
+                    scope = "TABLE_ONLY"
+                elif a.name == "defaultonly":
+                    scope = "DEFAULT_ONLY"
+            acts.append((ar, act))
+            info.actions.append((act["name"], scope, ar.annotations))
+        # default action
+        dp = tdecl.prop("default_action")
+        default_act = None
+        default_data: list = []
+        if dp is not None:
+            ar = dp.value
+            match = [act for (r, act) in acts if r.sym.decl is ar.sym.decl]
+            default_act = match[0] if match else self.table_action(ar, ctx)
+            default_data = self.action_data(ar, ctx)
+        else:
+            noact = self.ck.top.lookup("NoAction")
+            match = [act for (r, act) in acts if noact is not None and r.sym.decl is noact.decl]
+            if match:
+                default_act = match[0]
+            elif noact is not None:
+                ar = A.ActionRef(tdecl.span, "NoAction", [], [])
+                ar.sym = noact
+                default_act = self.table_action(ar, ctx)
+                acts.append((ar, default_act))
+                info.actions.append((default_act["name"], "DEFAULT_ONLY", []))
+        is_const_default = bool(dp is not None and dp.is_const)
+        info.default_action = default_act["name"] if default_act else None
+        if is_const_default:
+            info.const_default_action = info.default_action
+        # size and other properties
+        sp = tdecl.prop("size")
+        if sp is not None:
+            v = const_value(sp.value)
+            if isinstance(v, int):
+                info.size = v
+        table = {"name": name, "id": self.doc.table_id}
+        si = self.doc.source_info(tdecl.span, tdecl.name)
+        if si:
+            table["source_info"] = si
+        self.doc.table_id += 1
+        table.update({"key": keys_json, "match_type": table_mt, "type": "simple", "max_size": info.size,
+                      "with_counters": False, "support_timeout": False, "direct_meters": None})
+        for p in tdecl.properties:
+            if p.name == "counters":
+                obj = self.loc(p.value, ctx)
+                if not isinstance(obj, ObjLoc) or obj.kind != "direct_counter":
+                    raise unsupported(p, "'counters' property that is not a direct_counter instance")
+                obj.info["json"]["binding"] = name
+                table["with_counters"] = True
+                info.direct_counter = obj.name
+                self.model.resource(obj.name).table = name
+            elif p.name == "meters":
+                obj = self.loc(p.value, ctx)
+                if not isinstance(obj, ObjLoc) or obj.kind != "direct_meter":
+                    raise unsupported(p, "'meters' property that is not a direct_meter instance")
+                obj.info["json"]["binding"] = name
+                table["direct_meters"] = obj.name
+                info.direct_meter = obj.name
+                self.model.resource(obj.name).table = name
+            elif p.name == "implementation":
+                obj = self.loc(p.value, ctx) if not isinstance(p.value, A.Call) else None
+                if obj is None:
+                    raise unsupported(p, "inline action profile instantiation in 'implementation'")
+                if not isinstance(obj, ObjLoc) or obj.kind not in ("action_profile", "action_selector"):
+                    raise unsupported(p, "'implementation' that is not an action_profile/action_selector")
+                prof = obj.info["json"]
+                if obj.kind == "action_selector":
+                    prof["selector"]["input"] = selector_inputs
+                    table["type"] = "indirect_ws"
+                else:
+                    table["type"] = "indirect"
+                table["action_profile"] = obj.name
+                if prof not in ctx.pipeline["action_profiles"]:
+                    ctx.pipeline["action_profiles"].append(prof)
+                info.implementation = obj.name
+                self.model.resource(obj.name).tables.append(name)
+            elif p.name == "support_timeout":
+                v = const_value(p.value)
+                table["support_timeout"] = bool(v)
+                info.idle_timeout = bool(v)
+            elif p.name in ("key", "actions", "default_action", "entries", "size"):
+                pass
+            elif p.name in ("psa_direct_counter", "psa_direct_meter", "largest_priority_wins", "priority_delta"):
+                pass
+        if selector_inputs and table["type"] != "indirect_ws":
+            raise unsupported(tdecl, f"'selector' keys in table {tdecl.name} without an action_selector implementation")
+        table["action_ids"] = [a["id"] for _, a in acts]
+        table["actions"] = [a["name"] for _, a in acts]
+        if hit_miss is not None:
+            table["base_default_next"] = nxt
+            table["next_tables"] = dict(hit_miss)
+        else:
+            table["base_default_next"] = nxt
+            nt = {}
+            for _, a in acts:
+                if by_action is not None:
+                    src = [r for r, x in acts if x is a][0]
+                    key = src.name.lstrip(".")
+                    nt[a["name"]] = by_action.get(key, by_action.get(src.sym.name, default_target))
+                else:
+                    nt[a["name"]] = nxt
+            table["next_tables"] = nt
+        if default_act is not None:
+            table["default_entry"] = {"action_id": default_act["id"], "action_const": is_const_default,
+                                      "action_data": default_data, "action_entry_const": is_const_default}
+        ep = tdecl.prop("entries")
+        if ep is not None:
+            table["entries"] = self.const_entries(ep, info, keys_json, acts, ctx)
+            info.is_const = ep.is_const
+            info.has_initial_entries = True
+        ctx.pipeline["tables"].append(table)
+        self.model.tables.append(info)
+        if prep:
+            return self.hidden_table(prep, ctx, name)
+        return name
+
+    def key_target(self, e: A.Expr, ctx, prep: list):
+        t = strip_newtype(e.type)
+        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] == "builtin" and e.target[1] == "isValid":
+            loc = self.loc(e.target[2], ctx)
+            if isinstance(loc, HeaderLoc):
+                return [loc.name, "$valid$"], 1
+        w = scalar_width(t)
+        if w is None:
+            raise unsupported(e, f"table key of type {e.type}")
+        if self.is_loc_expr(e):
+            loc = self.loc(e, ctx)
+            if isinstance(loc, FieldLoc):
+                return [loc.header, loc.field], w
+        # computed key: evaluate into a temporary before the table
+        tmp = self.temp(e.type, "key")
+        name = A.Name(e.span, "__key")
+        from .scope import Symbol
+        vd = A.VarDecl(e.span, "__key", [], None)
+        sym = Symbol("var", "__key", vd, e.type)
+        name.sym = sym
+        name.type = e.type
+        ctx.env[vd] = tmp
+        prep.append(A.Assign(e.span, name, e))
+        return [tmp.header, tmp.field], w
+
+    def action_data(self, ar: A.ActionRef, ctx) -> list:
+        decl = ar.sym.decl
+        cp = [p for p in decl.params if not p.direction]
+        args = ar.args[len(ar.args) - len(cp):] if len(ar.args) >= len(cp) else []
+        out = []
+        for p, a in zip(cp, args):
+            v = const_value(a.expr)
+            if not isinstance(v, (int, bool)):
+                raise unsupported(a, "action argument that is not a compile-time constant")
+            w = scalar_width(p.resolved_type) or 1
+            out.append(f"0x{int(v) & ((1 << w) - 1):x}")
+        return out
+
+    def const_entries(self, ep, info: TableInfo, keys_json, acts, ctx) -> list:
+        out = []
+        for i, ent in enumerate(ep.value):
+            mk = []
+            for k, kinfo in zip(ent.keys, info.keys):
+                mk.append(self.entry_key(k, kinfo))
+            ar = ent.action
+            match = [act for (r, act) in acts if r.sym.decl is ar.sym.decl]
+            if not match:
+                raise unsupported(ar, f"entry action '{ar.name}' not in the table's actions")
+            pr = const_value(ent.priority) if ent.priority is not None else None
+            e = {"source_info": self.doc.source_info(ent.span), "match_key": mk,
+                 "action_entry": {"action_id": match[0]["id"], "action_data": self.action_data(ar, ctx)},
+                 "priority": pr if isinstance(pr, int) else i + 1}
+            if e["source_info"] is None:
+                del e["source_info"]
+            out.append(e)
+        return out
+
+    def entry_key(self, k: A.Expr, kinfo: MatchFieldInfo) -> dict:
+        w = kinfo.bitwidth
+        full = (1 << w) - 1
+        mt = kinfo.match_type
+        if isinstance(k, (A.DontCare, A.DefaultExpr)):
+            if mt == "exact":
+                raise unsupported(k, "'_' for an exact key")
+            if mt == "lpm":
+                return {"match_type": "lpm", "key": hex_bytes(0, w), "prefix_length": 0}
+            if mt == "range":
+                return {"match_type": "range", "start": hex_bytes(0, w), "end": hex_bytes(full, w)}
+            return {"match_type": "ternary", "key": hex_bytes(0, w), "mask": hex_bytes(0, w)}
+        if isinstance(k, A.Mask):
+            v, m = const_value(k.value), const_value(k.mask)
+            if not isinstance(v, int) or not isinstance(m, int):
+                raise unsupported(k, "non-constant entry key")
+            if mt == "lpm":
+                m &= full
+                plen = bin(m).count("1")
+                if m != (full ^ ((1 << (w - plen)) - 1)):
+                    raise unsupported(k, "lpm entry mask that is not a prefix")
+                return {"match_type": "lpm", "key": hex_bytes(v & m, w), "prefix_length": plen}
+            if mt in ("ternary", "optional"):
+                return {"match_type": "ternary", "key": hex_bytes(v & m, w), "mask": hex_bytes(m, w)}
+            raise unsupported(k, f"'&&&' for a {mt} key")
+        if isinstance(k, A.Range):
+            lo, hi = const_value(k.lo), const_value(k.hi)
+            if mt != "range" or not isinstance(lo, int) or not isinstance(hi, int):
+                raise unsupported(k, f"'..' for a {mt} key")
+            return {"match_type": "range", "start": hex_bytes(lo, w), "end": hex_bytes(hi, w)}
+        v = const_value(k)
+        if isinstance(v, bool):
+            v = int(v)
+        if not isinstance(v, int):
+            if isinstance(k, A.Member) and isinstance(strip_newtype(k.type), Enum):
+                t = strip_newtype(k.type)
+                v = t.values.get(k.name, t.members.index(k.name)) if t.underlying else t.members.index(k.name)
+            elif isinstance(k, A.Member) and k.type is not None and str(k.type) == "error":
+                v = self.errors.index(k.name)
+            else:
+                raise unsupported(k, "non-constant entry key")
+        v &= full
+        if mt == "exact":
+            return {"match_type": "exact", "key": hex_bytes(v, w)}
+        if mt == "lpm":
+            return {"match_type": "lpm", "key": hex_bytes(v, w), "prefix_length": w}
+        if mt == "range":
+            return {"match_type": "range", "start": hex_bytes(v, w), "end": hex_bytes(v, w)}
+        return {"match_type": "ternary", "key": hex_bytes(v, w), "mask": hex_bytes(full, w)}

@@ -1,0 +1,322 @@
+"""Lowering of P4 expressions to BMv2 type-value objects (and l-value Locs)."""
+from __future__ import annotations
+
+from . import ast as A
+from .bmv2 import const, expr, scalar_width
+from .check import TypeName, const_value
+from .diag import CompileError, Diagnostic, Span
+from .storage import FieldLoc, HeaderLoc, Loc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc
+from .types import BOOL, ERROR, Bits, Composite, Enum, IntT, Stack, Varbit, strip_newtype
+
+_ARITH = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
+_CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
+
+
+class Unsupported(Exception):
+    def __init__(self, span: Span | None, what: str):
+        super().__init__(what)
+        self.span = span
+        self.what = what
+
+
+def unsupported(node, what: str) -> Unsupported:
+    return Unsupported(getattr(node, "span", None), what)
+
+
+class ExprLowering:
+    """Mixin: needs self.errors (list of error names), self.lookup(ctx, sym), self.inline_function."""
+
+    # ------------------------------------------------------------ l-values
+    def loc(self, e: A.Expr, ctx) -> Loc:
+        if isinstance(e, A.Name):
+            sym = getattr(e, "sym", None)
+            loc = self.lookup(ctx, sym) if sym is not None else None
+            if loc is None:
+                raise unsupported(e, f"reference to '{e.name}' in this context")
+            return loc
+        if isinstance(e, A.Member):
+            base = self.loc(e.expr, ctx)
+            if isinstance(base, StructLoc):
+                if e.name not in base.fields:
+                    raise unsupported(e, f"field '{e.name}'")
+                return base.fields[e.name]
+            if isinstance(base, HeaderLoc):
+                return base.field(e.name)
+            if isinstance(base, UnionLoc):
+                return base.members[e.name]
+            if isinstance(base, StackLoc):
+                if e.name in ("next", "last"):
+                    dyn = getattr(ctx, "stack_cursor", None)
+                    if dyn is not None:
+                        return dyn(base, e.name, e)
+                    raise unsupported(e, f"header stack '.{e.name}' outside a parser")
+            raise unsupported(e, f"member '{e.name}' of this value")
+        if isinstance(e, A.Index):
+            base = self.loc(e.expr, ctx)
+            if isinstance(base, StackLoc):
+                i = const_value(e.index)
+                if isinstance(i, int) and not isinstance(i, bool):
+                    if not 0 <= i < len(base.elems):
+                        raise unsupported(e, "constant stack index out of range")
+                    return base.elems[i]
+                raise unsupported(e, "header stack index that is not a compile-time constant")
+            raise unsupported(e, "indexing this value")
+        raise unsupported(e, "this expression as a location")
+
+    def is_loc_expr(self, e: A.Expr) -> bool:
+        while isinstance(e, (A.Member, A.Index)):
+            e = e.expr
+        return isinstance(e, A.Name) and getattr(e, "sym", None) is not None and e.sym.kind in ("var", "param")
+
+    # ------------------------------------------------------------ r-values
+    def val(self, e: A.Expr, ctx) -> dict:
+        """Data value (BMv2 'data' context)."""
+        t = strip_newtype(e.type)
+        if t == BOOL:
+            if self.is_loc_expr(e):
+                loc = self.loc(e, ctx)
+                return loc.json()
+            c = self.cond(e, ctx)
+            if c.get("type") == "bool":
+                return const(1 if c["value"] else 0)
+            return expr("b2d", None, c)
+        v = const_value(e)
+        if isinstance(v, bool):
+            return const(int(v))
+        if isinstance(v, int):
+            return const(v)
+        return self._val(e, ctx)
+
+    def cond(self, e: A.Expr, ctx) -> dict:
+        """Boolean value (BMv2 'bool' context)."""
+        v = const_value(e)
+        if isinstance(v, bool):
+            return {"type": "bool", "value": v}
+        if isinstance(e, A.Unary) and e.op == "!":
+            return expr("not", None, self.cond(e.expr, ctx))
+        if isinstance(e, A.Binary):
+            if e.op in ("&&", "||"):
+                return expr("and" if e.op == "&&" else "or", self.cond(e.left, ctx), self.cond(e.right, ctx))
+            if e.op in _CMP:
+                lt = strip_newtype(e.left.type)
+                if lt == BOOL:
+                    return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
+                if isinstance(lt, Composite) or isinstance(strip_newtype(e.right.type), Composite):
+                    return self.compare_aggregate(e, ctx)
+                return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
+        if isinstance(e, A.Call):
+            tgt = getattr(e, "target", None)
+            if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
+                loc = self.loc(tgt[2], ctx)
+                return self.valid_expr(loc, e)
+        if isinstance(e, A.Ternary):
+            return expr("d2b", None, expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx)))
+        if isinstance(e, A.Cast) and strip_newtype(e.type) == BOOL:
+            return expr("d2b", None, self.val(e.expr, ctx))
+        d = self.val_nobool(e, ctx)
+        return expr("d2b", None, d)
+
+    def val_nobool(self, e: A.Expr, ctx) -> dict:
+        if self.is_loc_expr(e):
+            loc = self.loc(e, ctx)
+            if isinstance(loc, (FieldLoc, ValueLoc)):
+                return loc.json()
+        return self._val(e, ctx)
+
+    def valid_expr(self, loc: Loc, node) -> dict:
+        if isinstance(loc, HeaderLoc):
+            return expr("d2b", None, {"type": "field", "value": [loc.name, "$valid$"]})
+        if isinstance(loc, UnionLoc):
+            out = None
+            for m in loc.members.values():
+                v = expr("d2b", None, {"type": "field", "value": [m.name, "$valid$"]})
+                out = v if out is None else expr("or", out, v)
+            return out or {"type": "bool", "value": False}
+        raise unsupported(node, "isValid on this value")
+
+    def compare_aggregate(self, e: A.Binary, ctx) -> dict:
+        lt = strip_newtype(e.left.type)
+        la, ra = self.aggregate_parts(e.left, ctx), self.aggregate_parts(e.right, ctx)
+        if la is None or ra is None or len(la) != len(ra):
+            raise unsupported(e, f"comparison of {lt} values")
+        out = None
+        for a, b in zip(la, ra):
+            c = expr("==", a, b)
+            out = c if out is None else expr("and", out, c)
+        if out is None:
+            out = {"type": "bool", "value": True}
+        return out if e.op == "==" else expr("not", None, out)
+
+    def aggregate_parts(self, e: A.Expr, ctx) -> list | None:
+        if isinstance(e, (A.ListExpr,)):
+            return [self.val(x, ctx) for x in e.items]
+        if isinstance(e, A.StructInit):
+            t = strip_newtype(e.type)
+            by = dict(zip(e.names, e.values))
+            return [self.val(by[n], ctx) for n, _ in t.fields]
+        loc = self.loc(e, ctx)
+        out = []
+
+        def walk(l):
+            if isinstance(l, StructLoc):
+                for v in l.fields.values():
+                    walk(v)
+            elif isinstance(l, HeaderLoc):
+                out.append({"type": "field", "value": [l.name, "$valid$"]})
+                for fname, _ in l.type.fields:
+                    out.append(l.field(fname).json())
+            elif isinstance(l, (FieldLoc, ValueLoc)):
+                out.append(l.json())
+            else:
+                raise unsupported(e, "comparison of this value")
+        walk(loc)
+        return out
+
+    def mask(self, d: dict, t) -> dict:
+        st = strip_newtype(t)
+        if isinstance(st, Bits):
+            if st.signed:
+                return expr("two_comp_mod", d, const(st.width))
+            return expr("&", d, const((1 << st.width) - 1))
+        return d
+
+    def _val(self, e: A.Expr, ctx) -> dict:
+        t = strip_newtype(e.type)
+        if isinstance(e, A.IntLiteral):
+            return const(e.value)
+        if isinstance(e, A.BoolLiteral):
+            return const(int(e.value))
+        if isinstance(e, A.Name):
+            sym = getattr(e, "sym", None)
+            if sym is not None and sym.kind == "const":
+                v = sym.value
+                if isinstance(v, (int, bool)):
+                    return const(int(v))
+                if sym.decl is not None and getattr(sym.decl, "value", None) is not None:
+                    return self.val(sym.decl.value, ctx)
+            loc = self.loc(e, ctx)
+            if isinstance(loc, (FieldLoc, ValueLoc)):
+                return loc.json()
+            if isinstance(loc, HeaderLoc):
+                return loc.json()
+            raise unsupported(e, f"'{e.name}' as a value")
+        if isinstance(e, A.Member):
+            bt = e.expr.type
+            if isinstance(bt, TypeName):
+                tt = bt.target
+                if tt == ERROR:
+                    return const(self.errors.index(e.name))
+                if isinstance(tt, Enum):
+                    if tt.underlying:
+                        return const(tt.values[e.name])
+                    return const(tt.members.index(e.name))
+            sbt = strip_newtype(bt)
+            if isinstance(sbt, Stack):
+                if e.name == "lastIndex":
+                    loc = self.loc(e.expr, ctx)
+                    return expr("last_stack_index", None, loc.json())
+                if e.name == "size":
+                    return const(sbt.size)
+            loc = self.loc(e, ctx)
+            if isinstance(loc, (FieldLoc, ValueLoc)):
+                return loc.json()
+            if isinstance(loc, HeaderLoc):
+                return loc.json()
+            raise unsupported(e, f"member '{e.name}' as a value")
+        if isinstance(e, A.Index):
+            loc = self.loc(e, ctx)
+            return loc.json()
+        if isinstance(e, A.Slice):
+            hi, lo = const_value(e.hi), const_value(e.lo)
+            base = self.val(e.expr, ctx)
+            w = hi - lo + 1
+            if lo:
+                base = expr(">>", base, const(lo))
+            return expr("&", base, const((1 << w) - 1))
+        if isinstance(e, A.Unary):
+            if e.op == "-":
+                return self.mask(expr("-", const(0), self.val(e.expr, ctx)), t)
+            if e.op == "+":
+                return self.val(e.expr, ctx)
+            if e.op == "~":
+                return self.mask(expr("~", None, self.val(e.expr, ctx)), t)
+            if e.op == "!":
+                return expr("b2d", None, self.cond(e, ctx))
+        if isinstance(e, A.Binary):
+            op = e.op
+            if op in ("&&", "||") or op in _CMP:
+                return expr("b2d", None, self.cond(e, ctx))
+            if op == "++":
+                rw = scalar_width(e.right.type) or 0
+                r = self.val(e.right, ctx)
+                rt = strip_newtype(e.right.type)
+                if isinstance(rt, Bits) and rt.signed:
+                    r = expr("&", r, const((1 << rw) - 1))
+                return self.mask(expr("|", expr("<<", self.val(e.left, ctx), const(rw)), r), t)
+            if op in ("|+|", "|-|"):
+                inner = expr("+" if op == "|+|" else "-", self.val(e.left, ctx), self.val(e.right, ctx))
+                if isinstance(t, Bits):
+                    return expr("sat_cast" if t.signed else "usat_cast", inner, const(t.width))
+                return inner
+            if op in ("/", "%"):
+                d = const_value(e.right)
+                if isinstance(d, int) and d > 0 and d & (d - 1) == 0:
+                    if op == "/":
+                        return expr(">>", self.val(e.left, ctx), const(d.bit_length() - 1))
+                    return expr("&", self.val(e.left, ctx), const(d - 1))
+                raise unsupported(e, f"'{op}' with a run-time operand (BMv2 has no division)")
+            if op in _ARITH:
+                l = self.val(e.left, ctx)
+                r = self.val(e.right, ctx)
+                d = expr(_ARITH[op], l, r)
+                if op in ("+", "-", "*", "<<"):
+                    return self.mask(d, t)
+                return d
+        if isinstance(e, A.Ternary):
+            return expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx))
+        if isinstance(e, A.Cast):
+            return self.cast(e, ctx)
+        if isinstance(e, A.Call):
+            return self.call_value(e, ctx)
+        raise unsupported(e, f"expression {type(e).__name__} in this context")
+
+    def cast(self, e: A.Cast, ctx) -> dict:
+        to = strip_newtype(e.type)
+        fr = strip_newtype(e.expr.type)
+        if isinstance(fr, Enum) and fr.underlying:
+            fr = fr.underlying
+        if isinstance(to, Enum) and to.underlying:
+            to = to.underlying
+        if fr == BOOL:
+            return self.val(e.expr, ctx)
+        inner = self.val(e.expr, ctx)
+        if isinstance(to, Bits):
+            if isinstance(fr, Bits):
+                if to.signed:
+                    if fr.signed and fr.width <= to.width:
+                        return inner
+                    return expr("two_comp_mod", inner, const(to.width))
+                if not fr.signed and fr.width <= to.width:
+                    return inner
+                return expr("&", inner, const((1 << to.width) - 1))
+            return self.mask(inner, to)
+        return inner
+
+    def call_value(self, e: A.Call, ctx) -> dict:
+        tgt = getattr(e, "target", None)
+        if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
+            return expr("b2d", None, self.cond(e, ctx))
+        if tgt and tgt[0] == "function":
+            return self.inline_function(e, ctx)
+        if tgt and tgt[0] == "builtin" and tgt[1] in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
+            return const(const_value(e) or 0)
+        hook = getattr(ctx, "value_call", None)
+        if hook is not None:
+            r = hook(e)
+            if r is not None:
+                return r
+        raise unsupported(e, "this call as a value")
+
+
+def unsupported_diag(u: Unsupported) -> CompileError:
+    return CompileError([Diagnostic(u.span, f"unsupported: {u.what}")])

@@ -1,0 +1,100 @@
+"""Where P4 values live in BMv2: header instances, stacks, unions, scalar fields.
+
+Lowering maps every P4 variable/parameter to a Loc; struct values are flattened
+into a StructLoc of their fields' Locs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .types import Composite, Stack, Type
+
+
+class Loc:
+    pass
+
+
+@dataclass(eq=False)
+class FieldLoc(Loc):
+    header: str
+    field: str
+    type: Type
+
+    def json(self) -> dict:
+        return {"type": "field", "value": [self.header, self.field]}
+
+
+@dataclass(eq=False)
+class HeaderLoc(Loc):
+    name: str
+    type: Composite
+    stack: "StackLoc | None" = None
+    index: int | None = None
+    union: "UnionLoc | None" = None
+
+    def field(self, name: str) -> FieldLoc:
+        return FieldLoc(self.name, name, self.type.field(name))
+
+    def json(self) -> dict:
+        return {"type": "header", "value": self.name}
+
+
+@dataclass(eq=False)
+class UnionLoc(Loc):
+    name: str
+    type: Composite
+    members: dict[str, HeaderLoc] = field(default_factory=dict)
+    stack: "StackLoc | None" = None
+    index: int | None = None
+
+    def json(self) -> dict:
+        return {"type": "header_union", "value": self.name}
+
+
+@dataclass(eq=False)
+class StackLoc(Loc):
+    name: str
+    type: Stack
+    elems: list = field(default_factory=list)  # HeaderLoc or UnionLoc
+
+    @property
+    def is_union_stack(self) -> bool:
+        return self.type.elem.kind == "header_union"
+
+    def json(self) -> dict:
+        return {"type": "header_union_stack" if self.is_union_stack else "header_stack", "value": self.name}
+
+
+@dataclass(eq=False)
+class StructLoc(Loc):
+    type: Composite
+    fields: dict[str, Loc] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class ValueLoc(Loc):
+    """An r-value bound to a name (in-parameters bound to constants, runtime data)."""
+    operand: dict
+    type: Type
+
+    def json(self) -> dict:
+        return self.operand
+
+
+@dataclass(eq=False)
+class ObjLoc(Loc):
+    """A non-value object: extern instance, table, control/parser instance."""
+    kind: str
+    name: str
+    decl: object
+    info: dict = field(default_factory=dict)
+
+
+def leaves(loc: Loc) -> list[Loc]:
+    """Field and header leaves of a (possibly struct) location, in declaration order."""
+    if isinstance(loc, StructLoc):
+        out = []
+        for v in loc.fields.values():
+            out.extend(leaves(v))
+        return out
+    return [loc]

@@ -1,0 +1,216 @@
+"""Semantic types of P4-16 (after typedefs are resolved)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class Type:
+    def __str__(self) -> str:
+        return self.name()
+
+    def name(self) -> str:
+        return type(self).__name__
+
+
+@dataclass(frozen=True, eq=True)
+class Bits(Type):
+    width: int
+    signed: bool = False
+
+    def name(self) -> str:
+        return f"{'int' if self.signed else 'bit'}<{self.width}>"
+
+
+@dataclass(frozen=True, eq=True)
+class Varbit(Type):
+    width: int
+
+    def name(self) -> str:
+        return f"varbit<{self.width}>"
+
+
+@dataclass(frozen=True, eq=True)
+class IntT(Type):
+    """Infinite-precision integer (unsized literals and constants)."""
+    def name(self) -> str:
+        return "int"
+
+
+@dataclass(frozen=True, eq=True)
+class Simple(Type):
+    kind: str  # bool, string, error, void, match_kind, dontcare, packet_in, packet_out, state
+
+    def name(self) -> str:
+        return self.kind
+
+
+BOOL = Simple("bool")
+STRING = Simple("string")
+ERROR = Simple("error")
+VOID = Simple("void")
+MATCH_KIND = Simple("match_kind")
+DONTCARE = Simple("dontcare")
+STATE = Simple("state")
+INT = IntT()
+
+
+@dataclass(eq=False)
+class Composite(Type):
+    """header, header_union or struct."""
+    kind: str  # 'header', 'header_union', 'struct'
+    tname: str
+    fields: list[tuple[str, Type]]
+    decl: object = None
+    annotations: list = field(default_factory=list)
+    field_annotations: dict = field(default_factory=dict)
+
+    def name(self) -> str:
+        return self.tname
+
+    def field(self, name: str) -> Type | None:
+        for n, t in self.fields:
+            if n == name:
+                return t
+        return None
+
+    @property
+    def is_header(self) -> bool:
+        return self.kind == "header"
+
+    @property
+    def is_union(self) -> bool:
+        return self.kind == "header_union"
+
+    @property
+    def is_struct(self) -> bool:
+        return self.kind == "struct"
+
+
+@dataclass(eq=False)
+class Stack(Type):
+    elem: Type
+    size: int
+
+    def name(self) -> str:
+        return f"{self.elem.name()}[{self.size}]"
+
+
+@dataclass(eq=False)
+class Enum(Type):
+    tname: str
+    members: list[str]
+    underlying: Bits | None = None
+    values: dict[str, int] = field(default_factory=dict)
+    decl: object = None
+
+    def name(self) -> str:
+        return self.tname
+
+
+@dataclass(eq=False)
+class NewType(Type):
+    """`type T N;` a distinct type over T."""
+    tname: str
+    base: Type
+
+    def name(self) -> str:
+        return self.tname
+
+
+@dataclass(eq=False)
+class Tuple(Type):
+    elems: list[Type]
+
+    def name(self) -> str:
+        return "tuple<" + ", ".join(e.name() for e in self.elems) + ">"
+
+
+@dataclass(eq=False)
+class ListT(Type):
+    """Type of a `{a, b}` list expression before it is matched against a target."""
+    elems: list[Type]
+
+    def name(self) -> str:
+        return "list<" + ", ".join(e.name() for e in self.elems) + ">"
+
+
+@dataclass(eq=False)
+class StructInitT(Type):
+    names: list[str]
+    elems: list[Type]
+
+    def name(self) -> str:
+        return "{" + ", ".join(f"{n}: {e.name()}" for n, e in zip(self.names, self.elems)) + "}"
+
+
+@dataclass(eq=False)
+class TypeVar(Type):
+    tname: str
+
+    def name(self) -> str:
+        return self.tname
+
+
+@dataclass(eq=False)
+class ObjectT(Type):
+    """Externs, parsers, controls, packages, tables, actions: things that are not values."""
+    kind: str      # 'extern', 'parser', 'control', 'package', 'table', 'action', 'function'
+    tname: str
+    decl: object = None
+    type_args: dict = field(default_factory=dict)
+
+    def name(self) -> str:
+        return self.tname
+
+
+def strip_newtype(t: Type) -> Type:
+    while isinstance(t, NewType):
+        t = t.base
+    return t
+
+
+def bit_width(t: Type) -> int | None:
+    t = strip_newtype(t)
+    if isinstance(t, Bits):
+        return t.width
+    if t == BOOL:
+        return 1
+    if isinstance(t, Enum) and t.underlying is not None:
+        return t.underlying.width
+    return None
+
+
+def is_bits(t: Type) -> bool:
+    return isinstance(strip_newtype(t), Bits)
+
+
+def is_header_like(t: Type) -> bool:
+    return isinstance(t, Composite) and t.kind in ("header", "header_union")
+
+
+def same_type(a: Type, b: Type) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, (Bits, Varbit, IntT, Simple)):
+        return a == b
+    if isinstance(a, Stack) and isinstance(b, Stack):
+        return a.size == b.size and same_type(a.elem, b.elem)
+    if isinstance(a, Tuple) and isinstance(b, Tuple):
+        return len(a.elems) == len(b.elems) and all(same_type(x, y) for x, y in zip(a.elems, b.elems))
+    if isinstance(a, NewType) and isinstance(b, NewType):
+        return a.tname == b.tname
+    if isinstance(a, Composite) and isinstance(b, Composite):
+        return a.tname == b.tname and a.kind == b.kind
+    if isinstance(a, Enum) and isinstance(b, Enum):
+        return a.tname == b.tname
+    return False
+
+
+def header_bits(t: Composite) -> int:
+    total = 0
+    for _, ft in t.fields:
+        w = bit_width(ft)
+        if w is None and isinstance(ft, Varbit):
+            w = 0
+        total += w or 0
+    return total
