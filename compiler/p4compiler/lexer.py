@@ -42,7 +42,7 @@ class IntLit:
 
 @dataclass(slots=True)
 class Token:
-    kind: str          # 'id', 'int', 'str', 'eof', or the keyword/operator text
+    kind: str          # 'id', 'num', 'str', 'eof', or the keyword/operator text
     text: str
     span: Span
     value: object = None
@@ -104,7 +104,7 @@ def lex(lines: list[Line], reporter: Reporter) -> list[Token]:
                 except ValueError:
                     reporter.error(span, f"invalid integer literal '{s}'")
                     lit = IntLit(0, None, False)
-                append(Token("int", s, span, lit, end + 1))
+                append(Token("num", s, span, lit, end + 1))
             elif kind == "str":
                 append(Token("str", s, span, _unescape(s[1:-1]), end + 1))
             else:

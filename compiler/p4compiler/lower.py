@@ -99,6 +99,15 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
                 return ValueLoc(const(int(v)), sym.type)
         return None
 
+    def lookup_decl(self, ctx: Ctx, decl) -> Loc | None:
+        c = ctx
+        while c is not None:
+            v = c.env.get(decl)
+            if v is not None:
+                return v
+            c = c.parent
+        return None
+
     def report(self, u: Unsupported) -> None:
         self.rep.error(u.span, f"unsupported: {u.what}")
 
@@ -152,6 +161,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
                     "name": name, "id": len(self.doc.header_stacks), "header_type": t.elem.tname,
                     "size": t.size, "header_ids": [self.doc.header_by_name[e.name]["id"] for e in s.elems]})
             return s
+        if isinstance(t, Tuple):
+            t = Composite("struct", t.name(), [(str(i), e) for i, e in enumerate(t.elems)])
         if isinstance(t, Composite):
             sl = StructLoc(t)
             for f, ft in t.fields:
@@ -165,6 +176,16 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
             raise Unsupported(None, f"variable '{name}' of type {t0}")
         fname = self.doc.add_scalar(scalar_name or name, w, isinstance(t, Bits) and t.signed)
         return FieldLoc("scalars", fname, t0)
+
+    def synth_var(self, ctx: Ctx, loc: Loc, t: Type, span) -> A.Name:
+        """A Name expression bound to a compiler temporary (for synthesized statements)."""
+        from .scope import Symbol
+        vd = A.VarDecl(span, "__tmp", [], None)
+        n = A.Name(span, "__tmp")
+        n.sym = Symbol("var", "__tmp", vd, t)
+        n.type = t
+        ctx.env[vd] = loc
+        return n
 
     def union_id(self, name: str) -> int:
         for u in self.doc.header_unions:
@@ -376,7 +397,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
         elif isinstance(st, A.CallStmt):
             self.call_stmt(st.call, ctx, body)
         elif isinstance(st, A.VarDecl):
-            loc = self.alloc_local(st, ctx)
+            loc = self.lookup_decl(ctx, st) or self.alloc_local(st, ctx)
             if st.init is not None:
                 self.assign_to(loc, st.init, ctx, body, st.span)
         elif isinstance(st, A.ConstDecl) or isinstance(st, A.Empty):
@@ -446,7 +467,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
         t = d.type_ref.resolved
         base = f"{ctx.prefix}.{d.name}" if ctx.prefix else d.name
         st = strip_newtype(t)
-        if isinstance(st, (Composite, Stack)):
+        if isinstance(st, (Composite, Stack, Tuple)):
             loc = self.alloc(t, self.doc.fresh(base), True if not (isinstance(st, Composite) and st.is_header) else False, base)
         else:
             loc = self.temp(t, base)
@@ -494,7 +515,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
         if isinstance(rhs, (A.ListExpr, A.StructInit)) or isinstance(rhs, A.Cast) and isinstance(rhs.expr, (A.ListExpr, A.StructInit)):
             if isinstance(rhs, A.Cast):
                 rhs = rhs.expr
-            t = strip_newtype(rhs.type)
+            t = loc.type if isinstance(loc, (StructLoc, HeaderLoc)) else strip_newtype(rhs.type)
             if isinstance(loc, HeaderLoc):
                 self.prim(body, "add_header", [loc.json()], span)
                 items = self.aggregate_items(rhs, t)
@@ -513,6 +534,15 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
             raise unsupported(rhs, "this initializer")
         if isinstance(rhs, A.Ternary) and not isinstance(loc, FieldLoc):
             raise unsupported(rhs, "'?:' on headers or structs")
+        if isinstance(rhs, A.Call) and getattr(rhs, "target", (None,))[0] == "builtin" and rhs.target[1] == "lookahead" \
+                and isinstance(loc, HeaderLoc):
+            self.prim(body, "add_header", [loc.json()], span)
+            off = 0
+            for f, ft in loc.type.fields:
+                w = scalar_width(ft) or 0
+                self.emit_assign(loc.field(f), {"type": "lookahead", "value": [off, w]}, body, span)
+                off += w
+            return
         src = self.loc(rhs, ctx)
         if isinstance(loc, HeaderLoc) and isinstance(src, HeaderLoc):
             self.prim(body, "assign_header", [loc.json(), src.json()], span)

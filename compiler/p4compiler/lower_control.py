@@ -224,15 +224,21 @@ class ControlLowering:
             tdecl, call, on_hit = hm
             hit, miss = (t, f) if on_hit else (f, t)
             return self.lower_table(tdecl, ctx, {"__HIT__": hit, "__MISS__": miss}, nxt, call)
-        if self.has_table_apply(st.cond):
+        if self.has_call(st.cond, ("table_apply", "apply")):
             raise unsupported(st.cond, "table apply inside a complex condition")
+        if self.has_call(st.cond, ("function", "extern_function", "extern_method")):
+            # evaluate the condition in a hidden action first (function calls need primitives)
+            tmp = self.temp(BOOL, "cond")
+            name = self.synth_var(ctx, tmp, BOOL, st.cond.span)
+            node = self.cond_node(expr("d2b", None, tmp.json()), ctx, t, f, st.cond.span)
+            return self.hidden_table([A.Assign(st.cond.span, name, st.cond)], ctx, node)
         cond = self.cond(st.cond, ctx)
         return self.cond_node(cond, ctx, t, f, st.cond.span)
 
-    def has_table_apply(self, e) -> bool:
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in ("table_apply", "function"):
+    def has_call(self, e, kinds) -> bool:
+        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in kinds:
             return True
-        return any(self.has_table_apply(c) for c in e.children() if isinstance(c, A.Expr))
+        return any(self.has_call(c, kinds) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
 
     def lower_switch(self, st: A.Switch, ctx, nxt):
         if isinstance(st.expr.type, ActionRun):
@@ -465,13 +471,7 @@ class ControlLowering:
                 return [loc.header, loc.field], w
         # computed key: evaluate into a temporary before the table
         tmp = self.temp(e.type, "key")
-        name = A.Name(e.span, "__key")
-        from .scope import Symbol
-        vd = A.VarDecl(e.span, "__key", [], None)
-        sym = Symbol("var", "__key", vd, e.type)
-        name.sym = sym
-        name.type = e.type
-        ctx.env[vd] = tmp
+        name = self.synth_var(ctx, tmp, e.type, e.span)
         prep.append(A.Assign(e.span, name, e))
         return [tmp.header, tmp.field], w
 

@@ -164,7 +164,7 @@ class ExternLowering:
             items = [e]
         out = []
         for it in items:
-            if isinstance(strip_newtype(it.type), Composite) or isinstance(it, (A.ListExpr, A.StructInit)):
+            if isinstance(strip_newtype(it.type), (Composite, Tuple)) or isinstance(it, (A.ListExpr, A.StructInit)):
                 out.extend(self.field_elems(it, ctx, body, what))
                 continue
             if self.is_loc_expr(it):
@@ -186,7 +186,7 @@ class ExternLowering:
             if isinstance(it, (A.ListExpr, A.StructInit)):
                 out.extend(self.calc_inputs(it, ctx, body))
                 continue
-            if isinstance(st, Composite):
+            if isinstance(st, (Composite, Tuple)):
                 loc = self.loc(it, ctx)
                 for leaf in leaves(loc):
                     if isinstance(leaf, HeaderLoc):

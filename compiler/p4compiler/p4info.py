@@ -22,6 +22,27 @@ SCOPE = {"TABLE_AND_DEFAULT": p4info_pb2.ActionRef.TABLE_AND_DEFAULT,
 _SKIP_ANNOS = {"name", "id", "hidden", "tableonly", "defaultonly", "noWarn", "pure", "noSideEffects"}
 
 
+def map_entry(container, key: str):
+    """Value of a protobuf map field for key, created if missing. (Under the pure-Python
+    protobuf runtime the p4runtime maps show up as repeated key/value entries.)"""
+    try:
+        return container[key]
+    except (TypeError, AttributeError):
+        for e in container:
+            if e.key == key:
+                return e.value
+        e = container.add()
+        e.key = key
+        return e.value
+
+
+def map_has(container, key: str) -> bool:
+    try:
+        return key in container
+    except (TypeError, AttributeError):
+        return any(e.key == key for e in container)
+
+
 class Ids:
     """Stable ids: prefix byte per entity kind + 24 bits of a hash of the fully qualified name;
     @id wins; collisions are resolved by probing in name order."""
@@ -270,9 +291,9 @@ class P4InfoBuilder:
 
     def add_new_type(self, t: NewType) -> None:
         ti = self.info.type_info
-        if t.tname in ti.new_types:
+        if map_has(ti.new_types, t.tname):
             return
-        nt = ti.new_types[t.tname]
+        nt = map_entry(ti.new_types, t.tname)
         base = strip_newtype(t.base)
         w = scalar_width(base) or 0
         nt.original_type.bitstring.bit.bitwidth = w
@@ -286,7 +307,7 @@ class P4InfoBuilder:
             annos = getattr(decl, "annotations", []) or []
             for a in annos:
                 if a.name == "p4runtime_translation" and a.args:
-                    nt = self.info.type_info.new_types[name]
+                    nt = map_entry(self.info.type_info.new_types, name)
                     nt.translated_type.uri = str(a.args[0])
                     w = a.args[1] if len(a.args) > 1 else None
                     if isinstance(w, int):
@@ -318,7 +339,7 @@ class P4InfoBuilder:
         elif isinstance(t, Enum):
             if t.underlying is not None:
                 spec.serializable_enum.name = t.tname
-                se = self.info.type_info.serializable_enums[t.tname]
+                se = map_entry(self.info.type_info.serializable_enums, t.tname)
                 if not se.members:
                     se.underlying_type.bitwidth = t.underlying.width
                     for mname in t.members:
@@ -328,7 +349,7 @@ class P4InfoBuilder:
                         mm.value = v.to_bytes(max(1, (t.underlying.width + 7) // 8), "big")
             else:
                 spec.enum.name = t.tname
-                e = self.info.type_info.enums[t.tname]
+                e = map_entry(self.info.type_info.enums, t.tname)
                 if not e.members:
                     for mname in t.members:
                         e.members.add().name = mname
@@ -336,16 +357,16 @@ class P4InfoBuilder:
             ti = self.info.type_info
             if t.is_struct:
                 spec.struct.name = t.tname
-                if t.tname not in ti.structs:
-                    s = ti.structs[t.tname]
+                if not map_has(ti.structs, t.tname):
+                    s = map_entry(ti.structs, t.tname)
                     for f, ft in t.fields:
                         mem = s.members.add()
                         mem.name = f
                         self.type_spec(mem.type_spec, ft)
             elif t.is_header:
                 spec.header.name = t.tname
-                if t.tname not in ti.headers:
-                    h = ti.headers[t.tname]
+                if not map_has(ti.headers, t.tname):
+                    h = map_entry(ti.headers, t.tname)
                     for f, ft in t.fields:
                         mem = h.members.add()
                         mem.name = f
@@ -357,7 +378,6 @@ class P4InfoBuilder:
             else:
                 spec.header_union.name = t.tname
         elif isinstance(t, Stack):
-            self.type_spec(spec.header_stack.header if False else spec.header_stack, t.elem) if False else None
             spec.header_stack.header.name = t.elem.tname
             spec.header_stack.size = t.size
         _ = t0
@@ -367,9 +387,53 @@ def build_p4info(model: Model, rep: Reporter, checker) -> p4info_pb2.P4Info:
     return P4InfoBuilder(model, rep, checker).build()
 
 
+def _is_map(fd) -> bool:
+    return fd.message_type is not None and fd.message_type.GetOptions().map_entry
+
+
+def _type_info_text(ti, indent: int) -> str:
+    pad = " " * indent
+    out = []
+    for fd, value in ti.ListFields():
+        if _is_map(fd):
+            for entry in value:
+                out.append(f"{pad}{fd.name} {{\n" + text_format.MessageToString(entry, indent=indent + 2) + f"{pad}}}\n")
+        elif fd.label == fd.LABEL_REPEATED:
+            for v in value:
+                out.append(f"{pad}{fd.name} {{\n" + text_format.MessageToString(v, indent=indent + 2) + f"{pad}}}\n")
+        else:
+            out.append(f"{pad}{fd.name} {{\n" + text_format.MessageToString(value, indent=indent + 2) + f"{pad}}}\n")
+    return "".join(out)
+
+
+def _type_info_dict(ti) -> dict:
+    out = {}
+    for fd, value in ti.ListFields():
+        key = json_format._FieldJsonName(fd) if hasattr(json_format, "_FieldJsonName") else fd.json_name
+        if _is_map(fd):
+            out[key] = {e.key: json_format.MessageToDict(e.value) for e in value}
+        else:
+            out[key] = json_format.MessageToDict(value)
+    return out
+
+
 def serialize(info: p4info_pb2.P4Info, fmt: str) -> bytes:
+    """P4Info in text, binary or JSON form. type_info's map fields are printed entry by
+    entry: under the pure-Python protobuf runtime the generated p4runtime classes expose
+    them as repeated entries, which the stock printers reject."""
     if fmt == "binary":
         return info.SerializeToString()
+    rest = p4info_pb2.P4Info()
+    rest.CopyFrom(info)
+    rest.ClearField("type_info")
+    has_ti = info.HasField("type_info")
     if fmt == "json":
-        return json_format.MessageToJson(info).encode()
-    return text_format.MessageToString(info).encode()
+        import json
+        d = json_format.MessageToDict(rest)
+        if has_ti:
+            d["typeInfo"] = _type_info_dict(info.type_info)
+        return (json.dumps(d, indent=2) + "\n").encode()
+    text = text_format.MessageToString(rest)
+    if has_ti:
+        text += "type_info {\n" + _type_info_text(info.type_info, 2) + "}\n"
+    return text.encode()

@@ -148,7 +148,7 @@ class Parser:
                             break
                     if t.kind == "str":
                         args.append(t.value)
-                    elif t.kind == "int":
+                    elif t.kind == "num":
                         args.append(t.value.value)
                     elif t.kind == ",":
                         continue
@@ -270,15 +270,12 @@ class Parser:
         args = []
         if not self.at(">"):
             while True:
-                if self.at("int") and self.peek().kind != "<" or self.at("id") and not self.is_type_name(self.tok.text) or self.at("(") :
-                    # a non-type argument (e.g. an integer constant): keep it as an expression type
+                if self.at("num", "(") or (self.at("id") and not self.is_type_name(self.tok.text)):
+                    # a non-type argument (e.g. an integer constant)
                     e = self.width_expr()
-                    args.append(A.BitType(e.span, e, False) if False else A.NamedType(e.span, "__expr__", []))
-                    args[-1].expr = e
-                elif self.at("int") and self.peek().kind == "int":
-                    e = self.width_expr()
-                    args.append(A.NamedType(e.span, "__expr__", []))
-                    args[-1].expr = e
+                    ref = A.NamedType(e.span, "__expr__", [])
+                    ref.expr = e
+                    args.append(ref)
                 else:
                     args.append(self.type_ref())
                 if not self.accept(","):
@@ -288,7 +285,7 @@ class Parser:
 
     def width_expr(self) -> A.Expr:
         t = self.tok
-        if t.kind == "int":
+        if t.kind == "num":
             self.next()
             return A.IntLiteral(t.span, t.value.value, t.value.width, t.value.signed)
         if t.kind == "(":
@@ -798,7 +795,7 @@ class Parser:
                 entry_const = True
             prio = None
             t = self.tok
-            if self.at("priority"):
+            if self.at("id") and self.tok.text == "priority" and self.peek().kind == "=":
                 self.next()
                 self.expect("=")
                 prio = self.expression()
@@ -986,7 +983,7 @@ class Parser:
             after = self.peek(2)
             if after.kind == ")":
                 follow = self.peek(3)
-                return follow.kind in ("id", "int", "(", "{", "true", "false", "!", "~", "-", "str") \
+                return follow.kind in ("id", "num", "(", "{", "true", "false", "!", "~", "-", "str") \
                     or follow.kind in ("error",)
             return after.kind == "<"
         return False
@@ -994,7 +991,7 @@ class Parser:
     def primary(self) -> A.Expr:
         t = self.tok
         k = t.kind
-        if k == "int":
+        if k == "num":
             self.next()
             v = t.value
             return A.IntLiteral(t.span, v.value, v.width, v.signed)

@@ -203,6 +203,10 @@ def same_type(a: Type, b: Type) -> bool:
         return a.tname == b.tname and a.kind == b.kind
     if isinstance(a, Enum) and isinstance(b, Enum):
         return a.tname == b.tname
+    if isinstance(a, ObjectT) and isinstance(b, ObjectT):
+        return a.tname == b.tname
+    if isinstance(a, Simple) and isinstance(b, ObjectT) or isinstance(b, Simple) and isinstance(a, ObjectT):
+        return a.name() == b.name()
     return False
 
 
