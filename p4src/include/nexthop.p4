@@ -67,11 +67,6 @@ control nexthop_resolution(inout headers_t hdr, inout local_metadata_t meta) {
         meta.mpls_ttl_mode = ttl_mode;
     }
 
-    action nexthop_miss() {
-        meta.drop = true;
-        meta.drop_reason = DROP_NEXTHOP_MISS;
-    }
-
     /* Models: next hops (neighbour, interface, LSP) and ECMP groups.
      * Written by: the controller: one action-profile member per next hop
      * (ecmp_selector), one group per ECMP route, and one entry per next-hop
@@ -89,9 +84,10 @@ control nexthop_resolution(inout headers_t hdr, inout local_metadata_t meta) {
             set_nexthop;
             set_nexthop_push1;
             set_nexthop_push2;
-            @defaultonly nexthop_miss;
+            @defaultonly NoAction;
         }
-        const default_action = nexthop_miss();
+        /* No default_action: tables with an action selector cannot have
+         * one on BMv2, so a miss is detected with .hit below. */
         implementation = ecmp_selector;
         counters = nexthop_counter;
         size = NEXTHOP_TABLE_SIZE;
@@ -106,10 +102,12 @@ control nexthop_resolution(inout headers_t hdr, inout local_metadata_t meta) {
             hash_ipv4_dst = hdr.ipv4.dst_addr;
             hash_ip_protocol = hdr.ipv4.protocol;
         }
-        nexthop_table.apply();
-        if (!meta.drop) {
+        if (nexthop_table.apply().hit) {
             meta.is_routed = true;
             meta.mcast_group = 0;
+        } else {
+            meta.drop = true;
+            meta.drop_reason = DROP_NEXTHOP_MISS;
         }
 
         if (!meta.drop && meta.mpls_push_count != 0) {
