@@ -71,11 +71,13 @@ def compile_program(opts: Options, p4: str, out_dir: str) -> tuple[str, str, str
     """Compile with $P4C; returns (json, p4info, error text or None)."""
     os.makedirs(out_dir, exist_ok=True)
     base = os.path.join(out_dir, os.path.splitext(os.path.basename(p4))[0])
-    js, info = base + ".json", base + ".p4info.txtpb"
-    for f in (js, info):
+    # The binary P4Info is what the runner loads (text-format maps do not parse with the
+    # pure-Python protobuf runtime); the text one is for people reading the build folder.
+    js, text, info = base + ".json", base + ".p4info.txt", base + ".p4info.bin"
+    for f in (js, text, info):
         if os.path.exists(f):
             os.remove(f)
-    argv = shlex.split(opts.p4c) + [p4, "-o", js, "--p4runtime-files", info]
+    argv = shlex.split(opts.p4c) + [p4, "-o", js, "--p4runtime-files", f"{text},{info}"]
     try:
         cp = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     except FileNotFoundError:
