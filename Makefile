@@ -48,7 +48,7 @@ build-switch: $(VENV_STAMP) ## Build the Rust workspace (p4switch) in release mo
 	@$(CARGO) build --release --workspace --quiet
 	@echo "build: target/release/p4switch"
 
-build-p4: $(P4_OUTPUTS) ## Compile p4src/*.p4 with $(P4C) into build/
+build-p4: $(P4_OUTPUTS) ## Compile p4src/*.p4 with the selected P4C into build/
 
 $(BUILD)/%.json: p4src/%.p4 $(wildcard p4src/include/*.p4) | $(VENV_STAMP)
 	@mkdir -p $(BUILD)

@@ -16,4 +16,5 @@ fi
 echo "setup: installing Debian packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" 2>&1 | grep -v "^debconf:" || true
+dpkg-query -W "${missing[@]}" >/dev/null

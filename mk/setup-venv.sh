@@ -2,6 +2,7 @@
 # Create .venv on Debian's python3 (so Debian's mininet is importable), install the
 # pinned requirements and the project's Python packages (editable).
 set -euo pipefail
+export PYTHONWARNINGS=ignore
 cd "$(dirname "$0")/.."
 venv=.venv
 if [[ ! -x $venv/bin/python ]]; then
