@@ -1350,6 +1350,12 @@ class Checker:
         return False
 
     def set_const_type(self, e: A.Expr, t: Type) -> None:
+        # unsized constants are folded with infinite precision first, then converted
+        v = const_value(e)
+        if isinstance(v, int) and not isinstance(v, bool):
+            e.folded = v
+            e.type = t
+            return
         e.type = t
         if isinstance(e, A.Binary) and e.op not in ("<<", ">>"):
             for x in (e.left, e.right):
@@ -1391,6 +1397,9 @@ def _wrap(v: int, t) -> int:
 
 def _const(e: A.Expr):
     t = getattr(e, "type", None)
+    folded = getattr(e, "folded", None)
+    if folded is not None:
+        return _wrap(folded, t)
     if isinstance(e, A.IntLiteral):
         if e.width is not None:
             return _wrap(e.value, Bits(e.width, e.signed))
@@ -1505,9 +1514,9 @@ def _const(e: A.Expr):
     return None
 
 
-def check(program: A.Program, rep: Reporter) -> Checker:
+def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     c = Checker(rep)
     c.run(program)
     if c.main is None and not rep.failed:
-        rep.error(program.span, "program has no 'main' package instantiation")
+        rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
     return c

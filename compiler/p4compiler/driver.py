@@ -73,7 +73,7 @@ class Compilation:
             self.dumps.append(A.dump(program))
 
         rep = self.phase()
-        ck = check(program, rep)
+        ck = check(program, rep, self.path)
         rep.check()
 
         rep = self.phase()

@@ -29,6 +29,7 @@ _MASTER = re.compile(
     r"|0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|0[dD][0-9_]+|\d[0-9_]*)"
     r"|(?P<id>[A-Za-z_][A-Za-z0-9_]*)"
     r'|(?P<str>"(?:[^"\\\n]|\\.)*")'
+    r'|(?P<badstr>"[^\n]*)'
     r"|(?P<op>" + "|".join(re.escape(o) for o in OPERATORS) + r")"
 )
 
@@ -105,6 +106,8 @@ def lex(lines: list[Line], reporter: Reporter) -> list[Token]:
                     reporter.error(span, f"invalid integer literal '{s}'")
                     lit = IntLit(0, None, False)
                 append(Token("num", s, span, lit, end + 1))
+            elif kind == "badstr":
+                reporter.error(span, "unterminated string literal")
             elif kind == "str":
                 append(Token("str", s, span, _unescape(s[1:-1]), end + 1))
             else:

@@ -102,28 +102,26 @@ class Parser:
                     decls.append(d)
             except ParseError:
                 self.recover(before)
+            except RecursionError:
+                self.rep.error(self.toks[before].span, "syntax error: declaration nested too deeply")
+                self.recover(before)
             if len(self.rep.diagnostics) >= self.rep.limit:
                 break
         return A.Program(start, decls)
 
+    _DECL_START = {"control", "parser", "header", "header_union", "struct", "action", "const", "typedef",
+                   "type", "extern", "enum", "error", "match_kind", "package", "@", "id", "bit", "int", "void"}
+
     def recover(self, before: int) -> None:
-        """Skip to the end of the broken top-level declaration."""
+        """Skip to the start of the next top-level declaration: a declaration keyword
+        (or a name) in the first column of a line."""
         if self.i == before:
             self.i += 1
-        depth = 0
         while not self.at("eof"):
-            t = self.next()
-            if t.kind in ("{", "(", "["):
-                depth += 1
-            elif t.kind in ("}", ")", "]"):
-                depth -= 1
-                if depth <= 0 and t.kind == "}":
-                    if self.at(";"):
-                        self.next()
-                    if depth <= 0:
-                        return
-            elif t.kind == ";" and depth <= 0:
+            t = self.tok
+            if t.span.col == 1 and t.kind in self._DECL_START and self.i > before:
                 return
+            self.next()
 
     def annotations(self) -> list[A.Annotation]:
         annos = []

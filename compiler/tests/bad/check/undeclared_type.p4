@@ -1,0 +1,1 @@
+header h_t { foo_t a; }

@@ -1,0 +1,2 @@
+@name("abc)
+const bit<8> a = 1;

@@ -1,0 +1,2 @@
+const bit<8> a = 1;
+#else

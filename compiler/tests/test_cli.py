@@ -1,0 +1,81 @@
+"""The command line: p4c-bm2-ss options, output files, diagnostics with caret, no tracebacks."""
+import json
+import os
+import subprocess
+import sys
+
+from conftest import HERE
+
+BASIC = os.path.join(HERE, "programs", "basic.p4")
+
+
+def p4compile(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "p4compiler", *args], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, "PYTHONPATH": os.path.dirname(HERE)}, timeout=120)
+
+
+def test_outputs_in_all_formats(tmp_path):
+    out = tmp_path / "basic.json"
+    files = [tmp_path / "b.p4info.txtpb", tmp_path / "b.p4info.bin", tmp_path / "b.p4info.json"]
+    r = p4compile(BASIC, "-o", str(out), "--p4runtime-files", ",".join(map(str, files)),
+                  "--std", "p4-16", "--arch", "v1model", "--target", "bmv2")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["program"].endswith("basic.p4")
+    from p4.config.v1 import p4info_pb2
+    info = p4info_pb2.P4Info()
+    info.ParseFromString(files[1].read_bytes())
+    assert info.tables[0].preamble.name == "MyIngress.ipv4_lpm"
+    assert 'name: "MyIngress.ipv4_lpm"' in files[0].read_text()
+    assert json.loads(files[2].read_text())["tables"][0]["preamble"]["name"] == "MyIngress.ipv4_lpm"
+
+
+def test_defines_and_include_dirs(tmp_path):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "sizes.p4").write_text("#define TABLE_SIZE 77\n")
+    src = open(BASIC).read().replace("size = 1024;", "size = TABLE_SIZE;").replace(
+        "#include <v1model.p4>", "#include <v1model.p4>\n#include \"sizes.p4\"\n#if WITH_X\n#error WITH_X set\n#endif")
+    prog = tmp_path / "p.p4"
+    prog.write_text(src)
+    out = tmp_path / "p.json"
+    r = p4compile(str(prog), "-I", str(inc), "-D", "WITH_X=0", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["pipelines"][0]["tables"][0]["max_size"] == 77
+    r = p4compile(str(prog), "-I", str(inc), "-DWITH_X", "-o", str(out))
+    assert r.returncode == 1 and "error: #error WITH_X set" in r.stderr
+
+
+def test_error_has_location_source_line_and_caret(tmp_path):
+    bad = tmp_path / "bad.p4"
+    bad.write_text("#include <v1model.p4>\nconst bit<8> x = y;\n")
+    r = p4compile(str(bad))
+    assert r.returncode == 1
+    lines = r.stderr.splitlines()
+    assert lines[0] == f"{bad}:2:18: error: undeclared name 'y'"
+    assert lines[1] == "const bit<8> x = y;"
+    assert lines[2] == " " * 17 + "^"
+
+
+def test_dumps():
+    r = p4compile(BASIC, "--dump-tokens", "--dump-ast", "--dump-ir")
+    assert r.returncode == 0
+    assert "ipv4_lpm" in r.stdout and "ControlDecl" in r.stdout and '"pipelines"' in r.stdout
+
+
+def test_never_a_traceback(tmp_path):
+    cases = {
+        "empty.p4": b"",
+        "garbage.p4": bytes(range(256)) * 400,
+        "deep_parens.p4": b"const bit<8> a = " + b"(" * 30000 + b"1" + b")" * 30000 + b";\n",
+        "deep_blocks.p4": b"#include <core.p4>\ncontrol C() { apply " + b"{" * 20000 + b"}" * 20000 + b" }\n",
+        "big.p4": b"/* filler */\n" * 800000,
+    }
+    for name, data in cases.items():
+        p = tmp_path / name
+        p.write_bytes(data)
+        r = p4compile(str(p))
+        assert r.returncode == 1, name
+        assert "Traceback" not in r.stderr and "internal error" not in r.stderr, (name, r.stderr[-500:])
+        assert "error:" in r.stderr, name
+    r = p4compile(str(tmp_path / "missing.p4"))
+    assert r.returncode == 1 and "cannot open file" in r.stderr
