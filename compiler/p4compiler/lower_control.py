@@ -7,7 +7,7 @@ from .check import ActionRun, TableResult, const_value
 from .lower_expr import Unsupported, unsupported
 from .model import MatchFieldInfo, TableInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, ValueLoc
-from .types import BOOL, Bits, Composite, Enum, strip_newtype
+from .types import BOOL, Bits, Composite, Enum, NewType, strip_newtype
 
 _KIND_ORDER = {"range": 4, "ternary": 3, "optional": 3, "lpm": 2, "exact": 1}
 
@@ -327,9 +327,8 @@ class ControlLowering:
                 raise unsupported(k, f"match kind '{mt}' on BMv2")
             keys_json.append({"match_type": "ternary" if mt == "optional" else mt, "name": kname,
                               "target": target, "mask": None})
-            et = strip_newtype(k.expr.type)
             info.keys.append(MatchFieldInfo(kname, width, mt, k.annotations,
-                                            et.tname if hasattr(et, "tname") and getattr(et, "underlying", None) is None and isinstance(et, Enum) else None))
+                                            k.expr.type.tname if isinstance(k.expr.type, NewType) else None))
         mts = [k["match_type"] for k in keys_json]
         table_mt = max(mts, key=lambda m: _KIND_ORDER[m]) if mts else "exact"
         # actions
@@ -467,7 +466,7 @@ class ControlLowering:
             raise unsupported(e, f"table key of type {e.type}")
         if self.is_loc_expr(e):
             loc = self.loc(e, ctx)
-            if isinstance(loc, FieldLoc):
+            if type(loc) is FieldLoc:
                 return [loc.header, loc.field], w
         # computed key: evaluate into a temporary before the table
         tmp = self.temp(e.type, "key")
@@ -499,6 +498,9 @@ class ControlLowering:
             if not match:
                 raise unsupported(ar, f"entry action '{ar.name}' not in the table's actions")
             pr = const_value(ent.priority) if ent.priority is not None else None
+            for a in ent.annotations:
+                if a.name == "priority" and a.args and isinstance(a.args[0], int):
+                    pr = a.args[0]
             e = {"source_info": self.doc.source_info(ent.span), "match_key": mk,
                  "action_entry": {"action_id": match[0]["id"], "action_data": self.action_data(ar, ctx)},
                  "priority": pr if isinstance(pr, int) else i + 1}

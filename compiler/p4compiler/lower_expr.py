@@ -5,7 +5,8 @@ from . import ast as A
 from .bmv2 import const, expr, scalar_width
 from .check import TypeName, const_value
 from .diag import CompileError, Diagnostic, Span
-from .storage import FieldLoc, HeaderLoc, Loc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc
+from .storage import (DynHeaderLoc, FieldLoc, HeaderLoc, LastLoc, Loc, ObjLoc, StackLoc, StructLoc, UnionLoc,
+                      ValueLoc)
 from .types import BOOL, ERROR, Bits, Composite, Enum, IntT, Stack, Varbit, strip_newtype
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
@@ -40,11 +41,15 @@ class ExprLowering:
                 if e.name not in base.fields:
                     raise unsupported(e, f"field '{e.name}'")
                 return base.fields[e.name]
-            if isinstance(base, HeaderLoc):
+            if isinstance(base, (HeaderLoc, DynHeaderLoc, LastLoc)):
+                if isinstance(base, (DynHeaderLoc, LastLoc)) and e.name not in [f for f, _ in base.stack.type.elem.fields]:
+                    raise unsupported(e, f"'{e.name}' of a header stack element chosen at run time")
                 return base.field(e.name)
             if isinstance(base, UnionLoc):
                 return base.members[e.name]
             if isinstance(base, StackLoc):
+                if e.name == "last" and getattr(ctx, "kind", "") == "parser" and not base.is_union_stack:
+                    return LastLoc(base)
                 if e.name in ("next", "last"):
                     dyn = getattr(ctx, "stack_cursor", None)
                     if dyn is not None:
@@ -59,7 +64,9 @@ class ExprLowering:
                     if not 0 <= i < len(base.elems):
                         raise unsupported(e, "constant stack index out of range")
                     return base.elems[i]
-                raise unsupported(e, "header stack index that is not a compile-time constant")
+                if base.is_union_stack:
+                    raise unsupported(e, "header union stack index that is not a compile-time constant")
+                return DynHeaderLoc(base, self.val(e.index, ctx))
             raise unsupported(e, "indexing this value")
         raise unsupported(e, "this expression as a location")
 
@@ -126,6 +133,8 @@ class ExprLowering:
     def valid_expr(self, loc: Loc, node) -> dict:
         if isinstance(loc, HeaderLoc):
             return expr("d2b", None, {"type": "field", "value": [loc.name, "$valid$"]})
+        if isinstance(loc, DynHeaderLoc):
+            return expr("valid", None, loc.header_expr())
         if isinstance(loc, UnionLoc):
             out = None
             for m in loc.members.values():

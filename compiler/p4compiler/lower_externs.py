@@ -221,7 +221,7 @@ class ExternLowering:
 
     def dest(self, e: A.Expr, ctx) -> FieldLoc:
         loc = self.loc(e, ctx)
-        if not isinstance(loc, FieldLoc):
+        if type(loc) is not FieldLoc:
             raise unsupported(e, "result that is not a field or variable")
         return loc
 

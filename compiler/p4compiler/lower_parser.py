@@ -85,7 +85,9 @@ class ParserLowering:
         self.model.value_sets.append(ValueSetInfo(name, d, fields, size))
         ctx.env[d] = ObjLoc("value_set", name, d, {"width": width})
 
-    def next_state(self, name: str, ctx):
+    def next_state(self, name, ctx):
+        if isinstance(name, tuple):  # ("raw", BMv2 state name) for states the compiler split
+            return name[1]
         if name == "accept":
             return ctx.accept_to
         if name == "reject":
@@ -131,12 +133,31 @@ class ParserLowering:
                 sj["parser_ops"] = body.prims
                 sj["transitions"] = [{"type": "default", "value": None, "mask": None, "next_state": sub_start}]
                 rest = A.ParserState(st.span, st.name, [], stmts[i + 1:], st.transition, st.transition_span)
-                self.parse_state(rest, ctx, cont)
+                self.parse_state(rest, sctx, cont)
+                return
+            if isinstance(s, A.If) and not isinstance(const_value(s.cond), bool):
+                # split the state: evaluate the condition into a 1-bit temporary and select on it
+                cont = self.doc.fresh(f"{name}_0")
+                tname = self.doc.fresh(f"{name}_true")
+                fname = self.doc.fresh(f"{name}_false") if s.other is not None else cont
+                tmp = self.temp(Bits(1), "cond")
+                body.emit("set", [tmp.json(), expr("b2d", None, self.cond(s.cond, sctx))], s.span, self.doc)
+                sj["parser_ops"] = body.prims
+                sj["transition_key"] = [tmp.json()]
+                sj["transitions"] = [{"type": "hexstr", "value": "0x01", "mask": None, "next_state": tname},
+                                     {"type": "default", "value": None, "mask": None, "next_state": fname}]
+                for branch, bname in ((s.then, tname), (s.other, fname)):
+                    if branch is None:
+                        continue
+                    bst = branch.stmts if isinstance(branch, A.Block) else [branch]
+                    self.parse_state(A.ParserState(branch.span, st.name, [], bst, ("raw", cont), None), sctx, bname)
+                rest = A.ParserState(st.span, st.name, [], stmts[i + 1:], st.transition, st.transition_span)
+                self.parse_state(rest, sctx, cont)
                 return
             self.body_stmt(s, sctx, body)
         sj["parser_ops"] = body.prims
         tr = st.transition
-        if isinstance(tr, str):
+        if isinstance(tr, (str, tuple)):
             sj["transitions"] = [{"type": "default", "value": None, "mask": None, "next_state": self.next_state(tr, ctx)}]
             return
         self.select(tr, sctx, sj, body)

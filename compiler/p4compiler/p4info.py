@@ -162,6 +162,8 @@ class P4InfoBuilder:
                 mf.name = k.name
                 mf.bitwidth = k.bitwidth
                 mf.match_type = MATCH[k.match_type]
+                if k.type_name:
+                    mf.type_name.name = k.type_name
             for aname, scope, annos in t.actions:
                 ar = pt.action_refs.add()
                 ar.id = self.id_of[("action", aname)]

@@ -98,3 +98,39 @@ def leaves(loc: Loc) -> list[Loc]:
             out.extend(leaves(v))
         return out
     return [loc]
+
+
+@dataclass(eq=False)
+class DynHeaderLoc(Loc):
+    """Element of a header stack selected by a run-time index."""
+    stack: StackLoc
+    index: dict  # BMv2 operand
+
+    def header_expr(self) -> dict:
+        return {"type": "expression", "value": {"op": "dereference_header_stack",
+                                                "left": {"type": "header_stack", "value": self.stack.name},
+                                                "right": self.index}}
+
+    def field(self, name: str) -> "DynFieldLoc":
+        elem = self.stack.type.elem
+        names = [f for f, _ in elem.fields]
+        return DynFieldLoc(self.stack.name, name, elem.field(name), self, names.index(name))
+
+
+@dataclass(eq=False)
+class DynFieldLoc(FieldLoc):
+    dyn: DynHeaderLoc = None
+    offset: int = 0
+
+    def json(self) -> dict:
+        return {"type": "expression", "value": {"op": "access_field", "left": self.dyn.header_expr(),
+                                                "right": self.offset}}
+
+
+@dataclass(eq=False)
+class LastLoc(Loc):
+    """`stack.last` in a parser: fields read as BMv2 stack_field."""
+    stack: StackLoc
+
+    def field(self, name: str) -> ValueLoc:
+        return ValueLoc({"type": "stack_field", "value": [self.stack.name, name]}, self.stack.type.elem.field(name))

@@ -354,3 +354,46 @@ enum bit<8> kind_t { A = 1, B = 2 }""", hdrs="pin_t pin;", meta="kind_t k;", ing
     from p4compiler.p4info import serialize
     text = serialize(i, "text").decode()
     assert 'serializable_enums' in text and 'kind_t' in text and 'port_id_t' in text
+
+
+def test_if_in_parser_splits_state():
+    src = program(meta="bit<8> x;", parser_body="""
+    state start {
+        pkt.extract(hdr.eth);
+        if (hdr.eth.etherType == 1) { meta.x = 1; } else { meta.x = 2; }
+        meta.x = meta.x + 1;
+        transition accept;
+    }""")
+    states = {s["name"]: s for s in compile_src(src).json["parsers"][0]["parse_states"]}
+    start = states["start"]
+    assert start["parser_ops"][-1]["op"] == "set"
+    t, f = start["transitions"][0]["next_state"], start["transitions"][1]["next_state"]
+    assert states[t]["parser_ops"][0]["parameters"][1] == {"type": "hexstr", "value": "0x1"}
+    assert states[f]["parser_ops"][0]["parameters"][1] == {"type": "hexstr", "value": "0x2"}
+    cont = states[t]["transitions"][0]["next_state"]
+    assert cont == states[f]["transitions"][0]["next_state"]
+    assert len(states[cont]["parser_ops"]) == 1 and states[cont]["transitions"][0]["next_state"] is None
+
+
+def test_dynamic_stack_index_and_last():
+    src = program(headers="header v_t { bit<16> tag; bit<8> k; }", hdrs="v_t[3] vl;", meta="bit<16> t; bit<8> i;",
+                  parser_body="""
+    state start { pkt.extract(hdr.eth); pkt.extract(hdr.vl.next); meta.t = hdr.vl.last.tag; transition accept; }""",
+                  ingress_apply="hdr.vl[meta.i].k = 5; meta.t = hdr.vl[meta.i].tag;")
+    j = compile_src(src).json
+    start = j["parsers"][0]["parse_states"][0]
+    assert start["parser_ops"][2]["parameters"][1] == {"type": "stack_field", "value": ["vl", "tag"]}
+    p = all_prims(j)
+    lhs = p[0]["parameters"][0]["value"]
+    assert lhs["op"] == "access_field" and lhs["right"] == 1
+    assert lhs["left"]["value"]["op"] == "dereference_header_stack"
+    assert p[1]["parameters"][1]["value"]["right"] == 0
+
+
+def test_entry_priority_annotation():
+    src = program(ingress_locals="""
+    table t { key = { hdr.eth.etherType: ternary; } actions = { NoAction; }
+              const entries = { @priority(7) 0x1 &&& 0xf: NoAction(); priority = 3: 0x2 &&& 0xf: NoAction(); } }""",
+                  ingress_apply="t.apply();")
+    e = ingress_tables(compile_src(src).json)[0]["entries"]
+    assert [x["priority"] for x in e] == [7, 3]

@@ -1,15 +1,16 @@
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<16> b; }
-struct hs_t { h_t h; }
+struct hs_t { h_t h; h_t[2] st; }
 struct m_t { bit<8> x; }
 parser P(packet_in pkt, out hs_t hdr, inout m_t meta, inout standard_metadata_t sm) {
-    state start {
-        if (hdr.h.a == 1) { meta.x = 1; }
-        transition accept;
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control I(inout hs_t hdr, inout m_t meta, inout standard_metadata_t sm) {
+    apply {
+        hdr.st[meta.x].setValid();
     }
 }
-control I(inout hs_t hdr, inout m_t meta, inout standard_metadata_t sm) { apply { } }
 control VC(inout hs_t hdr, inout m_t meta) { apply { } }
 control E(inout hs_t hdr, inout m_t meta, inout standard_metadata_t sm) { apply { } }
 control CC(inout hs_t hdr, inout m_t meta) { apply { } }

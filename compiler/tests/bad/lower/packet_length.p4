@@ -1,16 +1,15 @@
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<16> b; }
-struct hs_t { h_t h; h_t[2] st; }
+struct hs_t { h_t h; }
 struct m_t { bit<8> x; }
 parser P(packet_in pkt, out hs_t hdr, inout m_t meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control I(inout hs_t hdr, inout m_t meta, inout standard_metadata_t sm) {
-    apply {
-        hdr.st[meta.x].a = 1;
+    state start {
+        meta.x = (bit<8>)pkt.length();
+        transition accept;
     }
 }
+control I(inout hs_t hdr, inout m_t meta, inout standard_metadata_t sm) { apply { } }
 control VC(inout hs_t hdr, inout m_t meta) { apply { } }
 control E(inout hs_t hdr, inout m_t meta, inout standard_metadata_t sm) { apply { } }
 control CC(inout hs_t hdr, inout m_t meta) { apply { } }
