@@ -24,6 +24,10 @@ class Node:
                         yield x
 
 
+class StrArg(str):
+    """A string literal argument of an annotation (as opposed to a name or expression token)."""
+
+
 @dataclass(eq=False)
 class Annotation(Node):
     name: str

@@ -270,6 +270,13 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
                 step()
             except Unsupported as u:
                 self.report(u)
+        # direct resources never attached to a table have no meaning for BMv2
+        self.doc.counter_arrays[:] = [c for c in self.doc.counter_arrays if not (c["is_direct"] and c.get("binding") is None)]
+        self.doc.meter_arrays[:] = [m for m in self.doc.meter_arrays if not (m["is_direct"] and m.get("binding") is None)]
+        for i, c in enumerate(self.doc.counter_arrays):
+            c["id"] = i
+        for i, m in enumerate(self.doc.meter_arrays):
+            m["id"] = i
 
     def alloc_standard_metadata(self, t: Type) -> StructLoc:
         if not isinstance(t, Composite):

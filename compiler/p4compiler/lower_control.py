@@ -395,6 +395,7 @@ class ControlLowering:
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_meter":
                     raise unsupported(p, "'meters' property that is not a direct_meter instance")
                 obj.info["json"]["binding"] = name
+                obj.info["json"]["size"] = info.size
                 table["direct_meters"] = obj.name
                 info.direct_meter = obj.name
                 self.model.resource(obj.name).table = name
@@ -441,7 +442,7 @@ class ControlLowering:
                 else:
                     nt[a["name"]] = nxt
             table["next_tables"] = nt
-        if default_act is not None:
+        if default_act is not None and table["type"] == "simple":
             table["default_entry"] = {"action_id": default_act["id"], "action_const": is_const_default,
                                       "action_data": default_data, "action_entry_const": is_const_default}
         ep = tdecl.prop("entries")

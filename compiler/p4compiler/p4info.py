@@ -77,7 +77,8 @@ def _annotations(pre, decl) -> None:
         if a.name in _SKIP_ANNOS:
             continue
         if a.args:
-            args = ", ".join(f'"{x}"' if isinstance(x, str) and not x.isidentifier() or isinstance(x, str) and a.name in ("brief", "description") else str(x) for x in a.args)
+            from .ast import StrArg
+            args = ", ".join('"' + x.replace('"', '\\"') + '"' if isinstance(x, StrArg) else str(x) for x in a.args)
             pre.annotations.append(f"@{a.name}({args})")
         else:
             pre.annotations.append(f"@{a.name}")

@@ -145,7 +145,7 @@ class Parser:
                         if depth == 0:
                             break
                     if t.kind == "str":
-                        args.append(t.value)
+                        args.append(A.StrArg(t.value))
                     elif t.kind == "num":
                         args.append(t.value.value)
                     elif t.kind == ",":

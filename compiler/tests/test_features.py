@@ -1,6 +1,14 @@
 """One small program per language feature / v1model extern, with structural
 assertions on the BMv2 JSON and the P4Info a user (or the switch) relies on."""
-from conftest import compile_src, find, program
+import conftest
+from conftest import find, program
+from jsoncheck import problems
+
+
+def compile_src(src):
+    r = conftest.compile_src(src)
+    assert problems(r.json) == []
+    return r
 
 
 def ingress_tables(j):

@@ -8,6 +8,7 @@ import os
 import pytest
 
 from conftest import HERE
+from jsoncheck import problems
 from p4compiler.driver import Options, compile_file
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -42,3 +43,4 @@ def test_compiles(rel):
     path = os.path.join(ROOT, rel)
     res = compile_file(path, Options(include_dirs=[os.path.dirname(path)]))
     assert res.json["pipelines"] and res.json["parsers"]
+    assert problems(res.json) == []
