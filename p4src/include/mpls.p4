@@ -3,7 +3,8 @@
  * label edge (LER) for frames admitted to L3 that carry MPLS.
  *
  *   too deep (> 3 labels) ──▶ drop MPLS_TOO_DEEP
- *   mpls_label(top label) ─ swap(out_label, nexthop_id) ──▶ label := out_label (0 = explicit null),
+ *   mpls_label(top label) ─ swap(out_label, nexthop_id) ──▶ label := out_label (0 = explicit null;
+ *                         │                                 3 = implicit null: done as php, uniform),
  *                         │                                 TTL - 1 ──▶ nexthop_table
  *                         ├ php(nexthop_id, ttl_mode) ──▶ pop (downstream is implicit null, 3),
  *                         │                               TTL - 1 copied inward if uniform ──▶ nexthop_table
@@ -82,6 +83,12 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
             meta.drop_reason = DROP_MPLS_TOO_DEEP;
         } else {
             mpls_label.apply();
+            /* Label 3 never goes on the wire (RFC 3032): a swap to implicit
+             * null is a PHP, with the uniform TTL model. */
+            if (op == 1 && new_label == MPLS_LABEL_IMPLICIT_NULL) {
+                op = 2;
+                lsp_ttl_mode = TTL_MODE_UNIFORM;
+            }
             bit<8> top_ttl = hdr.mpls[0].ttl;
             if ((op == 1 || op == 2) && top_ttl <= 1) {
                 meta.drop = true;

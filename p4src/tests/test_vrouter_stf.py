@@ -39,10 +39,12 @@ MAC = {h: f"00:00:00:00:00:{n:02x}" for h, n in
 IPS = dict(A="10.0.10.2", B="10.0.10.3", C="10.0.20.3", D="10.0.20.4", R10="10.0.10.1", R20="10.0.20.1")
 
 # Drop reasons and packet-in reasons (include/constants.p4, docs section 5 and 6).
-DROP = dict(TAGGED_ON_ACCESS=2, VLAN_NOT_ALLOWED=4, PARSER_ERROR=5, HAIRPIN=6, MTU_EXCEEDED=12,
+DROP = dict(TAGGED_ON_ACCESS=2, VLAN_NOT_ALLOWED=4, PARSER_ERROR=5, HAIRPIN=6, IPV4_CHECKSUM=7,
+            IPV4_INVALID=8, NO_ROUTE=9, MTU_EXCEEDED=12,
             MPLS_TOO_DEEP=13, MPLS_TTL_EXPIRED=15, METER_RED=18, ACL_DENY=19, FIREWALL=20,
             EGRESS_VLAN_NOT_MEMBER=21, FLOOD_INGRESS_PORT=22)
-REASON = dict(TTL_EXPIRED=1, ROUTER_ADDRESS=2, ARP=3, MTU_EXCEEDED=5, ACL_PUNT=6, ACL_COPY=7)
+REASON = dict(TTL_EXPIRED=1, ROUTER_ADDRESS=2, ARP=3, IP_OPTIONS=4, MTU_EXCEEDED=5, ACL_PUNT=6,
+              ACL_COPY=7, ROUTE_TO_CPU=8)
 
 
 def mac(name: str) -> str:
@@ -156,6 +158,12 @@ def case_vlan_bridging() -> Case:
     c.send(4, udp("E", "P", "A", "B", vlan=10), [(6, udp("E", "P", "A", "B", vlan=10))])
     c.send(4, udp("G", "F", "A", "B"), [(7, udp("G", "F", "A", "B"))])
     c.send(7, udp("F", "G", "A", "B"), [(4, udp("F", "G", "A", "B"))])
+    c.checks += [
+        "check_counter ingress_port_counter(4) packets == 3",
+        "check_counter egress_port_counter(4) packets == 2",
+        "check_counter vlan_counter(30) packets == 2",
+        "check_counter vlan_counter(10) packets == 3",
+    ]
     return c
 
 
@@ -201,6 +209,22 @@ def case_routing() -> Case:
     c.send(1, udp("A", "R", "A", "10.1.2.9"), [(5, udp("R", "D", "A", "10.1.2.9", ttl=63))])
     c.send(1, udp("A", "R", "A", "10.1.3.9"), [(3, udp("R", "C", "A", "10.1.3.9", ttl=63))])
     c.send(1, udp("A", "R", "A", "8.8.8.8"), [(4, udp("R", "E", "A", "8.8.8.8", ttl=63, vlan=20))])
+    bad = udp("A", "R", "A", "C")
+    bad[IP].chksum = 0x1234
+    c.send(1, bad)
+    bad = udp("A", "R", "A", "C")
+    bad[IP].version = 6
+    c.send(1, bad)
+    c.checks += [drop_count("IPV4_CHECKSUM", 1), drop_count("IPV4_INVALID", 1)]
+    return c
+
+
+def case_no_route_and_route_to_cpu() -> Case:
+    c = Case(commands=[f"add ipv4_route ipv4_dst:{ip('10.0.20.0')}/24 route_to_cpu()"])
+    p = udp("A", "R", "A", "10.0.20.77")
+    c.send(1, p, [(CPU, packet_in(1, 10, REASON["ROUTE_TO_CPU"]) + bytes(p))])
+    c.send(1, udp("A", "R", "A", "192.0.2.1"))
+    c.checks.append(drop_count("NO_ROUTE", 1))
     return c
 
 
@@ -218,6 +242,9 @@ def case_punts() -> Case:
     tagged = Ether(src=emac("A"), dst="ff:ff:ff:ff:ff:ff") / Dot1Q(vlan=10) / ARP(
         hwsrc=MAC["A"], psrc=IPS["A"], pdst=IPS["B"])
     c.send(1, p, [(2, p), (4, tagged), (6, tagged)])
+    p = Ether(src=emac("A"), dst=RMAC) / IP(src=IPS["A"], dst=IPS["C"], options=b"\x01\x01\x01\x00") \
+        / UDP() / Raw(b"\x00" * 18)
+    c.send(1, p, [(CPU, packet_in(1, 10, REASON["IP_OPTIONS"]) + bytes(p))])
     return c
 
 
@@ -274,6 +301,7 @@ def case_mpls_lsr() -> Case:
         "add mpls_label label:210 swap(out_label:0, nexthop_id:41)",
         "add mpls_label label:300 php(nexthop_id:41, ttl_mode:0)",
         "add mpls_label label:301 php(nexthop_id:41, ttl_mode:1)",
+        "add mpls_label label:302 swap(out_label:3, nexthop_id:41)",
     ])
     inner = ip_udp("A", "C")
     c.send(6, mpls_pkt("P", "R", [(200, 3, 10)], inner), [(6, mpls_pkt("R", "Q", [(201, 3, 9)], inner))])
@@ -282,6 +310,8 @@ def case_mpls_lsr() -> Case:
     c.send(6, mpls_pkt("P", "R", [(300, 3, 10)], inner), [(6, out)])
     out = Ether(src=emac("R"), dst=emac("Q")) / Dot1Q(vlan=40) / inner
     c.send(6, mpls_pkt("P", "R", [(301, 3, 10)], inner), [(6, out)])
+    out = Ether(src=emac("R"), dst=emac("Q")) / Dot1Q(vlan=40) / ip_udp("A", "C", ttl=9)
+    c.send(6, mpls_pkt("P", "R", [(302, 3, 10)], inner), [(6, out)])
     c.send(6, mpls_pkt("P", "R", [(200, 3, 1)], inner))
     c.send(6, mpls_pkt("P", "R", [(200, 0, 9), (201, 0, 9), (202, 0, 9), (203, 0, 9)], inner))
     c.checks += [drop_count("MPLS_TTL_EXPIRED", 1), drop_count("MPLS_TOO_DEEP", 1)]
