@@ -371,6 +371,25 @@ class Controller:
         d = got[0].counter_entry.data
         return d.packet_count, d.byte_count
 
+    def direct_counter(self, cmd: stf.CheckDirectCounter) -> tuple[int, int]:
+        """Counter data of the entry of cmd.table whose match equals cmd.keys."""
+        try:
+            table = self.schema.table(cmd.table)
+            want = pb.TableEntry(table_id=table.preamble.id)
+            self._match(table, cmd.keys, want)
+        except NameError_ as exc:
+            raise ControlError(str(exc)) from None
+        ent = pb.Entity()
+        ent.direct_counter_entry.table_entry.table_id = table.preamble.id
+        got = self._read(f"check_direct_counter {cmd.table}", ent)
+        key = sorted(m.SerializeToString() for m in want.match)
+        for e in got:
+            d = e.direct_counter_entry
+            if sorted(m.SerializeToString() for m in d.table_entry.match) == key:
+                return d.data.packet_count, d.data.byte_count
+        raise ControlError(f"{table.preamble.name}: no entry with that key among {len(got)} "
+                           f"direct counter entries read")
+
     def register_write(self, cmd: stf.RegisterWrite) -> None:
         try:
             r = self.schema.register(cmd.register)

@@ -295,6 +295,7 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started):
         res.skipped = [_cmd_text(c) for c in cmds if isinstance(c, stf.CONTROL_COMMANDS + stf.CHECK_COMMANDS)]
         if sw.poll() is not None:
             res.status = FAIL
+            res.skipped = []
             res.reason = f"switch exited with code {sw.returncode} before serving P4Runtime"
             res.details = _tail(os.path.join(os.path.dirname(js), "switch.log"))
         return None
@@ -410,6 +411,13 @@ def _run_checks(ctl, checks) -> list[str]:
                     if not ops[c.op](got, c.value):
                         fails.append(f"check_counter {c.counter}({c.index}) {kind} {c.op} {c.value} "
                                      f"(stf line {c.line}): actual {got} (bytes {byts}, packets {pkts})")
+            elif isinstance(c, stf.CheckDirectCounter):
+                pkts, byts = ctl.direct_counter(c)
+                got = byts if c.kind == "bytes" else pkts
+                if not ops[c.op](got, c.value):
+                    fails.append(f"check_direct_counter {c.table} {c.kind or 'packets'} {c.op} "
+                                 f"{c.value} (stf line {c.line}): actual {got} "
+                                 f"(bytes {byts}, packets {pkts})")
             elif isinstance(c, stf.CheckDigest):
                 got = ctl.digests.get(getattr(c, "digest_id", -1), 0)
                 if not ops[c.op](got, c.count):

@@ -162,6 +162,16 @@ class CheckDigest:
 
 
 @dataclass
+class CheckDirectCounter:
+    line: int
+    table: str
+    keys: list[KeyMatch]
+    kind: str | None
+    op: str
+    value: int
+
+
+@dataclass
 class Wait:
     line: int
 
@@ -170,7 +180,7 @@ class Wait:
 CONTROL_COMMANDS = (Add, SetDefault, McGroupCreate, McNodeCreate, McNodeAssociate,
                     MirroringAdd, MemberAdd, GroupAdd, RegisterWrite, MeterConfig, ValueSetAdd)
 # Commands that read switch state after packets flowed.
-CHECK_COMMANDS = (CheckCounter, RegisterRead, CheckDigest)
+CHECK_COMMANDS = (CheckCounter, RegisterRead, CheckDigest, CheckDirectCounter)
 
 _OPS = ("==", "!=", "<=", ">=", "<", ">")
 
@@ -423,6 +433,19 @@ def parse(text: str, filename: str = "<stf>") -> list:
                 if len(words) != 2:
                     raise StfError(f"line {lineno}: value_set_add NAME VALUE[&&&MASK]")
                 cmds.append(ValueSetAdd(lineno, words[0], parse_key_value("member", words[1])))
+            elif word == "check_direct_counter":
+                m = re.fullmatch(r"(\S+)\s+(.*?)\s*(?:(packets|bytes)\s*)?(==|!=|<=|>=|<|>)\s*(\S+)", rest)
+                if not m:
+                    raise StfError(f"line {lineno}: check_direct_counter TABLE KEY:VALUE... "
+                                   f"[packets|bytes] OP VALUE")
+                keys = []
+                for w in m.group(2).split():
+                    if ":" not in w:
+                        raise StfError(f"line {lineno}: key '{w}' is not NAME:VALUE")
+                    k, v = w.split(":", 1)
+                    keys.append(parse_key_value(k, v))
+                cmds.append(CheckDirectCounter(lineno, m.group(1), keys, m.group(3), m.group(4),
+                                               parse_int(m.group(5), "value")))
             elif word == "check_digest":
                 m = re.fullmatch(r"([\w.$]+)\s*(==|!=|<=|>=|<|>)?\s*(\S+)", rest)
                 if not m:

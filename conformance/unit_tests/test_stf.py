@@ -125,3 +125,11 @@ def test_add_key_with_call_in_name():
     c = one("add t h.tag.isValid():1 b1:0x05 fwd(port:3)")
     assert [(k.name, k.value) for k in c.keys] == [("h.tag.isValid()", 1), ("b1", 5)]
     assert c.action.name == "fwd" and c.action.args == [("port", 3)]
+
+
+def test_check_direct_counter():
+    c = one("check_direct_counter ig.t f1:0x01 b1:0x10&&&0xf0 bytes == 56")
+    assert c.table == "ig.t" and [k.name for k in c.keys] == ["f1", "b1"]
+    assert (c.kind, c.op, c.value) == ("bytes", "==", 56)
+    c = one("check_direct_counter t f1:1 >= 2")
+    assert (c.kind, c.op, c.value) == (None, ">=", 2)
