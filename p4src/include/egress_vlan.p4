@@ -23,6 +23,7 @@ control egress_vlan(inout headers_t hdr, inout local_metadata_t meta) {
         push_tag = false;
     }
 
+    /* Miss: the port does not carry the VLAN (EGRESS_VLAN_NOT_MEMBER). */
     action vlan_not_member() {
         meta.drop = true;
         meta.drop_reason = DROP_EGRESS_VLAN_NOT_MEMBER;

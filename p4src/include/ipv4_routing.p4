@@ -67,6 +67,7 @@ control ipv4_routing(inout headers_t hdr, inout local_metadata_t meta) {
         meta.drop_reason = DROP_ROUTE_BLACKHOLE;
     }
 
+    /* Miss: no route to the destination (NO_ROUTE). */
     action no_route() {
         meta.drop = true;
         meta.drop_reason = DROP_NO_ROUTE;

@@ -53,6 +53,7 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
         lsp_ttl_mode = ttl_mode;
     }
 
+    /* Miss: the label is not bound on this router (MPLS_UNKNOWN_LABEL). */
     action unknown_label() {
         meta.drop = true;
         meta.drop_reason = DROP_MPLS_UNKNOWN_LABEL;
