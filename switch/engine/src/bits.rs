@@ -43,6 +43,15 @@ pub fn get_bits(buf: &[u8], bit_off: usize, width: u32) -> Option<u64> {
     if end > buf.len() * 8 {
         return None;
     }
+    if (bit_off | width as usize) & 7 == 0 {
+        // byte-aligned fast path
+        let s = bit_off / 8;
+        let mut acc: u64 = 0;
+        for &b in &buf[s..end / 8] {
+            acc = (acc << 8) | b as u64;
+        }
+        return Some(acc);
+    }
     let first = bit_off / 8;
     let last = (end - 1) / 8;
     let mut acc: u128 = 0;
@@ -64,6 +73,15 @@ pub fn set_bits(buf: &mut [u8], bit_off: usize, width: u32, v: u64) -> bool {
     let Some(end) = bit_off.checked_add(width as usize) else { return false };
     if end > buf.len() * 8 {
         return false;
+    }
+    if (bit_off | width as usize) & 7 == 0 {
+        let s = bit_off / 8;
+        let mut x = v;
+        for b in buf[s..end / 8].iter_mut().rev() {
+            *b = x as u8;
+            x >>= 8;
+        }
+        return true;
     }
     let first = bit_off / 8;
     let last = (end - 1) / 8;

@@ -48,7 +48,7 @@ enum Job {
 /// Per-thread scratch state.
 pub struct WorkerState {
     prog_ptr: usize,
-    pkt: Box<Pkt>,
+    pkt: Option<Box<Pkt>>,
     key: Vec<u64>,
     scratch: Vec<u64>,
     tmp: Vec<u64>,
@@ -68,7 +68,7 @@ impl WorkerState {
     pub fn new() -> WorkerState {
         WorkerState {
             prog_ptr: 0,
-            pkt: Box::default(),
+            pkt: None,
             key: Vec::new(),
             scratch: Vec::new(),
             tmp: vec![0; 64],
@@ -84,7 +84,7 @@ impl WorkerState {
             return;
         }
         self.prog_ptr = ptr;
-        self.pkt = Box::new(Pkt::new(p));
+        self.pkt = Some(Box::new(Pkt::new(p)));
         let kl = p.tables.iter().map(|t| t.key_limbs as usize).max().unwrap_or(0).max(1);
         self.key = vec![0; kl];
         self.scratch = vec![0; kl];
@@ -127,7 +127,10 @@ pub fn process(
     w.fit(p, Arc::as_ptr(&rt.prog) as usize);
     let c = Ctx { sw, rt, p, now: sw.now_us() };
     // Fast path: the first ingress pass runs in the worker's own packet.
-    let mut pkt = std::mem::take(&mut w.pkt);
+    let mut pkt = match w.pkt.take() {
+        Some(k) => k,
+        None => w.take_pkt(p),
+    };
     pkt.data.clear();
     pkt.data.extend_from_slice(frame);
     pkt.depth = 0;
@@ -149,15 +152,12 @@ pub fn process(
             Job::Egress { pkt, port, rid, inst, trunc } => egress(&c, w, pkt, port, rid, inst, trunc, out),
         }
     }
-    if w.pkt.hv.len() != p.nslots {
-        w.pkt = w.take_pkt(p);
-    }
 }
 
 /// Gives a packet back to the worker (its main slot first, then the pool).
 fn recycle(w: &mut WorkerState, pkt: Box<Pkt>) {
-    if w.pkt.hv.is_empty() {
-        w.pkt = pkt;
+    if w.pkt.is_none() {
+        w.pkt = Some(pkt);
     } else if w.pool.len() < 64 {
         w.pool.push(pkt);
     }

@@ -56,6 +56,11 @@ pub fn hash_words(w: &[u64]) -> u64 {
     h
 }
 
+#[inline(always)]
+fn eq_limbs(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 /// What an entry executes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EAction {
@@ -316,7 +321,7 @@ impl TableState {
         match &self.index {
             Index::Exact(m) => {
                 let b = m.get(&hash_words(key))?;
-                b.iter().find(|e| *e.value == *key)
+                b.iter().find(|e| eq_limbs(&e.value, key))
             }
             Index::Lpm { off, nl, width, groups } => {
                 let n = key.len();
@@ -327,7 +332,7 @@ impl TableState {
                 for (plen, m) in groups {
                     apply_prefix(&mut s[o..o + nl], *width, *plen);
                     if let Some(b) = m.get(&hash_words(s)) {
-                        if let Some(e) = b.iter().find(|e| *e.value == *s) {
+                        if let Some(e) = b.iter().find(|e| eq_limbs(&e.value, s)) {
                             return Some(e);
                         }
                     }
@@ -354,7 +359,7 @@ impl TableState {
                                     break;
                                 }
                             }
-                            if *e.value == *s && e.ranges_ok(key) {
+                            if eq_limbs(&e.value, s) && e.ranges_ok(key) {
                                 best = Some(e);
                                 break;
                             }
