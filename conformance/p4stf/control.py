@@ -29,6 +29,12 @@ def enc(value: int, bitwidth: int, what: str) -> bytes:
     return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
 
 
+_CODE_NAMES = ["OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+               "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+               "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+               "UNAUTHENTICATED"]
+
+
 def _rpc_text(exc: grpc.RpcError) -> str:
     text = f"{exc.code().name}: {exc.details()}"
     try:
@@ -40,7 +46,11 @@ def _rpc_text(exc: grpc.RpcError) -> str:
                 for d in st.details:
                     e = pb.Error()
                     if d.Unpack(e) and e.canonical_code != 0:
-                        errs.append(f"{e.canonical_code}: {e.message}")
+                        try:
+                            code = grpc.StatusCode[_CODE_NAMES[e.canonical_code]].name
+                        except (IndexError, KeyError):
+                            code = str(e.canonical_code)
+                        errs.append(f"{code}: {e.message}")
                 if errs:
                     text += " [" + "; ".join(errs) + "]"
     except Exception:  # details are a courtesy; the status line is enough

@@ -147,7 +147,10 @@ def _execute(opts: Options, cmds: list, js: str, info_path: str, work: str, res:
     need_rt = bool(controls or checks)
     wait = opts.wait if need_rt else 0
     addr = f"127.0.0.1:{_free_port()}"
-    argv = shlex.split(opts.switch) + ["--use-files", str(int(wait + 0.999))]
+    # A free Thrift port too: simple_switch_grpc opens one (9090 by default), p4switch
+    # accepts and ignores the option.
+    argv = shlex.split(opts.switch) + ["--use-files", str(int(wait + 0.999)),
+                                       "--thrift-port", str(_free_port())]
     for p in ports:
         argv += ["-i", f"{p}@p{p}"]
     argv += [os.path.abspath(js), "--", "--grpc-server-addr", addr]
@@ -207,7 +210,7 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
         res.reason = f"veth ports: {exc}"
         return
     addr = f"127.0.0.1:{_free_port()}"
-    argv = shlex.split(opts.switch)
+    argv = shlex.split(opts.switch) + ["--thrift-port", str(_free_port())]
     for p in ports:
         argv += ["-i", f"{p}@{vp.switch_iface(p)}"]
     argv += [os.path.abspath(js), "--", "--grpc-server-addr", addr]
