@@ -10,7 +10,7 @@
  *                         │                               TTL - 1 copied inward if uniform ──▶ nexthop_table
  *                         ├ pop_and_route(ttl_mode) ──▶ pop; label TTL copied into IPv4 if uniform;
  *                         │                             IPv4 routed by ipv4_routing
- *                         └ miss ──▶ drop MPLS_UNKNOWN_LABEL
+ *                         └ miss ──▶ label 0: pop_and_route (uniform); else drop MPLS_UNKNOWN_LABEL
  *   swap/php with label TTL <= 1 ──▶ drop MPLS_TTL_EXPIRED
  */
 #ifndef VROUTER_MPLS_P4
@@ -53,16 +53,11 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
         lsp_ttl_mode = ttl_mode;
     }
 
-    /* Miss: the label is not bound on this router (MPLS_UNKNOWN_LABEL). */
-    action unknown_label() {
-        meta.drop = true;
-        meta.drop_reason = DROP_MPLS_UNKNOWN_LABEL;
-    }
-
     /* Models: the incoming label map (ILM) of the router.  Written by: the
      * controller's LSP objects: transit LSPs (swap / php) and labels bound
-     * locally (pop_and_route), plus label 0 -> pop_and_route when the
-     * router is an egress LER for explicit-null LSPs. */
+     * locally (pop_and_route).  Explicit null (0) without an entry is
+     * popped and routed with the uniform TTL model; an entry for label 0
+     * can choose pipe.  Any other miss: drop MPLS_UNKNOWN_LABEL. */
     table mpls_label {
         key = {
             hdr.mpls[0].label : exact @name("label");
@@ -71,9 +66,9 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
             swap;
             php;
             pop_and_route;
-            @defaultonly unknown_label;
+            @defaultonly NoAction;
         }
-        const default_action = unknown_label();
+        const default_action = NoAction();
         counters = mpls_label_counter;
         size = MPLS_LABEL_TABLE_SIZE;
     }
@@ -83,7 +78,15 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
             meta.drop = true;
             meta.drop_reason = DROP_MPLS_TOO_DEEP;
         } else {
-            mpls_label.apply();
+            if (!mpls_label.apply().hit) {
+                if (hdr.mpls[0].label == MPLS_LABEL_EXPLICIT_NULL) {
+                    op = 3;
+                    lsp_ttl_mode = TTL_MODE_UNIFORM;
+                } else {
+                    meta.drop = true;
+                    meta.drop_reason = DROP_MPLS_UNKNOWN_LABEL;
+                }
+            }
             /* Label 3 never goes on the wire (RFC 3032): a swap to implicit
              * null is a PHP, with the uniform TTL model. */
             if (op == 1 && new_label == MPLS_LABEL_IMPLICIT_NULL) {

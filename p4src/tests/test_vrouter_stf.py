@@ -41,7 +41,7 @@ IPS = dict(A="10.0.10.2", B="10.0.10.3", C="10.0.20.3", D="10.0.20.4", R10="10.0
 # Drop reasons and packet-in reasons (include/constants.p4, docs section 5 and 6).
 DROP = dict(TAGGED_ON_ACCESS=2, VLAN_NOT_ALLOWED=4, PARSER_ERROR=5, HAIRPIN=6, IPV4_CHECKSUM=7,
             IPV4_INVALID=8, NO_ROUTE=9, MTU_EXCEEDED=12,
-            MPLS_TOO_DEEP=13, MPLS_TTL_EXPIRED=15, METER_RED=18, ACL_DENY=19, FIREWALL=20,
+            MPLS_TOO_DEEP=13, MPLS_UNKNOWN_LABEL=14, MPLS_TTL_EXPIRED=15, METER_RED=18, ACL_DENY=19, FIREWALL=20,
             EGRESS_VLAN_NOT_MEMBER=21, FLOOD_INGRESS_PORT=22)
 REASON = dict(TTL_EXPIRED=1, ROUTER_ADDRESS=2, ARP=3, IP_OPTIONS=4, MTU_EXCEEDED=5, ACL_PUNT=6,
               ACL_COPY=7, ROUTE_TO_CPU=8)
@@ -319,15 +319,15 @@ def case_mpls_lsr() -> Case:
 
 
 def case_mpls_egress_ler() -> Case:
-    """Explicit null and a local label popped and routed, uniform and pipe TTL."""
-    c = Case(commands=[
-        "add mpls_label label:0 pop_and_route(ttl_mode:0)",
-        "add mpls_label label:400 pop_and_route(ttl_mode:1)",
-    ])
+    """Explicit null (no entry needed: uniform) and a local label (pipe) popped
+    and routed; an unknown label is dropped."""
+    c = Case(commands=["add mpls_label label:400 pop_and_route(ttl_mode:1)"])
     c.send(6, mpls_pkt("P", "R", [(0, 0, 10)], ip_udp("A", "C")),
            [(3, Ether(src=emac("R"), dst=emac("C")) / ip_udp("A", "C", ttl=9))])
     c.send(6, mpls_pkt("P", "R", [(400, 0, 10)], ip_udp("A", "C")),
            [(3, Ether(src=emac("R"), dst=emac("C")) / ip_udp("A", "C", ttl=63))])
+    c.send(6, mpls_pkt("P", "R", [(500, 0, 10)], ip_udp("A", "C")))
+    c.checks.append(drop_count("MPLS_UNKNOWN_LABEL", 1))
     return c
 
 
