@@ -129,7 +129,6 @@ control ingress(inout headers_t hdr,
 
     apply {
         /* ---- architecture -> program ---- */
-        meta.packet_length = std_meta.packet_length;
         meta.timestamp_us = std_meta.ingress_global_timestamp;
         meta.parser_error = std_meta.parser_error != error.NoError;
         meta.checksum_error = std_meta.checksum_error == 1;

@@ -14,7 +14,6 @@ struct local_metadata_t {
     /* ---- filled by the architecture layer ---- */
     @field_list(1)  /* CPU_CLONE_FIELD_LIST */
     port_t       ingress_port;
-    bit<32>      packet_length;   /* bytes, as received */
     bit<48>      timestamp_us;    /* ingress timestamp, microseconds */
     bool         parser_error;    /* the parser did not reach accept cleanly */
     bool         checksum_error;  /* IPv4 header checksum was wrong */
