@@ -310,3 +310,79 @@ mod tests {
         assert_eq!(hexstr_bytes("0x0a0b"), Some(vec![0x0a, 0x0b]));
     }
 }
+
+/// Appends big-endian bit fields to a byte vector (streaming; a final partial
+/// byte is padded with zero bits by `finish`).
+pub struct BitWriter<'a> {
+    pub out: &'a mut Vec<u8>,
+    acc: u128,
+    n: u32,
+}
+
+impl<'a> BitWriter<'a> {
+    pub fn new(out: &'a mut Vec<u8>) -> BitWriter<'a> {
+        BitWriter { out, acc: 0, n: 0 }
+    }
+
+    /// Appends the low `width` (<= 64) bits of `v`.
+    #[inline]
+    pub fn put(&mut self, width: u32, v: u64) {
+        if width == 0 {
+            return;
+        }
+        let w = width.min(64);
+        self.acc = (self.acc << w) | (v & mask64(w)) as u128;
+        self.n += w;
+        while self.n >= 8 {
+            self.n -= 8;
+            self.out.push((self.acc >> self.n) as u8);
+        }
+        self.acc &= (1u128 << self.n) - 1;
+    }
+
+    /// Appends a field stored as little-endian limbs.
+    pub fn put_limbs(&mut self, width: u32, v: &[u64]) {
+        if width <= 64 {
+            self.put(width, v.first().copied().unwrap_or(0));
+            return;
+        }
+        let top = width % 64;
+        let nl = limbs(width);
+        for i in (0..nl).rev() {
+            let w = if i == nl - 1 && top != 0 { top } else { 64 };
+            self.put(w, v.get(i).copied().unwrap_or(0));
+        }
+    }
+
+    pub fn is_aligned(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Pads the last partial byte with zeros.
+    pub fn finish(&mut self) {
+        if self.n > 0 {
+            self.out.push((self.acc << (8 - self.n)) as u8);
+            self.n = 0;
+            self.acc = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod writer_tests {
+    use super::*;
+
+    #[test]
+    fn bit_writer_packs_fields() {
+        let mut v = Vec::new();
+        let mut w = BitWriter::new(&mut v);
+        w.put(4, 0x4);
+        w.put(4, 0x5);
+        w.put(3, 0x2);
+        w.put(13, 0x1abc);
+        w.put_limbs(72, &[0x1122334455667788, 0x99]);
+        w.put(1, 1);
+        w.finish();
+        assert_eq!(v, vec![0x45, 0x5a, 0xbc, 0x99, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x80]);
+    }
+}

@@ -655,7 +655,12 @@ fn select(c: &Ctx, w: &mut WorkerState, pkt: &Pkt, st: &ParseState, cursor: usiz
         return Ok(st.transitions.first().and_then(|t| t.next));
     }
     let kl = bits::limbs(st.key_bits.max(1));
-    let mut key = vec![0u64; kl];
+    let mut keybuf = std::mem::take(&mut w.scratch);
+    if keybuf.len() < kl {
+        keybuf.resize(kl, 0);
+    }
+    let key = &mut keybuf[..kl];
+    key.iter_mut().for_each(|x| *x = 0);
     let mut compressed: Option<Vec<u64>> = None;
     let mut part = std::mem::take(&mut w.tmp);
     for (i, kp) in st.key.iter().enumerate() {
@@ -665,7 +670,7 @@ fn select(c: &Ctx, w: &mut WorkerState, pkt: &Pkt, st: &ParseState, cursor: usiz
             part.resize(nl, 0);
         }
         key_part_value(c, pkt, kp, cursor, &mut part[..nl]);
-        shl_or(&mut key, pw, &part[..nl]);
+        shl_or(key, pw, &part[..nl]);
     }
     let needs_vset = st.transitions.iter().any(|t| matches!(t.value, TransValue::Vset { .. }));
     if needs_vset {
@@ -682,15 +687,21 @@ fn select(c: &Ctx, w: &mut WorkerState, pkt: &Pkt, st: &ParseState, cursor: usiz
         compressed = Some(ck);
     }
     w.tmp = part;
+    let r = match_transitions(c, st, key, compressed.as_deref());
+    w.scratch = keybuf;
+    r
+}
+
+fn match_transitions(c: &Ctx, st: &ParseState, key: &[u64], compressed: Option<&[u64]>) -> Result<Option<usize>, ErrKind> {
     for t in &st.transitions {
         let hit = match &t.value {
             TransValue::Default => true,
             TransValue::Hex { value, mask } => match mask {
                 Some(m) => key.iter().zip(value).zip(m).all(|((k, v), m)| k & m == v & m),
-                None => key == *value,
+                None => key == &value[..],
             },
             TransValue::Vset { vset, mask } => {
-                let ck = compressed.as_deref().unwrap_or(&key);
+                let ck = compressed.unwrap_or(key);
                 let set = c.rt.vsets.get(*vset).map(|s| s.load_full());
                 set.is_some_and(|s| {
                     s.iter().any(|(v, vm)| {
@@ -714,20 +725,29 @@ fn select(c: &Ctx, w: &mut WorkerState, pkt: &Pkt, st: &ParseState, cursor: usiz
 fn emit_header(p: &Prog, pkt: &Pkt, h: usize, buf: &mut Vec<u8>) {
     let Some(hdr) = p.headers.get(h) else { return };
     let var = pkt.vl.get(h).copied().unwrap_or(0);
-    let total = hdr.fixed_bits as usize + if hdr.varbit_field.is_some() { var as usize } else { 0 };
-    let start = buf.len();
-    buf.resize(start + total.div_ceil(8), 0);
-    let out = &mut buf[start..];
-    let mut bit = 0usize;
+    let mut bw = bits::BitWriter::new(buf);
     for f in &hdr.fields {
-        let w = if f.varbit { var } else { f.width };
         if f.width <= 64 && !f.varbit {
-            bits::set_bits(out, bit, w, pkt.hv.get(f.slot as usize).copied().unwrap_or(0));
+            bw.put(f.width, pkt.hv.get(f.slot as usize).copied().unwrap_or(0));
         } else {
-            bits::set_bits_wide(out, bit, w, pkt.limbs(*f));
+            let w = if f.varbit { var } else { f.width };
+            let l = pkt.limbs(*f);
+            if f.varbit {
+                // the varbit value is right-aligned in its limbs: emit its low `w` bits
+                let mut tmp = [0u64; 1];
+                let src: &[u64] = if w <= 64 {
+                    tmp[0] = l.first().copied().unwrap_or(0);
+                    &tmp
+                } else {
+                    l
+                };
+                bw.put_limbs(w, src);
+            } else {
+                bw.put_limbs(w, l);
+            }
         }
-        bit += w as usize;
     }
+    bw.finish();
 }
 
 pub fn deparse(p: &Prog, pkt: &Pkt, buf: &mut Vec<u8>) {
@@ -746,25 +766,14 @@ fn header_of_slot(p: &Prog, slot: u32) -> Option<usize> {
     p.headers.iter().position(|h| h.fields.iter().any(|f| f.slot == slot))
 }
 
+
 /// Serializes the calculation's inputs and runs its algorithm.
 fn compute_calc(p: &Prog, w: &mut WorkerState, pkt: &Pkt, calc: usize) -> u64 {
     let Some(cl) = p.calcs.get(calc) else { return 0 };
     let mut buf = std::mem::take(&mut w.calc);
     buf.clear();
-    let mut bitpos = 0usize;
     let mut last_hdr: Option<usize> = None;
-    let push_bits = |buf: &mut Vec<u8>, bitpos: &mut usize, width: u32, limbs: &[u64]| {
-        let need = (*bitpos + width as usize).div_ceil(8);
-        if buf.len() < need {
-            buf.resize(need, 0);
-        }
-        if width <= 64 {
-            bits::set_bits(buf, *bitpos, width, limbs.first().copied().unwrap_or(0));
-        } else {
-            bits::set_bits_wide(buf, *bitpos, width, limbs);
-        }
-        *bitpos += width as usize;
-    };
+    let mut bw = bits::BitWriter::new(&mut buf);
     for (i, inp) in cl.input.iter().enumerate() {
         match inp {
             CalcInput::Field(f) => {
@@ -777,7 +786,7 @@ fn compute_calc(p: &Prog, w: &mut WorkerState, pkt: &Pkt, calc: usize) -> u64 {
                         last_hdr = Some(h);
                     }
                 }
-                push_bits(&mut buf, &mut bitpos, f.width, pkt.limbs(*f));
+                bw.put_limbs(f.width, pkt.limbs(*f));
             }
             CalcInput::Header(h) => {
                 if !pkt.valid.get(*h).copied().unwrap_or(false) {
@@ -785,29 +794,27 @@ fn compute_calc(p: &Prog, w: &mut WorkerState, pkt: &Pkt, calc: usize) -> u64 {
                 }
                 last_hdr = Some(*h);
                 for f in &p.headers[*h].fields {
-                    push_bits(&mut buf, &mut bitpos, f.width, pkt.limbs(*f));
+                    bw.put_limbs(f.width, pkt.limbs(*f));
                 }
             }
-            CalcInput::Const { value, width } => push_bits(&mut buf, &mut bitpos, *width, value),
+            CalcInput::Const { value, width } => bw.put_limbs(*width, value),
             CalcInput::Payload => {
-                buf.truncate(bitpos.div_ceil(8));
+                bw.finish();
                 let pos = last_hdr.and_then(|h| p.deparse_order.iter().position(|&x| x == h));
                 if let Some(pos) = pos {
                     for &h in &p.deparse_order[pos + 1..] {
                         if pkt.valid.get(h).copied().unwrap_or(false) {
-                            emit_header(p, pkt, h, &mut buf);
+                            emit_header(p, pkt, h, bw.out);
                         }
                     }
                 }
                 if let Some(pl) = pkt.data.get(pkt.payload_off..) {
-                    buf.extend_from_slice(pl);
+                    bw.out.extend_from_slice(pl);
                 }
-                bitpos = buf.len() * 8;
             }
         }
     }
-    buf.truncate(bitpos.div_ceil(8));
-    let _ = header_of_slot;
+    bw.finish();
     let v = cl.algo.compute(&buf);
     w.calc = buf;
     v
@@ -911,21 +918,14 @@ fn build_key(c: &Ctx, pkt: &Pkt, t: &Table, key: &mut [u64]) {
     }
 }
 
-fn selector_hash(c: &Ctx, w: &mut WorkerState, pkt: &Pkt, sel: &Selector) -> u64 {
+fn selector_hash(w: &mut WorkerState, pkt: &Pkt, sel: &Selector) -> u64 {
     let mut buf = std::mem::take(&mut w.calc);
     buf.clear();
-    let mut bitpos = 0usize;
+    let mut bw = bits::BitWriter::new(&mut buf);
     for f in &sel.input {
-        let need = (bitpos + f.width as usize).div_ceil(8);
-        buf.resize(need.max(buf.len()), 0);
-        if f.width <= 64 {
-            bits::set_bits(&mut buf, bitpos, f.width, pkt.get(*f));
-        } else {
-            bits::set_bits_wide(&mut buf, bitpos, f.width, pkt.limbs(*f));
-        }
-        bitpos += f.width as usize;
+        bw.put_limbs(f.width, pkt.limbs(*f));
     }
-    let _ = c;
+    bw.finish();
     let h = sel.algo.compute(&buf);
     w.calc = buf;
     h
@@ -993,7 +993,7 @@ fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<
                 if let Some(gd) = ps.groups.get(g) {
                     if !gd.expanded.is_empty() {
                         let h = match &p.profiles[pi].selector {
-                            Some(sel) => selector_hash(c, w, pkt, sel),
+                            Some(sel) => selector_hash(w, pkt, sel),
                             None => 0,
                         };
                         let md = &gd.expanded[(h % gd.expanded.len() as u64) as usize];

@@ -14,13 +14,13 @@ use crate::api::*;
 use crate::bits;
 use crate::externs::{new_counter_array, new_meter_array, CounterCell, MeterCell, RegArray};
 use crate::program::Prog;
-use crate::table::{build_entry, EAction, Entry, EntryStats, IdMap, TableState};
+use crate::table::{build_entry, EAction, Entry, EntryStats, IdMap, Limbs, TableState};
 
 /// One action-profile member (resolved action and data).
 #[derive(Debug)]
 pub struct MemberData {
     pub action: usize,
-    pub data: Box<[u64]>,
+    pub data: Limbs,
 }
 
 #[derive(Debug)]
@@ -75,7 +75,7 @@ impl Runtime {
         for t in &prog.tables {
             let mut st = TableState::new(t);
             for ce in &t.const_entries {
-                let act = EAction::Direct { action: ce.action, data: ce.data.clone().into() };
+                let act = EAction::Direct { action: ce.action, data: Limbs::from(&ce.data[..]) };
                 if let Ok(e) = build_entry(t, &ce.key, ce.priority, act, 0, true, Arc::new(EntryStats::new(0))) {
                     if st.find(&e.key, e.priority).is_none() {
                         st.insert(Arc::new(e));
@@ -117,7 +117,7 @@ impl Runtime {
         self.table_by_name.get(name).copied().ok_or_else(|| nf("table", name))
     }
 
-    fn spec_to_action(&self, t: usize, spec: &ActionSpec) -> ApiResult<(usize, Box<[u64]>)> {
+    fn spec_to_action(&self, t: usize, spec: &ActionSpec) -> ApiResult<(usize, Limbs)> {
         let tab = &self.prog.tables[t];
         let Some(&a) = tab.actions.iter().find(|&&a| self.prog.actions[a].name == spec.action) else {
             return Err(ApiError::InvalidArgument(format!(
@@ -125,7 +125,7 @@ impl Runtime {
                 spec.action, tab.name
             )));
         };
-        Ok((a, self.action_data(a, &spec.params)?))
+        Ok((a, Limbs::from(self.action_data(a, &spec.params)?)))
     }
 
     fn action_data(&self, a: usize, params: &[Vec<u8>]) -> ApiResult<Box<[u64]>> {
@@ -346,7 +346,7 @@ impl Runtime {
         let _g = self.lock();
         let cur = self.tables[t].load();
         let mut st = TableState::clone(&cur);
-        st.default = tab.default_entry.as_ref().map(|d| EAction::Direct { action: d.action, data: d.data.clone().into() });
+        st.default = tab.default_entry.as_ref().map(|d| EAction::Direct { action: d.action, data: Limbs::from(&d.data[..]) });
         self.tables[t].store(Arc::new(st));
         Ok(())
     }
@@ -431,7 +431,7 @@ impl Runtime {
                 .iter()
                 .position(|a| a.name == spec.action)
                 .ok_or_else(|| ApiError::InvalidArgument(format!("unknown action \"{}\"", spec.action)))?;
-            return Ok(MemberData { action: a, data: self.action_data(a, &spec.params)? });
+            return Ok(MemberData { action: a, data: Limbs::from(self.action_data(a, &spec.params)?) });
         };
         let (action, data) = self.spec_to_action(t, spec)?;
         Ok(MemberData { action, data })

@@ -61,10 +61,64 @@ fn eq_limbs(a: &[u64], b: &[u64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
+/// A small vector of limbs: up to 4 inline (no pointer to chase on lookups).
+#[derive(Clone)]
+pub enum Limbs {
+    Inline(u8, [u64; 4]),
+    Heap(Box<[u64]>),
+}
+
+impl std::ops::Deref for Limbs {
+    type Target = [u64];
+    #[inline(always)]
+    fn deref(&self) -> &[u64] {
+        match self {
+            Limbs::Inline(n, a) => &a[..(*n as usize).min(4)],
+            Limbs::Heap(b) => b,
+        }
+    }
+}
+
+impl From<Vec<u64>> for Limbs {
+    fn from(v: Vec<u64>) -> Limbs {
+        Limbs::from(&v[..])
+    }
+}
+
+impl From<&[u64]> for Limbs {
+    fn from(v: &[u64]) -> Limbs {
+        if v.len() <= 4 {
+            let mut a = [0u64; 4];
+            a[..v.len()].copy_from_slice(v);
+            Limbs::Inline(v.len() as u8, a)
+        } else {
+            Limbs::Heap(v.into())
+        }
+    }
+}
+
+impl From<Box<[u64]>> for Limbs {
+    fn from(v: Box<[u64]>) -> Limbs {
+        Limbs::from(&v[..])
+    }
+}
+
+impl PartialEq for Limbs {
+    fn eq(&self, o: &Limbs) -> bool {
+        **self == **o
+    }
+}
+impl Eq for Limbs {}
+impl std::fmt::Debug for Limbs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", &**self)
+    }
+}
+
 /// What an entry executes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EAction {
-    Direct { action: usize, data: Box<[u64]> },
+    Direct { action: usize, data: Limbs },
     Member(u32),
     Group(u32),
 }
@@ -90,16 +144,17 @@ impl EntryStats {
     }
 }
 
+#[repr(C)]
 pub struct Entry {
+    /// Masked value limbs (key layout of the table); hot: first.
+    pub value: Limbs,
+    pub action: EAction,
+    pub priority: i32,
     /// Canonical key (full-width bytes).
     pub key: Vec<MatchKey>,
-    pub priority: i32,
-    pub action: EAction,
     pub idle_timeout_ns: u64,
     pub is_const: bool,
     pub stats: Arc<EntryStats>,
-    /// Masked value limbs (key layout of the table).
-    pub value: Box<[u64]>,
     /// Mask limbs (ternary group identity; all ones for exact fields).
     pub mask: Box<[u64]>,
     /// Range checks: (limb offset, lo, hi).
@@ -132,7 +187,29 @@ fn cmp_limbs(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
     std::cmp::Ordering::Equal
 }
 
-type Bucket = Arc<[Arc<Entry>]>;
+/// Entries sharing one hash (usually one).
+#[derive(Clone)]
+pub enum Bucket {
+    One(Arc<Entry>),
+    Many(Arc<[Arc<Entry>]>),
+}
+
+impl Bucket {
+    #[inline(always)]
+    pub fn iter(&self) -> std::slice::Iter<'_, Arc<Entry>> {
+        match self {
+            Bucket::One(e) => std::slice::from_ref(e).iter(),
+            Bucket::Many(v) => v.iter(),
+        }
+    }
+    fn from_vec(mut v: Vec<Arc<Entry>>) -> Option<Bucket> {
+        match v.len() {
+            0 => None,
+            1 => v.pop().map(Bucket::One),
+            _ => Some(Bucket::Many(v.into())),
+        }
+    }
+}
 
 #[derive(Clone, Default)]
 pub struct HGroup {
@@ -164,17 +241,13 @@ pub struct TableState {
 fn bucket_insert(b: Option<&Bucket>, e: Arc<Entry>) -> Bucket {
     let mut v: Vec<Arc<Entry>> = b.map(|b| b.iter().cloned().collect()).unwrap_or_default();
     let pos = v.iter().position(|x| x.priority < e.priority).unwrap_or(v.len());
-    v.insert(pos, e);
-    v.into()
+    v.insert(pos, e.clone());
+    Bucket::from_vec(v).unwrap_or(Bucket::One(e))
 }
 
 fn bucket_remove(b: &Bucket, e: &Arc<Entry>) -> Option<Bucket> {
     let v: Vec<Arc<Entry>> = b.iter().filter(|x| !Arc::ptr_eq(x, e)).cloned().collect();
-    if v.is_empty() {
-        None
-    } else {
-        Some(v.into())
-    }
+    Bucket::from_vec(v)
 }
 
 fn key_id(key: &[MatchKey], prio: i32) -> u64 {
@@ -200,7 +273,7 @@ impl TableState {
             by_key: IdMap::default(),
             len: 0,
             index,
-            default: t.default_entry.as_ref().map(|d| EAction::Direct { action: d.action, data: d.data.clone().into() }),
+            default: t.default_entry.as_ref().map(|d| EAction::Direct { action: d.action, data: Limbs::from(&d.data[..]) }),
         }
     }
 
@@ -516,7 +589,7 @@ pub fn build_entry(
         idle_timeout_ns,
         is_const,
         stats,
-        value: value.into(),
+        value: Limbs::from(value),
         mask: mask.into(),
         ranges: ranges.into(),
         prefix_len,
