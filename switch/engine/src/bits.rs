@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! Bit-level helpers: big-endian bit fields in byte buffers, limb vectors for
 //! wide values, and conversions between byte strings, limbs and `BigInt`.
 //!

@@ -99,6 +99,7 @@ impl RegArray {
         }
     }
 
+    #[allow(dead_code)]
     pub fn size(&self) -> usize {
         match self {
             RegArray::Narrow { cells, .. } => cells.len(),

@@ -43,10 +43,101 @@ pub struct Pre {
     pub clones: BTreeMap<u32, CloneSession>,
 }
 
+/// A change to a table snapshot (replayed on the spare copy).
+#[derive(Clone)]
+pub enum TOp {
+    Insert(Arc<Entry>),
+    Remove(Arc<Entry>),
+    Default(Option<EAction>),
+    /// Remove all entries (keeps the default).
+    Clear,
+}
+
+/// A table's published snapshot plus a spare copy (left-right): writes are
+/// applied to the spare, published with one atomic swap, and replayed on the
+/// previous snapshot once its readers are gone, so a write costs O(change),
+/// not O(table).
+pub struct TableSlot {
+    cur: ArcSwap<TableState>,
+    spare: Mutex<Option<(Arc<TableState>, Vec<TOp>)>>,
+    table: crate::program::Table,
+}
+
+impl TableSlot {
+    fn new(st: TableState, t: &crate::program::Table) -> TableSlot {
+        TableSlot { cur: ArcSwap::from_pointee(st), spare: Mutex::new(None), table: t.clone() }
+    }
+
+    #[inline]
+    pub fn load(&self) -> arc_swap::Guard<Arc<TableState>> {
+        self.cur.load()
+    }
+
+    fn apply(&self, st: &mut TableState, op: &TOp) {
+        match op {
+            TOp::Insert(e) => st.insert(e.clone()),
+            TOp::Remove(e) => st.remove(e),
+            TOp::Default(d) => st.default = d.clone(),
+            TOp::Clear => {
+                let d = st.default.clone();
+                *st = TableState::new(&self.table);
+                st.default = d;
+            }
+        }
+    }
+
+    /// Applies `ops` and publishes the result (caller holds the write lock).
+    fn write(&self, ops: Vec<TOp>) {
+        let mut g = match self.spare.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        let mut next: Option<Arc<TableState>> = None;
+        if let Some((mut arc, pending)) = g.take() {
+            // Wait (briefly) for packets still reading the old snapshot.
+            for i in 0..10_000 {
+                if let Some(st) = Arc::get_mut(&mut arc) {
+                    for op in &pending {
+                        self.apply(st, op);
+                    }
+                    next = Some(arc);
+                    break;
+                }
+                if i < 100 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+        let mut next = match next {
+            Some(a) => a,
+            None => Arc::new(TableState::clone(&self.cur.load())),
+        };
+        match Arc::get_mut(&mut next) {
+            Some(st) => {
+                for op in &ops {
+                    self.apply(st, op);
+                }
+            }
+            None => {
+                let mut st = TableState::clone(&next);
+                for op in &ops {
+                    self.apply(&mut st, op);
+                }
+                next = Arc::new(st);
+            }
+        }
+        let old = self.cur.swap(next);
+        *g = Some((old, ops));
+    }
+}
+
 pub struct Runtime {
     pub prog: Arc<Prog>,
+    #[allow(dead_code)]
     pub cfg: SwitchConfig,
-    pub tables: Vec<ArcSwap<TableState>>,
+    pub tables: Vec<TableSlot>,
     pub profiles: Vec<ArcSwap<ProfState>>,
     pub counters: Vec<Box<[CounterCell]>>,
     pub meters: Vec<Box<[Mutex<MeterCell>]>>,
@@ -82,7 +173,7 @@ impl Runtime {
                     }
                 }
             }
-            tables.push(ArcSwap::from_pointee(st));
+            tables.push(TableSlot::new(st, t));
         }
         let idx = |names: Vec<&String>| names.into_iter().enumerate().map(|(i, n)| (n.clone(), i)).collect::<HashMap<_, _>>();
         Runtime {
@@ -246,9 +337,8 @@ impl Runtime {
         if tab.max_size > 0 && cur.len >= tab.max_size as usize {
             return Err(ApiError::ResourceExhausted(format!("table {table} is full ({} entries)", tab.max_size)));
         }
-        let mut st = TableState::clone(&cur);
-        st.insert(Arc::new(e));
-        self.tables[t].store(Arc::new(st));
+        drop(cur);
+        self.tables[t].write(vec![TOp::Insert(Arc::new(e))]);
         Ok(())
     }
 
@@ -264,10 +354,8 @@ impl Runtime {
             return Err(ApiError::NotFound(format!("table {table}: no such entry")));
         };
         let e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, old.stats.clone())?;
-        let mut st = TableState::clone(&cur);
-        st.remove(&old);
-        st.insert(Arc::new(e));
-        self.tables[t].store(Arc::new(st));
+        drop(cur);
+        self.tables[t].write(vec![TOp::Remove(old), TOp::Insert(Arc::new(e))]);
         Ok(())
     }
 
@@ -280,9 +368,8 @@ impl Runtime {
         let Some(old) = cur.find(&key, prio).cloned() else {
             return Err(ApiError::NotFound(format!("table {table}: no such entry")));
         };
-        let mut st = TableState::clone(&cur);
-        st.remove(&old);
-        self.tables[t].store(Arc::new(st));
+        drop(cur);
+        self.tables[t].write(vec![TOp::Remove(old)]);
         Ok(())
     }
 
@@ -290,10 +377,7 @@ impl Runtime {
         let t = self.table(table)?;
         self.writable(t)?;
         let _g = self.lock();
-        let cur = self.tables[t].load();
-        let mut st = TableState::new(&self.prog.tables[t]);
-        st.default = cur.default.clone();
-        self.tables[t].store(Arc::new(st));
+        self.tables[t].write(vec![TOp::Clear]);
         Ok(())
     }
 
@@ -333,10 +417,7 @@ impl Runtime {
                 }
             }
         }
-        let cur = self.tables[t].load();
-        let mut st = TableState::clone(&cur);
-        st.default = Some(a);
-        self.tables[t].store(Arc::new(st));
+        self.tables[t].write(vec![TOp::Default(Some(a))]);
         Ok(())
     }
 
@@ -344,10 +425,8 @@ impl Runtime {
         let t = self.table(table)?;
         let tab = &self.prog.tables[t];
         let _g = self.lock();
-        let cur = self.tables[t].load();
-        let mut st = TableState::clone(&cur);
-        st.default = tab.default_entry.as_ref().map(|d| EAction::Direct { action: d.action, data: Limbs::from(&d.data[..]) });
-        self.tables[t].store(Arc::new(st));
+        let d = tab.default_entry.as_ref().map(|d| EAction::Direct { action: d.action, data: Limbs::from(&d.data[..]) });
+        self.tables[t].write(vec![TOp::Default(d)]);
         Ok(())
     }
 
