@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--switch", default=None, help="switch command (default $SWITCH or p4switch)")
     ap.add_argument("--build-dir", default=os.path.join("build", "conformance"),
                     help="where compiled programs, pcaps and switch logs go (default %(default)s)")
-    ap.add_argument("--wait", type=float, default=3.0,
+    ap.add_argument("--wait", type=float, default=2.0,
                     help="seconds the switch waits (--use-files WAIT) so control commands land "
                          "before packets are read (default %(default)s)")
     ap.add_argument("--ports", choices=["files", "veth"], default="files",

@@ -27,7 +27,7 @@ class Options:
     p4c: str = "p4compile"
     switch: str = "p4switch"
     build_dir: str = "build/conformance"
-    wait: float = 3.0  # seconds the switch waits before reading its input pcaps
+    wait: float = 2.0  # seconds the switch waits before reading its input pcaps
     extra_ports: tuple[int, ...] = tuple(range(8))  # opened even when the STF is silent on them
     timeout: float = 20.0
     keep: bool = False
