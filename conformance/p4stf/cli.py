@@ -13,6 +13,30 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _REPO = os.path.dirname(os.path.dirname(_HERE))
 
 
+class _QuietPipe:
+    """stdout that stops writing (instead of raising) once the reader has gone away,
+    so `p4stf ... | head` still stops every switch it started."""
+
+    def __init__(self, out):
+        self._out = out
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._out.write(text)
+            except BrokenPipeError:
+                self._gone = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._out.flush()
+            except BrokenPipeError:
+                self._gone = True
+
+
 def _default_p4c() -> str:
     env = os.environ.get("P4C")
     if env:
@@ -100,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="print details of passing cases too")
     a = ap.parse_args(argv)
+    sys.stdout = _QuietPipe(sys.stdout)
     opts = Options(p4c=a.p4c or _default_p4c(), switch=a.switch or _default_switch(),
                    build_dir=a.build_dir, wait=a.wait, ports=a.ports)
     if a.all:
