@@ -60,11 +60,8 @@ def _tail(path: str, n: int = 25) -> str:
     return "\n".join("    " + ln for ln in lines[-n:])
 
 
-_LINES: dict[int, str] = {}
-
-
 def _cmd_text(cmd) -> str:
-    return f"line {cmd.line}: {_LINES.get(cmd.line, type(cmd).__name__)}"
+    return f"line {cmd.line}: {getattr(cmd, 'text', type(cmd).__name__)}"
 
 
 def compile_program(opts: Options, p4: str, out_dir: str) -> tuple[str, str, str | None]:
@@ -96,9 +93,6 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
     res = Result(name, area, FAIL)
     try:
         cmds = stf.parse_file(stf_path)
-        with open(stf_path, errors="replace") as f:
-            _LINES.clear()
-            _LINES.update((i, ln.split("#", 1)[0].strip()) for i, ln in enumerate(f, start=1))
     except (stf.StfError, OSError) as exc:
         res.reason = f"bad STF: {exc}"
         return res

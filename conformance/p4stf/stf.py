@@ -456,6 +456,7 @@ def parse(text: str, filename: str = "<stf>") -> list:
                 cmds.append(Wait(lineno))
             else:
                 raise StfError(f"line {lineno}: unknown command '{word}'")
+            cmds[-1].text = body  # the command as written, for reports
         except StfError as exc:
             msg = str(exc)
             if not msg.startswith("line "):

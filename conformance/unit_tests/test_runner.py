@@ -15,7 +15,7 @@ def test_control_after_first_packet_is_not_run(tmp_path):
     res = runner.Result("x", "area", runner.FAIL)
     runner._execute(_opts(tmp_path), cmds, "x.json", "x.p4info.bin", str(tmp_path), res)
     assert res.status == runner.NOT_RUN
-    assert len(res.skipped) == 1 and res.skipped[0].startswith("line 3:")
+    assert res.skipped == ["line 3: add t k:2 a()"]
 
 
 def test_switch_without_p4runtime_means_not_run(tmp_path):
@@ -25,7 +25,7 @@ def test_switch_without_p4runtime_means_not_run(tmp_path):
     res = runner.Result("x", "area", runner.FAIL)
     runner._execute(_opts(tmp_path, idle), cmds, "x.json", "x.p4info.bin", str(tmp_path), res)
     assert res.status == runner.NOT_RUN
-    assert [s.split(":")[0] for s in res.skipped] == ["line 1"]
+    assert res.skipped == ["line 1: setdefault t a()"]
 
 
 def test_missing_compiler_fails_with_message(tmp_path):
