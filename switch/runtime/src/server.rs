@@ -82,7 +82,7 @@ fn tls_config(t: &TlsOptions) -> Result<ServerTlsConfig, ServerError> {
 pub struct ServerHandle {
     device: Arc<Device>,
     local_addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    stop: Option<tokio::sync::watch::Sender<bool>>,
     stop_events: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
 }
@@ -107,7 +107,7 @@ impl ServerHandle {
     /// Stops serving, closes all streams and joins the server threads.
     pub fn shutdown(mut self) {
         if let Some(s) = self.stop.take() {
-            let _ = s.send(());
+            let _ = s.send(true);
         }
         self.stop_events.store(true, Ordering::Relaxed);
         for t in self.threads.drain(..) {
@@ -134,7 +134,7 @@ pub fn spawn(opts: ServerOptions, switch: Arc<Switch>, transmit: Transmit) -> Re
     let tls = opts.tls.as_ref().map(tls_config).transpose()?;
 
     let device = Arc::new(Device::new(switch, Some(transmit)));
-    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("p4rt-grpc")
@@ -169,16 +169,26 @@ pub fn spawn(opts: ServerOptions, switch: Arc<Switch>, transmit: Transmit) -> Re
                     .max_encoding_message_size(MAX_MESSAGE);
                 let _ = ready_tx.send(Ok(()));
                 let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-                let result = builder
-                    .add_service(svc)
-                    .serve_with_incoming_shutdown(incoming, async {
-                        let _ = stop_rx.await;
-                    })
-                    .await;
-                if let Err(e) = result {
-                    eprintln!("p4runtime server stopped: {e}");
+                let mut graceful = stop_rx.clone();
+                let mut hard = stop_rx;
+                let serve = builder.add_service(svc).serve_with_incoming_shutdown(incoming, async move {
+                    let _ = graceful.wait_for(|s| *s).await;
+                });
+                // Open StreamChannels never end on their own: after a stop,
+                // give requests in flight a moment, then drop the connections.
+                tokio::select! {
+                    result = serve => {
+                        if let Err(e) = result {
+                            eprintln!("p4runtime server stopped: {e}");
+                        }
+                    }
+                    _ = async move {
+                        let _ = hard.wait_for(|s| *s).await;
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                    } => {}
                 }
             });
+            runtime.shutdown_timeout(Duration::from_millis(200));
         })
         .map_err(|e| ServerError(format!("cannot start the gRPC thread: {e}")))?;
     match ready_rx.recv() {
