@@ -1442,3 +1442,7 @@ mod tests {
         assert!(matches!(sw.table_len("x"), Err(ApiError::FailedPrecondition(_))));
     }
 }
+
+#[cfg(test)]
+#[path = "exec_tests.rs"]
+mod behaviour;
