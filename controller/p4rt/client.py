@@ -16,10 +16,12 @@ from google.rpc import code_pb2
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
+from .codec import CodecError
 from .entity import (
     CloneSessionEntry,
     DigestList,
     Entity,
+    EntityError,
     IdleTimeout,
     MulticastGroupEntry,
     PacketIn,
@@ -217,6 +219,12 @@ class Switch:
                 log.warning("p4rt: reconnect to %s failed: %s", self.address, exc)
 
     def _dispatch(self, msg: p4runtime_pb2.StreamMessageResponse) -> None:
+        try:
+            self._dispatch_one(msg)
+        except (EntityError, SchemaError, CodecError) as exc:  # one bad message must not end the stream
+            log.warning("p4rt: cannot decode %s from the switch: %s", msg.WhichOneof("update"), exc)
+
+    def _dispatch_one(self, msg: p4runtime_pb2.StreamMessageResponse) -> None:
         kind = msg.WhichOneof("update")
         if kind == "arbitration":
             arb = msg.arbitration

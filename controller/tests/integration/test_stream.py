@@ -9,7 +9,11 @@ import pytest
 
 from p4rt import (
     Action,
+    CounterData,
     DigestEntry,
+    DirectCounterEntry,
+    MulticastGroupEntry,
+    Replica,
     P4RuntimeError,
     P4RuntimeWriteError,
     P4Schema,
@@ -140,10 +144,43 @@ def test_packet_in_carries_ingress_port(ports):
     sw.insert(TableEntry("l2_exact", {"dst_addr": CPU_MAC}, Action("send_to_cpu")))
     frame = ethernet(CPU_MAC, HOST1_MAC, 0x88B5, b"packet-in test")
     pairs[1].send(frame)
-    packets = [p for p in sw.packet_ins(timeout=3) if p.payload[12:14] == b"\x88\xb5"][:1]
-    assert packets, "no packet-in arrived"
-    assert packets[0].payload == frame
-    assert packets[0].metadata["ingress_port"] == 1
+    packet = next((p for p in sw.packet_ins(timeout=3) if p.payload[12:14] == b"\x88\xb5"), None)
+    assert packet is not None, "no packet-in arrived"
+    assert packet.payload == frame
+    assert packet.metadata["ingress_port"] == 1
+
+
+def ipv4_frame(dst_mac: str, src_mac: str, src_ip: str, dst_ip: str) -> bytes:
+    """An Ethernet + IPv4 frame (no checksum: the program does not check it)."""
+    header = bytes([0x45, 0, 0, 46, 0, 1, 0, 0, 64, 17, 0, 0])
+    header += bytes(int(x) for x in src_ip.split(".")) + bytes(int(x) for x in dst_ip.split("."))
+    return ethernet(dst_mac, src_mac, 0x0800, header + b"ipv4 payload")
+
+
+def test_route_forwards_and_direct_counter_counts(ports):
+    sw, pairs = ports
+    sw.insert(TableEntry("mac_learn", {"src_addr": HOST1_MAC}, Action("NoAction")))
+    route_entry = TableEntry("ipv4_lpm", {"dst_addr": "10.0.2.0/24"},
+                             Action("set_nhop", {"dmac": HOST2_MAC, "port": 2}))
+    sw.insert(route_entry)
+    frame = ipv4_frame(CPU_MAC, HOST1_MAC, "10.0.1.1", "10.0.2.2")
+    pairs[1].send(frame)
+    got = pairs[2].wait_for(lambda f: f[12:14] == b"\x08\x00")
+    assert got is not None, "routed packet did not leave port 2"
+    assert got[:6] == bytes.fromhex("000000000002") and got[6:] == frame[6:]
+    [cell] = list(sw.read(DirectCounterEntry(TableEntry("ipv4_lpm", route_entry.match))))
+    assert cell.data == CounterData(packets=1, bytes=len(frame))
+
+
+def test_multicast_group_replicates(ports):
+    sw, pairs = ports
+    sw.insert(TableEntry("mac_learn", {"src_addr": HOST1_MAC}, Action("NoAction")))
+    sw.insert(MulticastGroupEntry(1, [Replica(1), Replica(2)]))
+    sw.insert(TableEntry("l2_exact", {"dst_addr": "ff:ff:ff:ff:ff:ff"}, Action("flood", {"group": 1})))
+    frame = ethernet("ff:ff:ff:ff:ff:ff", HOST1_MAC, 0x88B5, b"flood me")
+    pairs[1].send(frame)
+    for port in (1, 2):
+        assert pairs[port].wait_for(lambda f: f == frame) is not None, f"no copy on port {port}"
 
 
 def test_digests_arrive_and_are_acknowledged(ports):
