@@ -56,6 +56,7 @@ class VethPorts:
                 self.made.append(sw)
                 for n in (sw, tst):
                     _no_ipv6(n)
+                    _ip("link", "set", "dev", n, "mtu", "9500")  # jumbo test frames
                     _ip("link", "set", "dev", n, "up")
             for p in ports:
                 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
