@@ -730,11 +730,15 @@ impl L {
         }
         for c in root.arr_opt("counter_arrays")? {
             let name = c.name()?.to_string();
-            let size = c.get("size")?.u64()?;
+            let direct = c.bool_or("is_direct", false)?;
+            let size = match c.opt("size") {
+                Some(s) => s.u64()?,
+                None if direct => 0,
+                None => return c.err("missing attribute \"size\""),
+            };
             if size > MAX_ARRAY {
                 return c.get("size")?.err("counter array too large");
             }
-            let direct = c.bool_or("is_direct", false)?;
             let binding = if direct { Some(c.get("binding")?.str()?.to_string()) } else { None };
             self.ctr_by_name.insert(name.clone(), self.counters.len());
             self.counters.push(CounterArray { name, size: size as u32, direct_table: None });
@@ -742,7 +746,11 @@ impl L {
         }
         for m in root.arr_opt("meter_arrays")? {
             let name = m.name()?.to_string();
-            let size = m.get("size")?.u64()?;
+            let size = match m.opt("size") {
+                Some(s) => s.u64()?,
+                None if m.bool_or("is_direct", false)? => 0,
+                None => return m.err("missing attribute \"size\""),
+            };
             if size > MAX_ARRAY {
                 return m.get("size")?.err("meter array too large");
             }
