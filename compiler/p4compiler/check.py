@@ -1035,7 +1035,7 @@ class Checker:
             return to
         if isinstance(sto, Bits):
             if isinstance(sft, IntT):
-                e.expr.type = sto
+                self.set_const_type(e.expr, sto)
                 return to
             if isinstance(sft, Bits):
                 if sft.signed != sto.signed and sft.width != sto.width:

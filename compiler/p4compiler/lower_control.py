@@ -325,12 +325,14 @@ class ControlLowering:
             mt = k.match_kind
             if mt not in _KIND_ORDER:
                 raise unsupported(k, f"match kind '{mt}' on BMv2")
-            keys_json.append({"match_type": "ternary" if mt == "optional" else mt, "name": kname,
+            keys_json.append({"match_type": mt, "name": kname,
                               "target": target, "mask": None})
             info.keys.append(MatchFieldInfo(kname, width, mt, k.annotations,
                                             k.expr.type.tname if isinstance(k.expr.type, NewType) else None))
         mts = [k["match_type"] for k in keys_json]
         table_mt = max(mts, key=lambda m: _KIND_ORDER[m]) if mts else "exact"
+        if table_mt == "optional":
+            table_mt = "ternary"
         # actions
         acts = []
         ap = tdecl.prop("actions")
@@ -387,6 +389,7 @@ class ControlLowering:
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_counter":
                     raise unsupported(p, "'counters' property that is not a direct_counter instance")
                 obj.info["json"]["binding"] = name
+                obj.info["json"]["size"] = info.size
                 table["with_counters"] = True
                 info.direct_counter = obj.name
                 self.model.resource(obj.name).table = name
@@ -488,8 +491,38 @@ class ControlLowering:
             out.append(f"0x{int(v) & ((1 << w) - 1):x}")
         return out
 
+    def entry_priorities(self, ents, tdecl) -> list[int]:
+        """BMv2 priorities (lower wins) of const entries. Without explicit priorities the
+        first entry wins; explicit P4 priorities are inverted when larger ones win
+        (`largest_priority_wins`, true by default)."""
+        explicit = []
+        for ent in ents:
+            pr = const_value(ent.priority) if ent.priority is not None else None
+            for a in ent.annotations:
+                if a.name == "priority" and a.args and isinstance(a.args[0], int):
+                    pr = a.args[0]
+            explicit.append(pr if isinstance(pr, int) else None)
+        if all(p is None for p in explicit):
+            return list(range(1, len(ents) + 1))
+        lp = tdecl.prop("largest_priority_wins")
+        largest_wins = True if lp is None else bool(const_value(lp.value))
+        dp = tdecl.prop("priority_delta")
+        delta = const_value(dp.value) if dp is not None else 1
+        prios = []
+        prev = None
+        for p in explicit:
+            if p is None:
+                p = (prev + delta if largest_wins is False else prev - delta) if prev is not None else 1
+            prios.append(p)
+            prev = p
+        if largest_wins:
+            top = max(prios) + 1
+            return [top - p for p in prios]
+        return prios
+
     def const_entries(self, ep, info: TableInfo, keys_json, acts, ctx) -> list:
         out = []
+        prios = self.entry_priorities(ep.value, info.decl)
         for i, ent in enumerate(ep.value):
             mk = []
             for k, kinfo in zip(ent.keys, info.keys):
@@ -498,13 +531,9 @@ class ControlLowering:
             match = [act for (r, act) in acts if r.sym.decl is ar.sym.decl]
             if not match:
                 raise unsupported(ar, f"entry action '{ar.name}' not in the table's actions")
-            pr = const_value(ent.priority) if ent.priority is not None else None
-            for a in ent.annotations:
-                if a.name == "priority" and a.args and isinstance(a.args[0], int):
-                    pr = a.args[0]
             e = {"source_info": self.doc.source_info(ent.span), "match_key": mk,
                  "action_entry": {"action_id": match[0]["id"], "action_data": self.action_data(ar, ctx)},
-                 "priority": pr if isinstance(pr, int) else i + 1}
+                 "priority": prios[i]}
             if e["source_info"] is None:
                 del e["source_info"]
             out.append(e)
@@ -521,7 +550,7 @@ class ControlLowering:
                 return {"match_type": "lpm", "key": hex_bytes(0, w), "prefix_length": 0}
             if mt == "range":
                 return {"match_type": "range", "start": hex_bytes(0, w), "end": hex_bytes(full, w)}
-            return {"match_type": "ternary", "key": hex_bytes(0, w), "mask": hex_bytes(0, w)}
+            return {"match_type": mt, "key": hex_bytes(0, w), "mask": hex_bytes(0, w)}
         if isinstance(k, A.Mask):
             v, m = const_value(k.value), const_value(k.mask)
             if not isinstance(v, int) or not isinstance(m, int):
@@ -533,7 +562,7 @@ class ControlLowering:
                     raise unsupported(k, "lpm entry mask that is not a prefix")
                 return {"match_type": "lpm", "key": hex_bytes(v & m, w), "prefix_length": plen}
             if mt in ("ternary", "optional"):
-                return {"match_type": "ternary", "key": hex_bytes(v & m, w), "mask": hex_bytes(m, w)}
+                return {"match_type": mt, "key": hex_bytes(v & m, w), "mask": hex_bytes(m, w)}
             raise unsupported(k, f"'&&&' for a {mt} key")
         if isinstance(k, A.Range):
             lo, hi = const_value(k.lo), const_value(k.hi)
@@ -558,4 +587,4 @@ class ControlLowering:
             return {"match_type": "lpm", "key": hex_bytes(v, w), "prefix_length": w}
         if mt == "range":
             return {"match_type": "range", "start": hex_bytes(v, w), "end": hex_bytes(v, w)}
-        return {"match_type": "ternary", "key": hex_bytes(v, w), "mask": hex_bytes(full, w)}
+        return {"match_type": mt, "key": hex_bytes(v, w), "mask": hex_bytes(full, w)}

@@ -103,6 +103,8 @@ class ExprLowering:
             return expr("not", None, self.cond(e.expr, ctx))
         if isinstance(e, A.Binary):
             if e.op in ("&&", "||"):
+                if getattr(ctx, "body", None) is not None and self.has_calls(e.right):
+                    return self.short_circuit(e, ctx)
                 return expr("and" if e.op == "&&" else "or", self.cond(e.left, ctx), self.cond(e.right, ctx))
             if e.op in _CMP:
                 lt = strip_newtype(e.left.type)
@@ -122,6 +124,28 @@ class ExprLowering:
             return expr("d2b", None, self.val(e.expr, ctx))
         d = self.val_nobool(e, ctx)
         return expr("d2b", None, d)
+
+    def has_calls(self, e) -> bool:
+        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in ("function", "extern_function", "extern_method"):
+            return True
+        return any(self.has_calls(c) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
+
+    def short_circuit(self, e: A.Binary, ctx) -> dict:
+        """`a && f()` / `a || f()` where f has effects: evaluate f only when needed (jumps)."""
+        body = ctx.body
+        tmp = self.temp(BOOL, "sc")
+        self.emit_assign(tmp, expr("b2d", None, self.cond(e.left, ctx)), body, e.span)
+        if e.op == "&&":
+            j = body.emit("_jump_if_zero", [tmp.json(), const(0)])
+            self.emit_assign(tmp, expr("b2d", None, self.cond(e.right, ctx)), body, e.span)
+            body.patch(j, len(body.prims))
+        else:
+            j = body.emit("_jump_if_zero", [tmp.json(), const(0)])
+            j2 = body.emit("_jump", [const(0)])
+            body.patch(j, len(body.prims))
+            self.emit_assign(tmp, expr("b2d", None, self.cond(e.right, ctx)), body, e.span)
+            body.patch(j2, len(body.prims))
+        return expr("d2b", None, tmp.json())
 
     def val_nobool(self, e: A.Expr, ctx) -> dict:
         if self.is_loc_expr(e):

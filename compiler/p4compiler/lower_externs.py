@@ -46,7 +46,8 @@ class ExternLowering:
             self.model.resources.append(ResourceInfo("counter", name, d, size or 0, unit))
         elif kind == "direct_counter":
             unit = {"packets": "PACKETS", "bytes": "BYTES"}.get(self.enum_member(self.ctor_arg(d, 0)), "BOTH")
-            j = {"name": name, "id": len(self.doc.counter_arrays), "source_info": si, "is_direct": True, "binding": None}
+            j = {"name": name, "id": len(self.doc.counter_arrays), "source_info": si, "size": 0, "is_direct": True,
+                 "binding": None}
             self.doc.counter_arrays.append(j)
             self.model.resources.append(ResourceInfo("direct_counter", name, d, 0, unit))
         elif kind in ("meter", "direct_meter"):

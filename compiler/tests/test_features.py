@@ -404,4 +404,5 @@ def test_entry_priority_annotation():
               const entries = { @priority(7) 0x1 &&& 0xf: NoAction(); priority = 3: 0x2 &&& 0xf: NoAction(); } }""",
                   ingress_apply="t.apply();")
     e = ingress_tables(compile_src(src).json)[0]["entries"]
-    assert [x["priority"] for x in e] == [7, 3]
+    # larger P4 priority wins; BMv2's lower value wins
+    assert [x["priority"] for x in e] == [1, 5]
