@@ -481,7 +481,7 @@ class Switch:
             E(packet_replication_engine_entry={"clone_session_entry": {}}),
         ]
         groups, members, others = [], [], []
-        for msg in self.read_raw([E(action_profile_group={}), E(action_profile_member={})]):
+        for msg in self._read_if_supported([E(action_profile_group={}), E(action_profile_member={})]):
             if msg.HasField("action_profile_group"):
                 g = msg.action_profile_group
                 groups.append(E(action_profile_group={"action_profile_id": g.action_profile_id,
@@ -490,7 +490,7 @@ class Switch:
                 m = msg.action_profile_member
                 members.append(E(action_profile_member={"action_profile_id": m.action_profile_id,
                                                         "member_id": m.member_id}))
-        for msg in self.read_raw(pre_reads):
+        for msg in self._read_if_supported(pre_reads):
             pre = msg.packet_replication_engine_entry
             if pre.HasField("multicast_group_entry"):
                 others.append(E(packet_replication_engine_entry={
@@ -499,7 +499,7 @@ class Switch:
                 others.append(E(packet_replication_engine_entry={
                     "clone_session_entry": {"session_id": pre.clone_session_entry.session_id}}))
         if self._schema is not None and len(self._schema.digests):
-            for msg in self.read_raw([E(digest_entry={})]):
+            for msg in self._read_if_supported([E(digest_entry={})]):
                 if msg.digest_entry.HasField("config"):
                     others.append(E(digest_entry={"digest_id": msg.digest_entry.digest_id}))
         count = 0
@@ -511,11 +511,21 @@ class Switch:
             resets = [
                 Update("MODIFY", E(table_entry={"table_id": t.id, "is_default_action": True}))
                 for t in self._schema.tables
-                if not t.const_default_action_id and not t.is_const
+                if not t.const_default_action_id and not t.is_const and not t.implementation_id
             ]
             if resets:
                 self.write(resets)
         return count
+
+    def _read_if_supported(self, entities: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
+        """Wildcard-read entities, treating a switch that cannot read them (UNIMPLEMENTED) as having none."""
+        try:
+            return list(self.read_raw(entities))
+        except P4RuntimeError as exc:
+            if exc.code == grpc.StatusCode.UNIMPLEMENTED:
+                log.info("p4rt: delete_all: the switch cannot read %s; skipped", entities[0].WhichOneof("entity"))
+                return []
+            raise
 
     # --- stream: packets, digests, idle timeouts ----------------------------------------
 

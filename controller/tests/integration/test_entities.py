@@ -126,7 +126,8 @@ def test_const_entries_are_readable_and_immutable(sw):
     assert all(e.is_const for e in got)
     with pytest.raises(P4RuntimeWriteError) as err:
         sw.insert(TableEntry("fixed", {"ether_type": 0x1234}, Action("drop")))
-    assert [e.index for e in err.value.errors] == [0]
+    [error] = err.value.errors
+    assert error.index == 0 and error.code in ("PERMISSION_DENIED", "INVALID_ARGUMENT")
     with pytest.raises(P4RuntimeWriteError):
         sw.delete(TableEntry("fixed", {"ether_type": 0x9999}))
     with pytest.raises(P4RuntimeWriteError):
@@ -175,7 +176,7 @@ def test_indexed_meter_set_and_reset(sw):
     assert cell.config == MeterConfig(10, 5, 20, 10)
     sw.modify(MeterEntry("port_meter", 3, MeterConfig(-1, -1, -1, -1)))
     [cell] = list(sw.read(MeterEntry("port_meter", 3)))
-    assert cell.config is None or cell.config == MeterConfig(0, 0, 0, 0)
+    assert cell.config is None  # unconfigured again
     assert len(list(sw.read(MeterEntry("port_meter")))) == 16
 
 
@@ -215,7 +216,10 @@ def test_one_shot_action_set(sw):
         (Action("set_nhop", {"dmac": HOST2_MAC, "port": 2}), 1),
     ]))
     [entry] = read_table(sw, "ecmp")
-    assert entry.one_shot is not None or entry.group_id is not None
+    assert entry.one_shot == [
+        (Action("RtIngress.set_nhop", {"dmac": 1, "port": 1}), 1),
+        (Action("RtIngress.set_nhop", {"dmac": 2, "port": 2}), 1),
+    ]
 
 
 def test_multicast_groups(sw):

@@ -104,6 +104,19 @@ def test_two_controllers_primary_and_backup(switch_factory, program):
         assert first.set_election_id(20).is_primary
 
 
+def test_each_role_has_its_own_primary(switch_factory, program):
+    proc = switch_factory()
+    with Switch(proc.address, election_id=1) as default_role:
+        default_role.set_pipeline(program.p4info, program.json)
+        with Switch(proc.address, election_id=1, role="routes") as a, \
+                Switch(proc.address, election_id=2, role="acls") as b, \
+                Switch(proc.address, election_id=1, role="acls") as c:
+            assert default_role.is_primary and a.is_primary and b.is_primary and not c.is_primary
+            a.load_schema()
+            a.insert(route("10.0.0.0/8"))
+            assert len(list(default_role.read(TableEntry("ipv4_lpm")))) == 1
+
+
 def test_same_election_id_as_primary_is_refused(switch_factory):
     proc = switch_factory()
     with Switch(proc.address, election_id=7):
