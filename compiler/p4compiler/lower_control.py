@@ -303,6 +303,17 @@ class ControlLowering:
         return self.control_apply(cdecl, sub, nxt)
 
     # ------------------------------------------------------------ tables
+    def table_object(self, p, ctx, tname: str):
+        """The object named by a table property: an instance name or an inline instantiation."""
+        v = p.value
+        if isinstance(v, A.Call) and getattr(v, "target", (None,))[0] == "ctor":
+            d = A.Instantiation(v.span, tname.split(".")[-1], [], None, v.args)
+            d.resolved_type = v.type
+            prefix = tname.rsplit(".", 1)[0] if "." in tname else ""
+            self.instantiate(d, ctx.child(prefix=prefix))
+            return self.last_instance
+        return self.loc(v, ctx)
+
     def lower_table(self, tdecl: A.TableDecl, ctx, hit_miss, nxt, call, by_action=None, default_target=None):
         name = self.name_of(tdecl, ctx.prefix)
         if name in self.applied_tables:
@@ -385,27 +396,25 @@ class ControlLowering:
                       "with_counters": False, "support_timeout": False, "direct_meters": None})
         for p in tdecl.properties:
             if p.name == "counters":
-                obj = self.loc(p.value, ctx)
+                obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_counter":
                     raise unsupported(p, "'counters' property that is not a direct_counter instance")
                 obj.info["json"]["binding"] = name
                 obj.info["json"]["size"] = info.size
                 table["with_counters"] = True
                 info.direct_counter = obj.name
-                self.model.resource(obj.name).table = name
+                self.model.resource(obj.name, "direct_counter").table = name
             elif p.name == "meters":
-                obj = self.loc(p.value, ctx)
+                obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_meter":
                     raise unsupported(p, "'meters' property that is not a direct_meter instance")
                 obj.info["json"]["binding"] = name
                 obj.info["json"]["size"] = info.size
                 table["direct_meters"] = obj.name
                 info.direct_meter = obj.name
-                self.model.resource(obj.name).table = name
+                self.model.resource(obj.name, "direct_meter").table = name
             elif p.name == "implementation":
-                obj = self.loc(p.value, ctx) if not isinstance(p.value, A.Call) else None
-                if obj is None:
-                    raise unsupported(p, "inline action profile instantiation in 'implementation'")
+                obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind not in ("action_profile", "action_selector"):
                     raise unsupported(p, "'implementation' that is not an action_profile/action_selector")
                 prof = obj.info["json"]
@@ -418,7 +427,7 @@ class ControlLowering:
                 if prof not in ctx.pipeline["action_profiles"]:
                     ctx.pipeline["action_profiles"].append(prof)
                 info.implementation = obj.name
-                self.model.resource(obj.name).tables.append(name)
+                self.model.resource(obj.name, "action_profile").tables.append(name)
             elif p.name == "support_timeout":
                 v = const_value(p.value)
                 table["support_timeout"] = bool(v)

@@ -96,7 +96,7 @@ class ExternLowering:
             self.doc.extern_instances.append(j)
         if "source_info" in j and j["source_info"] is None:
             del j["source_info"]
-        ctx.env[d] = ObjLoc(kind if kind in ("counter", "direct_counter", "meter", "direct_meter", "register",
+        self.last_instance = ctx.env[d] = ObjLoc(kind if kind in ("counter", "direct_counter", "meter", "direct_meter", "register",
                                              "action_profile", "action_selector") else "extern", name, decl, {"json": j})
 
     # ------------------------------------------------------------ calls

@@ -79,8 +79,8 @@ class Model:
         if not any(a.name == name for a in self.actions):
             self.actions.append(ActionInfo(name, decl, params))
 
-    def resource(self, name: str) -> ResourceInfo | None:
+    def resource(self, name: str, kind: str | None = None) -> ResourceInfo | None:
         for r in self.resources:
-            if r.name == name:
+            if r.name == name and (kind is None or r.kind == kind):
                 return r
         return None

@@ -128,6 +128,12 @@ class P4InfoBuilder:
         m = self.m
         info = self.info
         info.pkg_info.arch = "v1model"
+        hidden = lambda d: any(a.name == "hidden" for a in (getattr(d, "annotations", None) or []))
+        m.tables = [t for t in m.tables if not hidden(t.decl)]
+        m.actions = [a for a in m.actions if not hidden(a.decl)]
+        live = {a.name for a in m.actions}
+        for t in m.tables:
+            t.actions = [x for x in t.actions if x[0] in live]
         res = {k: [r for r in m.resources if r.kind == k] for k in
                ("counter", "direct_counter", "meter", "direct_meter", "register", "action_profile")}
         self.assign_ids("action", [(a.name, a.decl) for a in m.actions])

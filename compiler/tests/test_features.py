@@ -406,3 +406,47 @@ def test_entry_priority_annotation():
     e = ingress_tables(compile_src(src).json)[0]["entries"]
     # larger P4 priority wins; BMv2's lower value wins
     assert [x["priority"] for x in e] == [1, 5]
+
+
+def test_inline_table_implementation_and_hidden():
+    src = program(ingress_locals="""
+    action set(bit<9> p) { sm.egress_spec = p; }
+    table t { key = { hdr.eth.dst: exact; } actions = { set; } implementation = action_profile(32w64);
+              counters = direct_counter(CounterType.packets); }
+    @hidden table h { actions = { NoAction; } }
+    """, ingress_apply="t.apply(); h.apply();")
+    r = compile_src(src)
+    ing = find(r.json["pipelines"], "ingress")
+    t = find(ing["tables"], "I.t")
+    assert t["type"] == "indirect" and t["action_profile"] == "I.t" and t["with_counters"]
+    assert ing["action_profiles"][0]["max_size"] == 64
+    assert [x.preamble.name for x in r.p4info.tables] == ["I.t"]
+    assert r.p4info.action_profiles[0].size == 64 and r.p4info.direct_counters[0].spec.unit == 2
+
+
+def test_switch_on_value_and_enum():
+    src = program(top="enum color_t { RED, GREEN }", meta="bit<8> a; bit<8> b;", ingress_apply="""
+        color_t c = color_t.GREEN;
+        switch (meta.a) {
+            1: 2: { meta.b = 1; }
+            default: { meta.b = 3; }
+        }
+        if (c == color_t.GREEN) { meta.b = 4; }""")
+    j = compile_src(src).json
+    assert {"name": "color_t", "entries": [["RED", 0], ["GREEN", 1]]} in j["enums"]
+    ing = find(j["pipelines"], "ingress")
+    exprs = [json_ops(c["expression"]) for c in ing["conditionals"]]
+    assert any("or" in e for e in exprs)
+
+
+def json_ops(x):
+    out = []
+    if isinstance(x, dict):
+        if "op" in x:
+            out.append(x["op"])
+        for v in x.values():
+            out += json_ops(v)
+    elif isinstance(x, list):
+        for v in x:
+            out += json_ops(v)
+    return out
