@@ -68,6 +68,7 @@ class SwitchProcess:
     ports: dict[int, str] = field(default_factory=dict)
     grpc_port: int = field(default_factory=free_port)
     device_id: int = 0
+    grpc_args: list[str] = field(default_factory=list)
     proc: subprocess.Popen | None = None
 
     @property
@@ -80,7 +81,7 @@ class SwitchProcess:
         cmd = [*switch_command(), "--device-id", str(self.device_id)]
         for port, iface in sorted(self.ports.items()):
             cmd += ["-i", f"{port}@{iface}"]
-        cmd += ["--no-p4", "--", "--grpc-server-addr", self.address, "--cpu-port", str(CPU_PORT)]
+        cmd += ["--no-p4", "--", "--grpc-server-addr", self.address, "--cpu-port", str(CPU_PORT), *self.grpc_args]
         log = self.log_path.open("ab")
         try:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
@@ -174,6 +175,29 @@ class VethPair:
         """Close the socket and delete the pair."""
         self.sock.close()
         subprocess.run(["ip", "link", "del", self.switch_side], capture_output=True)
+
+
+def make_certificates(folder: Path) -> dict[str, Path]:
+    """A throw-away CA, a server certificate for 127.0.0.1 and a client certificate (openssl)."""
+    paths = {name: folder / name for name in ("ca.crt", "ca.key", "server.crt", "server.key",
+                                              "client.crt", "client.key")}
+    key_opts = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    def openssl(*args: str) -> None:
+        done = subprocess.run(["openssl", *args], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"openssl {' '.join(args)}: {done.stderr.strip()}")
+
+    openssl("req", "-x509", *key_opts, "-keyout", str(paths["ca.key"]), "-out", str(paths["ca.crt"]),
+            "-days", "1", "-subj", "/CN=p4rt-test-ca")
+    for role, san in (("server", "subjectAltName=IP:127.0.0.1,DNS:localhost"), ("client", "extendedKeyUsage=clientAuth")):
+        csr = folder / f"{role}.csr"
+        ext = folder / f"{role}.ext"
+        ext.write_text(san + "\n")
+        openssl("req", *key_opts, "-keyout", str(paths[f"{role}.key"]), "-out", str(csr), "-subj", f"/CN=p4rt-{role}")
+        openssl("x509", "-req", "-in", str(csr), "-CA", str(paths["ca.crt"]), "-CAkey", str(paths["ca.key"]),
+                "-CAcreateserial", "-out", str(paths[f"{role}.crt"]), "-days", "1", "-extfile", str(ext))
+    return paths
 
 
 def _ip(*args: str) -> None:

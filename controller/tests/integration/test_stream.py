@@ -22,7 +22,7 @@ from p4rt import (
 )
 from p4rt.schema import p4info_to_json
 
-from harness import ethernet
+from harness import ethernet, make_certificates
 
 HOST1_MAC = "00:00:00:00:00:01"
 HOST2_MAC = "00:00:00:00:00:02"
@@ -73,6 +73,28 @@ def test_schema_from_a_running_switch(loaded, program):
     with Switch(loaded.address, election_id=3) as sw:
         schema = sw.load_schema()
         assert schema.table("ipv4_lpm").id == P4Schema.load(program.p4info).table("ipv4_lpm").id
+
+
+@pytest.mark.parametrize("client_auth", [False, True], ids=["tls", "mutual-tls"])
+def test_tls(switch_factory, program, tmp_path, client_auth):
+    certs = make_certificates(tmp_path)
+    args = ["--grpc-server-ssl", "--grpc-server-cert", str(certs["server.crt"]),
+            "--grpc-server-key", str(certs["server.key"])]
+    if client_auth:
+        args += ["--grpc-server-cacert", str(certs["ca.crt"]), "--grpc-server-with-client-auth"]
+    proc = switch_factory(grpc_args=args)
+    client_cert = (certs["client.key"].read_bytes(), certs["client.crt"].read_bytes()) if client_auth else (None, None)
+    creds = grpc.ssl_channel_credentials(certs["ca.crt"].read_bytes(), *client_cert)
+    with Switch(proc.address, election_id=1, credentials=creds) as sw:
+        sw.set_pipeline(program.p4info, program.json)
+        sw.insert(route("10.0.0.0/8"))
+        assert len(list(sw.read(TableEntry("ipv4_lpm")))) == 1
+    with pytest.raises(P4RuntimeError):  # plaintext is refused
+        Switch(proc.address, election_id=2).connect(timeout=2)
+    if client_auth:
+        with pytest.raises(P4RuntimeError):  # TLS without a client certificate is refused
+            Switch(proc.address, election_id=3,
+                   credentials=grpc.ssl_channel_credentials(certs["ca.crt"].read_bytes())).connect(timeout=2)
 
 
 # --- arbitration ------------------------------------------------------------------------
