@@ -31,11 +31,15 @@ class ExternLowering:
         name = self.name_of(d, ctx.prefix)
         kind = t.tname
         decl = t.decl
-        if isinstance(decl, A.ControlDecl):
-            ctx.env[d] = ObjLoc("control", name, decl, {})
-            return
-        if isinstance(decl, A.ParserDecl):
-            ctx.env[d] = ObjLoc("parser", name, decl, {})
+        if isinstance(decl, (A.ControlDecl, A.ParserDecl)):
+            ctor_env = {}
+            for p, a in zip(decl.ctor_params, self.ck.order_args(decl.ctor_params, d.args)):
+                v = const_value(a) if a is not None else None
+                if not isinstance(v, (int, bool)):
+                    raise unsupported(a or d, f"constructor argument '{p.name}' that is not a compile-time constant")
+                ctor_env[p] = ValueLoc(const(int(v)), p.resolved_type)
+            ctx.env[d] = ObjLoc("control" if isinstance(decl, A.ControlDecl) else "parser", name, decl,
+                                {"ctor_env": ctor_env})
             return
         size = const_value(self.ctor_arg(d, 0)) if d.args else None
         si = self.doc.source_info(d.span, d.name)

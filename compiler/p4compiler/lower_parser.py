@@ -171,7 +171,7 @@ class ParserLowering:
         inst.info["applied"] = True
         pdecl = inst.decl
         from .lower import Ctx
-        sub = Ctx(inst.name, pdecl, {}, None, None, None, None, "parser")
+        sub = Ctx(inst.name, pdecl, dict(inst.info.get("ctor_env", {})), None, None, None, None, "parser")
         for p, a in zip(pdecl.params, call.args):
             v = const_value(a.expr)
             if p.direction in ("", "in") and isinstance(v, (int, bool)):

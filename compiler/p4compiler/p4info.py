@@ -304,12 +304,18 @@ class P4InfoBuilder:
             return
         nt = map_entry(ti.new_types, t.tname)
         base = strip_newtype(t.base)
-        w = scalar_width(base) or 0
-        nt.original_type.bitstring.bit.bitwidth = w
-        for a in getattr(getattr(t, "decl", None), "annotations", []) or []:
-            pass
+        if isinstance(base, Bits) and base.signed:
+            nt.original_type.bitstring.int.bitwidth = base.width
+        else:
+            nt.original_type.bitstring.bit.bitwidth = scalar_width(base) or 0
 
     def new_types(self) -> None:
+        # every serializable enum and every `type` of the program is described in type_info
+        for en in self.ck.enums:
+            if en.underlying is not None:
+                self.type_spec(p4types_pb2.P4DataTypeSpec(), en)
+        for name, t in self.ck.new_types.items():
+            self.add_new_type(t)
         for name, t in self.ck.new_types.items():
             sym = self.ck.top.lookup(name)
             decl = sym.decl if sym else None

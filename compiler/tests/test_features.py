@@ -450,3 +450,12 @@ def json_ops(x):
         for v in x:
             out += json_ops(v)
     return out
+
+
+def test_control_constructor_parameters():
+    src = program(meta="bit<8> a;", top="""
+control Setter(inout bit<8> v)(bit<8> k) { apply { v = k; } }""",
+                  ingress_locals="Setter(8w7) s7;", ingress_apply="s7.apply(meta.a);")
+    p = all_prims(compile_src(src).json)
+    assert p[0]["parameters"] == [{"type": "field", "value": ["scalars", "userMetadata.a"]},
+                                  {"type": "hexstr", "value": "0x7"}]
