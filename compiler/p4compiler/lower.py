@@ -211,8 +211,12 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
         if len(main.args) != 6:
             return
         blocks = []
-        for a in main.args:
-            e = a.expr
+        pkg = mt.decl
+        ordered = self.ck.order_args(pkg.params, main.args) if isinstance(pkg, A.PackageTypeDecl) else [a.expr for a in main.args]
+        if any(e is None for e in ordered):
+            self.rep.error(main.span, "V1Switch needs all six arguments")
+            return
+        for e in ordered:
             tgt = getattr(e, "target", None)
             if not (isinstance(e, A.Call) and tgt and tgt[0] == "ctor"):
                 self.rep.error(e.span, "unsupported: V1Switch argument that is not a parser/control instantiation")
@@ -223,7 +227,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
             blocks.append(tgt[1])
         p, vr, ig, eg, ck, dep = blocks
         kinds = [A.ParserDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl]
-        for b, k, a in zip(blocks, kinds, main.args):
+        for b, k, a in zip(blocks, kinds, ordered):
             if not isinstance(b, k):
                 self.rep.error(a.span, f"V1Switch argument must be a {'parser' if k is A.ParserDecl else 'control'}")
                 return

@@ -43,7 +43,7 @@ class ControlLowering:
         if pipe["source_info"] is None:
             del pipe["source_info"]
         self.doc.pipelines.append(pipe)
-        ctx = self.control_ctx(decl, decl.name, locs, pipe)
+        ctx = self.control_ctx(decl, self.name_of(decl, ""), locs, pipe)
         pipe["init_table"] = self.control_apply(decl, ctx, None)
 
     def control_ctx(self, decl: A.ControlDecl, prefix: str, locs: list, pipe: dict, parent=None):

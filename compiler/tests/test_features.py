@@ -459,3 +459,14 @@ control Setter(inout bit<8> v)(bit<8> k) { apply { v = k; } }""",
     p = all_prims(compile_src(src).json)
     assert p[0]["parameters"] == [{"type": "field", "value": ["scalars", "userMetadata.a"]},
                                   {"type": "hexstr", "value": "0x7"}]
+
+
+def test_named_arguments_everywhere():
+    src = program().replace("V1Switch(P(), VC(), I(), E(), CC(), D()) main;",
+                            "V1Switch(dep = D(), p = P(), ig = I(), vr = VC(), eg = E(), ck = CC()) main;")
+    src = src.replace("pkt.extract(hdr.eth);", "pkt.extract(hdr = hdr.eth);")
+    src = src.replace("apply {  }\n}\ncontrol E", "apply { mark_to_drop(standard_metadata = sm); }\n}\ncontrol E")
+    j = compile_src(src).json
+    assert [p["name"] for p in j["pipelines"]] == ["ingress", "egress"]
+    assert j["deparsers"][0]["order"] == ["eth"]
+    assert any(p["op"] == "mark_to_drop" for p in all_prims(j))
