@@ -30,6 +30,7 @@ from .entity import (
     decode_entity,
 )
 from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError, code_name, rpc_error, status_details
+from . import wire
 from .schema import P4Schema, SchemaError, load_p4info
 
 log = logging.getLogger("p4rt")
@@ -91,6 +92,7 @@ class Switch:
         self.backoff = backoff
         self._channel: grpc.Channel | None = None
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
+        self._raw_write = None
         self._requests: queue.SimpleQueue | None = None
         self._call = None
         self._reader: threading.Thread | None = None
@@ -123,6 +125,10 @@ class Switch:
         else:
             self._channel = grpc.insecure_channel(self.address, options=options)
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
+        # Write with pre-serialized requests (see wire.py): the bytes go out as they are.
+        self._raw_write = self._channel.unary_unary(
+            "/p4.v1.P4Runtime/Write", request_serializer=None,
+            response_deserializer=p4runtime_pb2.WriteResponse.FromString)
         self._closed.clear()
         self._established = False
         try:
@@ -153,7 +159,7 @@ class Switch:
             self._reader.join(timeout=5)
         if self._channel is not None:
             self._channel.close()
-        self._channel = self._stub = self._call = self._reader = self._requests = None
+        self._channel = self._stub = self._call = self._reader = self._requests = self._raw_write = None
         with self._cond:
             self._arbitration = None
             self._cond.notify_all()
@@ -403,28 +409,29 @@ class Switch:
         except ValueError as exc:
             raise ValueError(f"unknown atomicity {atomicity!r}") from exc
         batch_size = max(1, batch_size)
-        election_id = _uint128(self.election_id)
+        _uint128(self.election_id)  # range check
         # Encode every batch before sending any, so a bad entity writes nothing.
         requests = []
         for start in range(0, len(updates), batch_size):
-            request = p4runtime_pb2.WriteRequest(device_id=self.device_id, role=self.role, atomicity=atomicity_value)
-            request.election_id.CopyFrom(election_id)
-            for u in updates[start:start + batch_size]:
-                u.encode_into(self.schema if _needs_schema(u) else self._schema, request.updates.add())  # type: ignore[arg-type]
-            requests.append((start, request))
-        stub = self._stub_or_fail()
+            batch = updates[start:start + batch_size]
+            encoded = [wire.update(u, self.schema if _needs_schema(u) else self._schema) for u in batch]
+            request = wire.write_request(encoded, device_id=self.device_id, election_id=self.election_id,
+                                         role=self.role, atomicity=atomicity_value)
+            requests.append((start, len(batch), request))
+        self._stub_or_fail()
+        send = self._raw_write
         failures: list[UpdateError] = []
         last_exc: grpc.RpcError | None = None
-        for start, request in requests:
+        for start, count, request in requests:
             try:
-                stub.Write(request, timeout=self.rpc_timeout)
+                send(request, timeout=self.rpc_timeout)
             except grpc.RpcError as exc:
                 details = status_details(exc)
                 if not details:
                     done = f" (updates 0..{start - 1} were applied before)" if start else ""
                     raise P4RuntimeWriteError(exc.code(), f"{exc.details()}{done}", failures) from exc
                 last_exc = exc
-                for i, error in enumerate(details[: len(request.updates)]):
+                for i, error in enumerate(details[:count]):
                     if error.canonical_code != code_pb2.OK:
                         index = start + i
                         failures.append(UpdateError(index, updates[index].describe(),

@@ -20,11 +20,10 @@ class EntityError(ValueError):
 # --- match fields -----------------------------------------------------------------------
 
 
-def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> list[p4runtime_pb2.FieldMatch]:
-    """Encode `{field name: value}` as FieldMatch messages (sorted by id), leaving wildcards out.
-
-    With `target` (a repeated FieldMatch field) the messages are added to it in place.
-    """
+def encode_match_parts(fields, values: dict[str, Any], owner: str) -> list[tuple[P4Field, tuple[str, Any, Any]]]:
+    """Encode `{field name: value}` as (field, (kind, bytes, bytes|int)) sorted by id, wildcards left out."""
+    if not isinstance(values, dict):
+        raise EntityError(f"{owner}: a match is a dict of field name to value, got {values!r}")
     resolved = []
     for name, value in values.items():
         try:
@@ -38,11 +37,20 @@ def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> lis
             parts = _encode_field_match(mf, value)
         except CodecError as exc:
             raise EntityError(f"{owner}, match field {mf.name} ({mf.match_type}, bit<{mf.bitwidth}>): {exc}") from exc
-        if parts is None:
-            continue
+        if parts is not None:
+            out.append((mf, parts))
+    return out
+
+
+def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> list[p4runtime_pb2.FieldMatch]:
+    """Encode `{field name: value}` as FieldMatch messages (sorted by id), leaving wildcards out.
+
+    With `target` (a repeated FieldMatch field) the messages are added to it in place.
+    """
+    out = []
+    for mf, (kind, a, b) in encode_match_parts(fields, values, owner):
         fm = target.add() if target is not None else p4runtime_pb2.FieldMatch()
         fm.field_id = mf.id
-        kind, a, b = parts
         if kind == "exact":
             fm.exact.value = a
         elif kind == "lpm":
@@ -127,6 +135,8 @@ class Action:
         if msg is None:
             msg = p4runtime_pb2.Action()
         msg.action_id = action.id
+        if not isinstance(self.params, dict):
+            raise EntityError(f"action {action.name}: params are a dict of name to value, got {self.params!r}")
         given = dict(self.params)
         for param in action.params:
             if param.name not in given:
