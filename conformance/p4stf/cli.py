@@ -121,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ports", choices=["files", "veth"], default="files",
                     help="files: pcap files via --use-files (default; control commands must "
                          "precede packets); veth: live veth pairs, commands in file order (root)")
+    ap.add_argument("-j", "--jobs", type=int, default=1,
+                    help="cases run at once (default 1; each has its own ports, build folder "
+                         "and gRPC port; simple_switch_grpc instances share device 0, keep -j 1)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="print details of passing cases too")
     a = ap.parse_args(argv)
@@ -145,20 +148,31 @@ def main(argv: list[str] | None = None) -> int:
             p4, stf_path = stf_path, p4
         cases = [("", os.path.splitext(os.path.basename(p4))[0], p4, stf_path)]
     print(f"p4stf: P4C={opts.p4c} SWITCH={opts.switch}", flush=True)
-    results = []
-    for area, name, p4, stf_path in cases:
+    def one(case) -> Result:
+        area, name, p4, stf_path = case
         if not os.path.exists(p4):
-            r = Result(name, area, FAIL, reason=f"no P4 program {p4}")
+            return Result(name, area, FAIL, reason=f"no P4 program {p4}")
+        try:
+            return run_case(opts, p4, stf_path, area, name)
+        except Exception as exc:  # one broken case must not hide the others' results
+            return Result(name, area, FAIL, reason=f"runner error: {type(exc).__name__}: {exc}")
+
+    results = []
+    try:
+        if a.jobs <= 1:
+            for case in cases:
+                results.append(one(case))
+                _print_result(results[-1], a.verbose)
         else:
-            try:
-                r = run_case(opts, p4, stf_path, area, name)
-            except KeyboardInterrupt:
-                print("interrupted")
-                return 130
-            except Exception as exc:  # one broken case must not hide the others' results
-                r = Result(name, area, FAIL, reason=f"runner error: {type(exc).__name__}: {exc}")
-        results.append(r)
-        _print_result(r, a.verbose)
+            from concurrent.futures import ThreadPoolExecutor, as_completed
+            with ThreadPoolExecutor(max_workers=a.jobs) as pool:
+                for fut in as_completed([pool.submit(one, c) for c in cases]):
+                    results.append(fut.result())
+                    _print_result(results[-1], a.verbose)
+    except KeyboardInterrupt:
+        print("interrupted")
+        return 130
+    results.sort(key=lambda r: (r.area, r.name))
     print()
     print(summary(results))
     if a.json:
