@@ -29,8 +29,8 @@ from .entity import (
     Update,
     decode_entity,
 )
-from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError, code_name, rpc_error, status_details
 from . import wire
+from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError, code_name, rpc_error, status_details
 from .schema import P4Schema, SchemaError, load_p4info
 
 log = logging.getLogger("p4rt")

@@ -9,7 +9,7 @@ from p4.config.v1 import p4types_pb2
 from p4.v1 import p4data_pb2, p4runtime_pb2
 
 from . import codec
-from .codec import CodecError, Format
+from .codec import CodecError
 from .schema import P4Field, P4Schema, P4Table, SchemaError, type_map
 
 
