@@ -1,6 +1,8 @@
 """P4Info lookups by the names STF files use: fully qualified or a unique suffix."""
 from __future__ import annotations
 
+import re
+
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 
@@ -44,7 +46,11 @@ def resolve(objs, name: str, kind: str):
 
 def resolve_key(table, name: str):
     """A table's match field by name, unique suffix, or BMv2-style `$N` stack index."""
-    alt = name.replace("$", "[", 1) + "]" if "$" in name and "[" not in name else name
+    # BMv2-style spellings p4c's STF files use: hdr.h$0.f for hdr.h[0].f and
+    # hdr.h.$valid$ for the validity key hdr.h.isValid().
+    alt = re.sub(r"\$(\d+)", r"[\1]", name)
+    if alt.endswith(".$valid$"):
+        alt = alt[: -len(".$valid$")] + ".isValid()"
     for cand in (name, alt):
         for mf in table.match_fields:
             if mf.name == cand:

@@ -64,3 +64,13 @@ def test_summary_final_line():
     text = summary(rs)
     assert text.splitlines()[-1] == "1 passed, 1 failed, 1 not run"
     assert summary([Result("a", "x", PASS)]).splitlines()[-1] == "1 passed, 0 failed"
+
+
+def test_bmv2_style_key_spellings():
+    t = text_format.Parse("""preamble { id: 9 name: "t" }
+        match_fields { id: 1 name: "hdr.mpls[0].label" bitwidth: 20 match_type: EXACT }
+        match_fields { id: 2 name: "hdr.tag.isValid()" bitwidth: 1 match_type: EXACT }""",
+                          p4info_pb2.Table())
+    assert p4info.resolve_key(t, "hdr.mpls$0.label").id == 1
+    assert p4info.resolve_key(t, "mpls$0.label").id == 1
+    assert p4info.resolve_key(t, "hdr.tag.$valid$").id == 2
