@@ -250,7 +250,9 @@ class Controller:
             table = self.schema.table(cmd.table)
             entry = pb.TableEntry(table_id=table.preamble.id)
             if self._match(table, cmd.keys, entry):
-                entry.priority = cmd.priority if cmd.priority is not None else auto_priority
+                # STF priorities start at 0 (p4c's own files use 0), P4Runtime's at 1;
+                # shifting by one keeps their order (larger wins in both).
+                entry.priority = cmd.priority + 1 if cmd.priority is not None else auto_priority
             elif cmd.priority is not None:
                 raise ControlError(f"table {table.preamble.name} has no ternary/range/optional "
                                    f"key, so it takes no priority")
