@@ -46,23 +46,50 @@ pub fn run(o: &Options) -> Result<(), String> {
     let specs: Vec<(u32, String)> = o.ports.iter().map(|p| (p.port, p.iface.clone())).collect();
 
     if let Some(wait_s) = o.use_files {
-        let mut file_ports = files::open(Path::new("."), &specs, o.pcap_dir.as_deref()).map_err(|e| e.to_string())?;
-        let server = grpc::start(o, &switch, None)?;
+        let (mut inputs, outputs) =
+            files::open(Path::new("."), &specs, o.pcap_dir.as_deref()).map_err(|e| e.to_string())?;
+        let outputs = Arc::new(outputs);
+        let transmit: p4runtime_server::Transmit = {
+            let outputs = outputs.clone();
+            Arc::new(move |port: u32, frame: &[u8]| {
+                match outputs.write(port, crate::pcap::now_us(), frame) {
+                    Ok(true) => {}
+                    Ok(false) => log_at!(Level::Debug, "packet-out to unattached port {port} dropped"),
+                    Err(e) => log_at!(Level::Error, "writing port {port}: {e}"),
+                }
+            })
+        };
+        let server = grpc::start(o, &switch, transmit)?;
         println!("{}", ready_line(o, &server));
         files::wait(wait_s, stop);
         let sink = server.as_ref().and_then(|s| s.packet_in.clone());
-        let n = files::run(&switch, &mut file_ports, o.cpu_port, sink.as_ref(), stop).map_err(|e| e.to_string())?;
+        let n = files::run(&switch, &mut inputs, &outputs, o.cpu_port, sink.as_ref(), stop).map_err(|e| e.to_string())?;
         log_at!(Level::Info, "pcap input done: {n} packets processed");
-        for p in &file_ports {
-            log_at!(Level::Info, "port {} ({}): {} packets written", p.number, p.iface, p.sent);
+        for p in &outputs.ports {
+            log_at!(Level::Info, "port {} ({}): {} packets written", p.number, p.iface, p.sent.load(Ordering::Relaxed));
         }
-        drop(server);
+        if let Some(server) = server {
+            // Keep serving P4Runtime (counter reads, packet-outs) until stopped.
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            server.stop();
+            let _ = outputs.flush();
+        }
         return Ok(());
     }
 
     let (ports, rx) = ports::open(&specs, o.pcap_dir.as_deref()).map_err(|e| e.to_string())?;
     let ports = Arc::new(ports);
-    let server = grpc::start(o, &switch, Some(ports.clone()))?;
+    let transmit: p4runtime_server::Transmit = {
+        let ports = ports.clone();
+        Arc::new(move |port: u32, frame: &[u8]| {
+            if let Err(e) = ports.send_now(port, frame) {
+                log_at!(Level::Debug, "packet-out to port {port}: {e}");
+            }
+        })
+    };
+    let server = grpc::start(o, &switch, transmit)?;
     let dp = Arc::new(Dataplane {
         switch: switch.clone(),
         ports: ports.clone(),
@@ -87,7 +114,9 @@ pub fn run(o: &Options) -> Result<(), String> {
     for t in threads {
         let _ = t.join();
     }
-    drop(server);
+    if let Some(server) = server {
+        server.stop();
+    }
     ports.flush_captures();
     for p in &ports.ports {
         log_at!(

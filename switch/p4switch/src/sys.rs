@@ -257,8 +257,8 @@ impl<'a> RxBlock<'a> {
         let wire_len = u32_at(16) as usize;
         let status = u32_at(20);
         let mac = u16_at(24) as usize;
-        let vlan_tci = u32_at(36);
-        let vlan_tpid = u16_at(40);
+        let vlan_tci = u32_at(32);
+        let vlan_tpid = u16_at(36);
         let start = off.checked_add(mac)?;
         let data = b.get(start..start.checked_add(snaplen)?)?;
         if next_offset == 0 {

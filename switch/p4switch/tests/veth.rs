@@ -1,0 +1,167 @@
+//! The real binary on AF_PACKET ports: two hosts in their own network
+//! namespaces, the switch in a third, joined by veth pairs. A frame sent from
+//! one host must arrive on the other exactly as sent (including an 802.1Q tag,
+//! which the kernel moves out of the frame on receive), and SIGTERM must stop
+//! the switch with its captures flushed. Needs root (the project's machines
+//! and CI run as root).
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use p4switch::sys::{self, PacketSocket, SocketOptions};
+use serde_json::json;
+
+fn ip(args: &[&str]) {
+    let o = Command::new("ip").args(args).output().expect("ip");
+    assert!(o.status.success(), "ip {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Namespaces `{p}a`, `{p}s`, `{p}b`; veths `{p}a0`-`{p}a1`, `{p}b0`-`{p}b1`. Removed on drop.
+struct Topo {
+    p: String,
+}
+
+impl Topo {
+    fn new() -> Topo {
+        let p = format!("h3t{}", std::process::id() % 100_000);
+        let t = Topo { p };
+        t.down();
+        let p = &t.p;
+        for ns in ["a", "s", "b"] {
+            ip(&["netns", "add", &format!("{p}{ns}")]);
+        }
+        ip(&["link", "add", &format!("{p}a0"), "netns", &format!("{p}a"), "type", "veth", "peer", "name", &format!("{p}a1"), "netns", &format!("{p}s")]);
+        ip(&["link", "add", &format!("{p}b0"), "netns", &format!("{p}b"), "type", "veth", "peer", "name", &format!("{p}b1"), "netns", &format!("{p}s")]);
+        for (ns, dev) in [("a", "a0"), ("s", "a1"), ("s", "b1"), ("b", "b0")] {
+            ip(&["-n", &format!("{p}{ns}"), "link", "set", &format!("{p}{dev}"), "up"]);
+        }
+        t
+    }
+    fn ns(&self, n: &str) -> String {
+        format!("{}{n}", self.p)
+    }
+    fn dev(&self, d: &str) -> String {
+        format!("{}{d}", self.p)
+    }
+    fn down(&self) {
+        for ns in ["a", "s", "b"] {
+            let _ = Command::new("ip").args(["netns", "del", &format!("{}{ns}", self.p)]).output();
+        }
+    }
+}
+
+impl Drop for Topo {
+    fn drop(&mut self) {
+        self.down();
+    }
+}
+
+/// Port 1 <-> port 2 by ingress port (const entries).
+fn cross_connect() -> serde_json::Value {
+    let mut p = Prog::new();
+    p.action("MyIngress.forward", &[("port", 9)], vec![assign(fld("standard_metadata", "egress_spec"), rd(0))]);
+    p.action("MyIngress.drop", &[], vec![mark_to_drop()]);
+    p.table(
+        0,
+        "MyIngress.xconnect",
+        &[("exact", "standard_metadata", "ingress_port")],
+        &["MyIngress.forward", "MyIngress.drop"],
+        ("MyIngress.drop", vec![], true),
+        vec![
+            (json!([{"match_type": "exact", "key": "0x0001"}]), "MyIngress.forward", vec!["0x0002"], 1),
+            (json!([{"match_type": "exact", "key": "0x0002"}]), "MyIngress.forward", vec!["0x0001"], 2),
+        ],
+        json!({"MyIngress.forward": null, "MyIngress.drop": null}),
+        None,
+    );
+    p.init(0, "MyIngress.xconnect");
+    p.j
+}
+
+/// Receives frames on `dev` in namespace `ns` for `wait`, putting back stripped VLAN tags.
+fn receive(ns: String, dev: String, wait: Duration, ready: mpsc::Sender<()>) -> Vec<Vec<u8>> {
+    sys::enter_netns(&ns).expect("setns");
+    let mut s = PacketSocket::open(&dev, &SocketOptions::default()).expect("rx socket");
+    ready.send(()).expect("ready");
+    let end = Instant::now() + wait;
+    let mut got = Vec::new();
+    let mut buf = vec![0u8; 10_000];
+    let fds = [s.raw_fd()];
+    let mut rd = [false];
+    while Instant::now() < end {
+        while let Some(mut b) = s.next_block() {
+            while let Some(f) = b.next_frame() {
+                match f.vlan {
+                    Some((tpid, tci)) => {
+                        let n = p4switch::wire::insert_vlan(f.data, tpid, tci, &mut buf).expect("tag");
+                        got.push(buf[..n].to_vec());
+                    }
+                    None => got.push(f.data.to_vec()),
+                }
+            }
+        }
+        let _ = sys::poll_readable(&fds, &mut rd, 20);
+    }
+    got
+}
+
+#[test]
+fn frames_cross_the_switch_between_namespaces_and_sigterm_flushes_captures() {
+    let topo = Topo::new();
+    let dir = TempDir::new("veth");
+    std::fs::write(dir.0.join("x.json"), cross_connect().to_string()).unwrap();
+    let mut sw = Command::new("ip")
+        .args(["netns", "exec", &topo.ns("s"), switch_bin()])
+        .args(["-i", &format!("1@{}", topo.dev("a1")), "-i", &format!("2@{}", topo.dev("b1"))])
+        .args(["--pcap", dir.0.to_str().unwrap(), "x.json", "--", "--no-grpc"])
+        .current_dir(&dir.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start p4switch");
+    let mut line = String::new();
+    BufReader::new(sw.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.starts_with("p4switch ready"), "{line}");
+
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let (ns_b, dev_b) = (topo.ns("b"), topo.dev("b0"));
+    let rx = std::thread::spawn(move || receive(ns_b, dev_b, Duration::from_millis(1500), ready_tx));
+    ready_rx.recv().unwrap();
+    let plain = eth([0x02, 0, 0, 0, 0, 0xbb], [0x02, 0, 0, 0, 0, 0xaa], 0x88b5, b"p4switch over veth");
+    let tagged = eth([0x02, 0, 0, 0, 0, 0xbb], [0x02, 0, 0, 0, 0, 0xaa], 0x8100, &hx("2064 88b5 7461 6767 6564"));
+    let jumbo = eth([0x02, 0, 0, 0, 0, 0xbb], [0x02, 0, 0, 0, 0, 0xaa], 0x88b5, &[0x5a; 1400]);
+    let (ns_a, dev_a) = (topo.ns("a"), topo.dev("a0"));
+    let sent = vec![plain.clone(), tagged.clone(), jumbo.clone()];
+    let to_send = sent.clone();
+    std::thread::spawn(move || {
+        sys::enter_netns(&ns_a).unwrap();
+        let s = PacketSocket::open(&dev_a, &SocketOptions { rx_ring: false, promiscuous: false, ..Default::default() }).unwrap();
+        for f in &to_send {
+            s.send(f).unwrap();
+        }
+    })
+    .join()
+    .unwrap();
+    let got = rx.join().unwrap();
+    let ours: Vec<Vec<u8>> = got.into_iter().filter(|f| f.get(6..12) == Some(&[0x02, 0, 0, 0, 0, 0xaa][..])).collect();
+    assert_eq!(ours, sent, "frames received on the other host");
+
+    // SIGTERM: clean exit, captures complete.
+    let pid = sw.id().to_string();
+    // `ip netns exec` execs the switch, so the pid is the switch's.
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = sw.wait().unwrap();
+    assert!(status.success(), "exit status {status}");
+    // Captures hold our frames (and maybe IPv6 neighbour discovery of the new interfaces).
+    let read = |name: String| -> Vec<Vec<u8>> {
+        let all = p4switch::pcap::Reader::open(&dir.0.join(name)).unwrap().read_all().unwrap();
+        all.into_iter().map(|r| r.data).filter(|f| f.get(6..12) == Some(&[0x02, 0, 0, 0, 0, 0xaa][..])).collect()
+    };
+    assert_eq!(read(format!("{}_in.pcap", topo.dev("a1"))), sent);
+    assert_eq!(read(format!("{}_out.pcap", topo.dev("b1"))), sent);
+}
