@@ -21,3 +21,6 @@ mod runtime;
 mod table;
 
 pub use api::*;
+
+#[cfg(test)]
+mod robust_tests;

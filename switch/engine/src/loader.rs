@@ -43,11 +43,13 @@ const TOP_KEYS: &[&str] = &[
 ];
 
 /// Largest header vector (u64 slots) accepted; guards memory on hostile input.
-const MAX_SLOTS: usize = 1 << 20;
+const MAX_SLOTS: usize = 1 << 18;
 /// Largest field width accepted (bits).
 const MAX_WIDTH: u32 = 1 << 16;
 /// Largest extern array size accepted.
-const MAX_ARRAY: u64 = 1 << 24;
+const MAX_ARRAY: u64 = 1 << 22;
+/// Largest register array storage accepted (u64 limbs).
+const MAX_REG_LIMBS: u64 = 1 << 24;
 
 pub fn load(text: &str) -> Result<Prog, LoadError> {
     let v: serde_json::Value = serde_json::from_str(text)
@@ -722,7 +724,7 @@ impl L {
             let name = r.name()?.to_string();
             let size = r.get("size")?.u64()?;
             let width = r.get("bitwidth")?.u32()?;
-            if size > MAX_ARRAY || width == 0 || width > MAX_WIDTH {
+            if size > MAX_ARRAY || width == 0 || width > MAX_WIDTH || size * bits::limbs(width) as u64 > MAX_REG_LIMBS {
                 return r.err("register array size or bitwidth out of range");
             }
             self.reg_by_name.insert(name.clone(), self.registers.len());
