@@ -27,7 +27,6 @@ from .entity import (
     PacketIn,
     PacketOut,
     Update,
-    decode_entity,
 )
 from . import wire
 from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError, code_name, rpc_error, status_details
@@ -93,6 +92,7 @@ class Switch:
         self._channel: grpc.Channel | None = None
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
         self._raw_write = None
+        self._raw_read = None
         self._requests: queue.SimpleQueue | None = None
         self._call = None
         self._reader: threading.Thread | None = None
@@ -129,6 +129,10 @@ class Switch:
         self._raw_write = self._channel.unary_unary(
             "/p4.v1.P4Runtime/Write", request_serializer=None,
             response_deserializer=p4runtime_pb2.WriteResponse.FromString)
+        # Read with the replies left serialized, decoded by wire.py.
+        self._raw_read = self._channel.unary_stream(
+            "/p4.v1.P4Runtime/Read", request_serializer=p4runtime_pb2.ReadRequest.SerializeToString,
+            response_deserializer=None)
         self._closed.clear()
         self._established = False
         try:
@@ -159,7 +163,7 @@ class Switch:
             self._reader.join(timeout=5)
         if self._channel is not None:
             self._channel.close()
-        self._channel = self._stub = self._call = self._reader = self._requests = self._raw_write = None
+        self._channel = self._stub = self._call = self._reader = self._requests = self._raw_write = self._raw_read = None
         with self._cond:
             self._arbitration = None
             self._cond.notify_all()
@@ -465,9 +469,15 @@ class Switch:
     def read(self, entities: Entity | Iterable[Entity]) -> Iterator[Entity]:
         """Read entities; unset names, ids, indexes and matches act as wildcards."""
         schema = self.schema
-        request = [e.encode(schema) for e in _many(entities)]
-        for msg in self.read_raw(request):
-            yield decode_entity(msg, schema)
+        request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role,
+                                            entities=[e.encode(schema) for e in _many(entities)])
+        self._stub_or_fail()
+        try:
+            for reply in self._raw_read(request, timeout=self.rpc_timeout):
+                for data in wire.read_response_entities(reply):
+                    yield wire.decode_entity(data, schema)
+        except grpc.RpcError as exc:
+            raise rpc_error("Read", exc) from exc
 
     def delete_all(self, *, reset_defaults: bool = True) -> int:
         """Clear the switch to a clean slate; returns the number of deletions sent.
@@ -476,13 +486,17 @@ class Switch:
         group, clone session and digest config, and resets modifiable default entries.
         """
         E = p4runtime_pb2.Entity
-        deletions: list[p4runtime_pb2.Entity] = []
-        for msg in self.read_raw([E(table_entry={})]):
-            te = msg.table_entry
-            if te.is_const or te.is_default_action:
-                continue
-            key = p4runtime_pb2.TableEntry(table_id=te.table_id, match=te.match, priority=te.priority)
-            deletions.append(E(table_entry=key))
+        deletions: list[p4runtime_pb2.Entity | bytes] = []
+        self._stub_or_fail()
+        request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role, entities=[E(table_entry={})])
+        try:
+            for reply in self._raw_read(request, timeout=self.rpc_timeout):
+                for data in wire.read_response_entities(reply):
+                    key = wire.table_entry_key(data)
+                    if key is not None:
+                        deletions.append(key)
+        except grpc.RpcError as exc:
+            raise rpc_error("Read", exc) from exc
         pre_reads = [
             E(packet_replication_engine_entry={"multicast_group_entry": {}}),
             E(packet_replication_engine_entry={"clone_session_entry": {}}),
@@ -568,7 +582,7 @@ class Switch:
 
 
 def _needs_schema(update: Update) -> bool:
-    return not isinstance(update.entity, (p4runtime_pb2.Entity, MulticastGroupEntry, CloneSessionEntry))
+    return not isinstance(update.entity, (p4runtime_pb2.Entity, bytes, MulticastGroupEntry, CloneSessionEntry))
 
 
 def _many(entities: Entity | Iterable[Entity]) -> list[Entity]:

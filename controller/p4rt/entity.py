@@ -834,7 +834,7 @@ class Update:
     """One update of a Write request."""
 
     type: str
-    entity: Entity | p4runtime_pb2.Entity
+    entity: Entity | p4runtime_pb2.Entity | bytes  # bytes: a serialized p4.v1.Entity
 
     def __post_init__(self) -> None:
         if self.type not in UPDATE_TYPES:
@@ -851,6 +851,8 @@ class Update:
         msg.type = _UPDATE_VALUES[self.type]
         if isinstance(self.entity, p4runtime_pb2.Entity):
             msg.entity.CopyFrom(self.entity)
+        elif isinstance(self.entity, bytes):
+            msg.entity.ParseFromString(self.entity)
         elif isinstance(self.entity, Entity):
             self.entity.encode_into(schema, msg.entity)
         else:
@@ -858,8 +860,10 @@ class Update:
 
     def describe(self) -> str:
         """Update type and entity, for error messages."""
+        if isinstance(self.entity, bytes):
+            return f"{self.type} {p4runtime_pb2.Entity.FromString(self.entity)}".replace("\n", " ").strip()
         if isinstance(self.entity, p4runtime_pb2.Entity):
-            return f"{self.type} {self.entity.WhichOneof('entity')}"
+            return f"{self.type} {self.entity}".replace("\n", " ").strip()
         return f"{self.type} {self.entity.describe()}"
 
 

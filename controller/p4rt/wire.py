@@ -161,6 +161,8 @@ def update(update, schema: P4Schema | None) -> bytes:
         return kind + message_field(_UP["entity"], entity)
     if isinstance(update.entity, p4runtime_pb2.Entity):
         return kind + message_field(_UP["entity"], update.entity.SerializeToString())
+    if isinstance(update.entity, bytes):
+        return kind + message_field(_UP["entity"], update.entity)
     return update.encode(schema).SerializeToString()  # type: ignore[arg-type]
 
 
@@ -170,3 +172,190 @@ def write_request(updates: list[bytes], *, device_id: int, election_id: int, rol
     head = field_varint(_WR["device_id"], device_id) + message_field(_WR["election_id"], eid)
     body = b"".join(message_field(_WR["updates"], u) for u in updates)
     return head + body + field_varint(_WR["atomicity"], atomicity) + field_bytes(_WR["role"], role.encode())
+
+
+# --- decoding read replies ----------------------------------------------------------------
+
+
+class WireError(ValueError):
+    """Bytes that are not a well-formed protobuf message."""
+
+
+def _read_varint(data: bytes, i: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if i >= len(data):
+            raise WireError("truncated varint")
+        byte = data[i]
+        i += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, i
+        shift += 7
+        if shift > 70:
+            raise WireError("varint too long")
+
+
+def fields(data: bytes):
+    """Yield (field number, value) pairs: ints for varints, bytes for everything else."""
+    i, end = 0, len(data)
+    while i < end:
+        key, i = _read_varint(data, i)
+        number, wire_type = key >> 3, key & 7
+        if wire_type == 0:
+            value, i = _read_varint(data, i)
+        elif wire_type == 2:
+            length, i = _read_varint(data, i)
+            if i + length > end:
+                raise WireError("truncated length-delimited field")
+            value, i = data[i:i + length], i + length
+        elif wire_type == 1:
+            value, i = data[i:i + 8], i + 8
+        elif wire_type == 5:
+            value, i = data[i:i + 4], i + 4
+        else:
+            raise WireError(f"unsupported wire type {wire_type}")
+        yield number, value
+
+
+_KIND_BY_FIELD = {number: kind for kind, number in _MATCH_KIND_FIELD.items()}
+
+
+def _decode_action(data: bytes, schema: P4Schema):
+    from .entity import Action, EntityError
+
+    action_id, params = 0, []
+    for number, value in fields(data):
+        if number == _AC["action_id"]:
+            action_id = value
+        elif number == _AC["params"]:
+            pid, pvalue = 0, b""
+            for n, v in fields(value):
+                if n == _PA["param_id"]:
+                    pid = v
+                elif n == _PA["value"]:
+                    pvalue = v
+            params.append((pid, pvalue))
+    try:
+        info = schema.actions.get(action_id)
+        decoded = {}
+        for pid, pvalue in params:
+            param = info.params.get(pid)
+            decoded[param.name] = codec.decode_value(pvalue, param.bitwidth, param.format)
+    except (SchemaError, CodecError) as exc:
+        raise EntityError(f"action id {action_id}: {exc}") from exc
+    return Action(info.name, decoded)
+
+
+def decode_table_entry(data: bytes, schema: P4Schema):
+    """A TableEntry builder from a serialized p4.v1.TableEntry (same result as TableEntry.decode)."""
+    from .entity import CounterData, EntityError, MeterConfig, MeterCounterData, TableEntry
+
+    parts: dict[int, Any] = {}
+    matches: list[bytes] = []
+    for number, value in fields(data):
+        if number == _TE["match"]:
+            matches.append(value)
+        else:
+            parts[number] = value
+    table_id = parts.get(_TE["table_id"], 0)
+    if not table_id:
+        return TableEntry()
+    try:
+        table = schema.tables.get(table_id)
+    except SchemaError as exc:
+        raise EntityError(str(exc)) from exc
+    match: dict[str, Any] = {}
+    for raw in matches:
+        field_id, kind, inner = 0, None, b""
+        for n, v in fields(raw):
+            if n == _FM["field_id"]:
+                field_id = v
+            elif n in _KIND_BY_FIELD:
+                kind, inner = _KIND_BY_FIELD[n], v
+        try:
+            mf = table.match_fields.get(field_id)
+            sub = dict(fields(inner))
+            width, fmt = mf.bitwidth, mf.format
+            if kind in ("exact", "optional"):
+                match[mf.name] = codec.decode_value(sub.get(1, b""), width, fmt)
+            elif kind == "lpm":
+                match[mf.name] = codec.decode_lpm(sub.get(1, b""), sub.get(2, 0), width, fmt)
+            elif kind == "ternary":
+                match[mf.name] = codec.decode_ternary(sub.get(1, b""), sub.get(2, b""), width, fmt)
+            elif kind == "range":
+                match[mf.name] = codec.decode_range(sub.get(1, b""), sub.get(2, b""), width, fmt)
+            else:
+                raise CodecError("unsupported match kind")
+        except (SchemaError, CodecError) as exc:
+            raise EntityError(f"table {table.name}, match field id {field_id}: {exc}") from exc
+    entry = TableEntry(
+        table.name,
+        match,
+        priority=parts.get(_TE["priority"], 0),
+        is_default=bool(parts.get(_TE["is_default_action"], 0)),
+        idle_timeout_ns=parts.get(_TE["idle_timeout_ns"], 0),
+        metadata=parts.get(_TE["metadata"], b""),
+        is_const=bool(parts.get(_TE["is_const"], 0)),
+    )
+    if _TE["action"] in parts:
+        for n, v in fields(parts[_TE["action"]]):
+            if n == _TA["action"]:
+                entry.action = _decode_action(v, schema)
+            elif n == _TA["action_profile_member_id"]:
+                entry.member_id = v
+            elif n == _TA["action_profile_group_id"]:
+                entry.group_id = v
+            elif n == _TA["action_profile_action_set"]:
+                entry.one_shot = []
+                for _, member in fields(v):
+                    action, weight = None, 0
+                    for mn, mv in fields(member):
+                        if mn == _AA["action"]:
+                            action = _decode_action(mv, schema)
+                        elif mn == _AA["weight"]:
+                            weight = mv
+                    entry.one_shot.append((action, weight))
+    if _TE["counter_data"] in parts:
+        entry.counter_data = CounterData.decode(p4runtime_pb2.CounterData.FromString(parts[_TE["counter_data"]]))
+    if _TE["meter_config"] in parts:
+        entry.meter_config = MeterConfig.decode(p4runtime_pb2.MeterConfig.FromString(parts[_TE["meter_config"]]))
+    if _TE["meter_counter_data"] in parts:
+        entry.meter_counter_data = MeterCounterData.decode(
+            p4runtime_pb2.MeterCounterData.FromString(parts[_TE["meter_counter_data"]]))
+    if _TE["time_since_last_hit"] in parts:
+        entry.time_since_last_hit_ns = dict(fields(parts[_TE["time_since_last_hit"]])).get(1, 0)
+    return entry
+
+
+def decode_entity(data: bytes, schema: P4Schema):
+    """An entity builder from a serialized p4.v1.Entity; table entries take the fast path."""
+    from .entity import decode_entity as decode_message
+
+    for number, value in fields(data):
+        if number == _EN["table_entry"]:
+            return decode_table_entry(value, schema)
+        break
+    return decode_message(p4runtime_pb2.Entity.FromString(data), schema)
+
+
+def read_response_entities(data: bytes) -> list[bytes]:
+    """The serialized entities of a serialized p4.v1.ReadResponse."""
+    return [value for number, value in fields(data) if number == 1]
+
+
+def table_entry_key(entity: bytes) -> bytes | None:
+    """For a serialized table-entry Entity, the Entity naming only its key (table, match,
+    priority); None for other entities, const entries and default entries."""
+    kept = []
+    for number, value in fields(entity):
+        if number != _EN["table_entry"]:
+            return None
+        for n, v in fields(value):
+            if n in (_TE["is_const"], _TE["is_default_action"]) and v:
+                return None
+            if n == _TE["table_id"] or n == _TE["priority"]:
+                kept.append(field_varint(n, v))
+            elif n == _TE["match"]:
+                kept.append(message_field(n, v))
+    return message_field(_EN["table_entry"], b"".join(kept))

@@ -240,3 +240,31 @@ def test_varint(value):
     expected = []
     encoder._VarintEncoder()(expected.append, value if value >= 0 else value + 2**64, False)
     assert wire.varint(value) == b"".join(expected)
+
+
+@pytest.mark.parametrize("name", list(ROUND_TRIPS))
+def test_wire_decode_matches_protobuf_decode(schema, name):
+    msg = ROUND_TRIPS[name].encode(schema)
+    assert wire.decode_entity(msg.SerializeToString(), schema) == decode_entity(msg, schema)
+
+
+def test_wire_decode_rejects_garbage(schema):
+    with pytest.raises(wire.WireError):
+        list(wire.fields(b"\x12\x05ab"))
+    entry = TableEntry("ipv4_lpm", {"dstAddr": "10.0.0.0/8"}, Action("drop")).encode(schema)
+    entry.table_entry.match[0].lpm.value = b"\x01\x0a\x00\x00\x00"
+    with pytest.raises(EntityError, match="does not fit in bit<32>"):
+        wire.decode_entity(entry.SerializeToString(), schema)
+
+
+def test_wire_table_entry_key(schema):
+    full = ROUND_TRIPS["table-ternary-range-optional"].encode(schema)
+    key = p4runtime_pb2.Entity.FromString(wire.table_entry_key(full.SerializeToString()))
+    expected = p4runtime_pb2.Entity()
+    expected.table_entry.table_id = full.table_entry.table_id
+    expected.table_entry.match.extend(full.table_entry.match)
+    expected.table_entry.priority = full.table_entry.priority
+    assert key == expected
+    default = ROUND_TRIPS["table-default"].encode(schema).SerializeToString()
+    assert wire.table_entry_key(default) is None
+    assert wire.table_entry_key(ROUND_TRIPS["counter"].encode(schema).SerializeToString()) is None
