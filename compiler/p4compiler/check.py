@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from . import ast as A
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
+from .visitor import Visitor
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite,
                     Enum, IntT, ListT, NewType, ObjectT, Simple, Stack, StructInitT, Tuple, Type,
                     TypeVar, Varbit, bit_width, header_bits, same_type, strip_newtype)
@@ -61,7 +62,9 @@ class TypeName(Type):
         return f"type {self.target.name()}"
 
 
-class Checker:
+class Checker(Visitor):
+    """Declares names, resolves types and types every expression (a visitor over statements
+    and expressions); all errors are collected in the reporter."""
     def __init__(self, rep: Reporter):
         self.rep = rep
         self.top = Scope()
@@ -596,57 +599,71 @@ class Checker:
         except RecursionError:
             self.err(st, "statement nested too deeply")
 
-    def _stmt(self, st: A.Stmt, scope: Scope, ctx: dict) -> None:
-        if isinstance(st, A.Block):
-            inner = Scope(scope)
-            for s in st.stmts:
-                self.stmt(s, inner, ctx)
-        elif isinstance(st, A.Assign):
-            lt = self.expr(st.lhs, scope)
-            self.expr(st.rhs, scope)
-            self.check_lvalue(st.lhs, scope)
-            self.coerce(st.rhs, lt, "assignment")
-        elif isinstance(st, A.CallStmt):
-            self.expr(st.call, scope, stmt_ctx=True)
-        elif isinstance(st, A.If):
-            ct = self.expr(st.cond, scope)
-            if ct is not UNKNOWN and ct != BOOL:
-                self.err(st.cond, f"condition must be bool, not {ct}")
-            self.stmt(st.then, Scope(scope), ctx)
-            if st.other is not None:
-                self.stmt(st.other, Scope(scope), ctx)
-        elif isinstance(st, A.Switch):
-            self.switch(st, scope, ctx)
-        elif isinstance(st, A.Return):
-            fn = ctx.get("function")
-            if st.value is not None:
-                self.expr(st.value, scope)
-                if fn is not None:
-                    self.coerce(st.value, fn.ret_type, "return value")
-                else:
-                    self.err(st, "return with a value outside a function")
-            elif fn is not None and fn.ret_type not in (VOID, UNKNOWN):
-                self.err(st, f"function '{fn.name}' must return a value")
-            if "parser" in ctx:
-                self.err(st, "return is not allowed in a parser")
-        elif isinstance(st, A.Exit):
-            if "parser" in ctx:
-                self.err(st, "exit is not allowed in a parser")
-            if "function" in ctx:
-                self.err(st, "exit is not allowed in a function")
-        elif isinstance(st, A.VarDecl):
-            self.var_decl(st, scope)
-        elif isinstance(st, A.ConstDecl):
-            self.const_decl(st, scope)
-        elif isinstance(st, A.Instantiation):
-            if "parser" in ctx or "control" in ctx:
-                self.instantiation(st, scope)
+    def _stmt(self, st, scope, ctx):
+        return self.visit(st, scope, ctx)
+
+    def visit_Block(self, st, scope, ctx):
+        inner = Scope(scope)
+        for s in st.stmts:
+            self.stmt(s, inner, ctx)
+
+    def visit_Assign(self, st, scope, ctx):
+        lt = self.expr(st.lhs, scope)
+        self.expr(st.rhs, scope)
+        self.check_lvalue(st.lhs, scope)
+        self.coerce(st.rhs, lt, "assignment")
+
+    def visit_CallStmt(self, st, scope, ctx):
+        self.expr(st.call, scope, stmt_ctx=True)
+
+    def visit_If(self, st, scope, ctx):
+        ct = self.expr(st.cond, scope)
+        if ct is not UNKNOWN and ct != BOOL:
+            self.err(st.cond, f"condition must be bool, not {ct}")
+        self.stmt(st.then, Scope(scope), ctx)
+        if st.other is not None:
+            self.stmt(st.other, Scope(scope), ctx)
+
+    def visit_Switch(self, st, scope, ctx):
+        self.switch(st, scope, ctx)
+
+    def visit_Return(self, st, scope, ctx):
+        fn = ctx.get("function")
+        if st.value is not None:
+            self.expr(st.value, scope)
+            if fn is not None:
+                self.coerce(st.value, fn.ret_type, "return value")
             else:
-                self.err(st, "instantiations are not allowed here")
-        elif isinstance(st, A.Empty):
-            pass
+                self.err(st, "return with a value outside a function")
+        elif fn is not None and fn.ret_type not in (VOID, UNKNOWN):
+            self.err(st, f"function '{fn.name}' must return a value")
+        if "parser" in ctx:
+            self.err(st, "return is not allowed in a parser")
+
+    def visit_Exit(self, st, scope, ctx):
+        if "parser" in ctx:
+            self.err(st, "exit is not allowed in a parser")
+        if "function" in ctx:
+            self.err(st, "exit is not allowed in a function")
+
+    def visit_VarDecl(self, st, scope, ctx):
+        self.var_decl(st, scope)
+
+    def visit_ConstDecl(self, st, scope, ctx):
+        self.const_decl(st, scope)
+
+    def visit_Instantiation(self, st, scope, ctx):
+        if "parser" in ctx or "control" in ctx:
+            self.instantiation(st, scope)
         else:
-            self.err(st, f"unsupported: statement {type(st).__name__}")
+            self.err(st, "instantiations are not allowed here")
+
+    def visit_Empty(self, st, scope, ctx):
+        pass
+
+    def visit_Stmt(self, st, scope, ctx):
+        self.err(st, f"unsupported: statement {type(st).__name__}")
+
 
     def switch(self, st: A.Switch, scope: Scope, ctx: dict) -> None:
         t = self.expr(st.expr, scope)
@@ -703,108 +720,133 @@ class Checker:
         e.type = t
         return t
 
-    def _expr(self, e: A.Expr, scope: Scope, stmt_ctx: bool) -> Type:
-        if isinstance(e, A.IntLiteral):
-            if e.width is not None:
-                if e.width == 0 and e.value != 0 or e.width < 0:
-                    self.err(e, f"invalid width {e.width}")
-                    return UNKNOWN
-                return Bits(e.width, e.signed)
-            return INT
-        if isinstance(e, A.BoolLiteral):
-            return BOOL
-        if isinstance(e, A.StringLiteral):
-            return STRING
-        if isinstance(e, A.Name):
-            return self.name(e, scope)
-        if isinstance(e, A.Member):
-            return self.member(e, scope)
-        if isinstance(e, A.Index):
-            bt = self.expr(e.expr, scope)
-            it = self.expr(e.index, scope)
-            if bt is UNKNOWN:
+    def _expr(self, e, scope, stmt_ctx):
+        return self.visit(e, scope, stmt_ctx)
+
+    def visit_IntLiteral(self, e, scope, stmt_ctx):
+        if e.width is not None:
+            if e.width == 0 and e.value != 0 or e.width < 0:
+                self.err(e, f"invalid width {e.width}")
                 return UNKNOWN
-            if isinstance(bt, Stack):
-                if not (isinstance(strip_newtype(it), (Bits, IntT)) or it is UNKNOWN):
-                    self.err(e.index, f"stack index must be an integer, not {it}")
-                v = self.const_value(e.index)
-                if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < bt.size:
-                    self.err(e.index, f"index {v} out of bounds for {bt}")
-                if isinstance(it, IntT):
-                    e.index.type = Bits(32)
-                return bt.elem
-            if isinstance(bt, Tuple):
-                v = self.const_value(e.index)
-                if not isinstance(v, int) or not 0 <= v < len(bt.elems):
-                    self.err(e.index, "tuple index must be a constant in range")
-                    return UNKNOWN
-                return bt.elems[v]
-            self.err(e, f"cannot index a value of type {bt}")
+            return Bits(e.width, e.signed)
+        return INT
+
+    def visit_BoolLiteral(self, e, scope, stmt_ctx):
+        return BOOL
+
+    def visit_StringLiteral(self, e, scope, stmt_ctx):
+        return STRING
+
+    def visit_Name(self, e, scope, stmt_ctx):
+        return self.name(e, scope)
+
+    def visit_Member(self, e, scope, stmt_ctx):
+        return self.member(e, scope)
+
+    def visit_Index(self, e, scope, stmt_ctx):
+        bt = self.expr(e.expr, scope)
+        it = self.expr(e.index, scope)
+        if bt is UNKNOWN:
             return UNKNOWN
-        if isinstance(e, A.Slice):
-            bt = strip_newtype(self.expr(e.expr, scope))
-            self.expr(e.hi, scope)
-            self.expr(e.lo, scope)
-            hi, lo = self.const_value(e.hi), self.const_value(e.lo)
-            if bt is UNKNOWN:
+        if isinstance(bt, Stack):
+            if not (isinstance(strip_newtype(it), (Bits, IntT)) or it is UNKNOWN):
+                self.err(e.index, f"stack index must be an integer, not {it}")
+            v = self.const_value(e.index)
+            if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < bt.size:
+                self.err(e.index, f"index {v} out of bounds for {bt}")
+            if isinstance(it, IntT):
+                e.index.type = Bits(32)
+            return bt.elem
+        if isinstance(bt, Tuple):
+            v = self.const_value(e.index)
+            if not isinstance(v, int) or not 0 <= v < len(bt.elems):
+                self.err(e.index, "tuple index must be a constant in range")
                 return UNKNOWN
-            if isinstance(bt, IntT):
-                if isinstance(hi, int) and isinstance(lo, int):
-                    return Bits(hi - lo + 1)
-            if not isinstance(bt, Bits):
-                self.err(e, f"cannot slice a value of type {bt}")
-                return UNKNOWN
-            if not isinstance(hi, int) or not isinstance(lo, int):
-                self.err(e, "slice bounds must be compile-time constants")
-                return UNKNOWN
-            if not (0 <= lo <= hi < bt.width):
-                self.err(e, f"slice [{hi}:{lo}] out of range for {bt}")
-                return UNKNOWN
-            return Bits(hi - lo + 1)
-        if isinstance(e, A.Unary):
-            return self.unary(e, scope)
-        if isinstance(e, A.Binary):
-            return self.binary(e, scope)
-        if isinstance(e, A.Ternary):
-            ct = self.expr(e.cond, scope)
-            if ct not in (BOOL, UNKNOWN):
-                self.err(e.cond, f"condition must be bool, not {ct}")
-            a = self.expr(e.then, scope)
-            b = self.expr(e.other, scope)
-            if a is UNKNOWN or b is UNKNOWN:
-                return UNKNOWN
-            if isinstance(a, IntT) and not isinstance(b, IntT):
-                self.coerce(e.then, b, "'?:' branch")
-                return b
-            if isinstance(b, IntT) and not isinstance(a, IntT):
-                self.coerce(e.other, a, "'?:' branch")
-                return a
-            if isinstance(a, IntT) and isinstance(b, IntT):
-                if self.const_value(e.cond) is None:
-                    self.err(e, "'?:' with unsized integer branches needs a width (cast one branch)")
-                return INT
-            if not same_type(a, b):
-                self.err(e, f"'?:' branches have different types: {a} and {b}")
-                return UNKNOWN
+            return bt.elems[v]
+        self.err(e, f"cannot index a value of type {bt}")
+        return UNKNOWN
+
+    def visit_Slice(self, e, scope, stmt_ctx):
+        bt = strip_newtype(self.expr(e.expr, scope))
+        self.expr(e.hi, scope)
+        self.expr(e.lo, scope)
+        hi, lo = self.const_value(e.hi), self.const_value(e.lo)
+        if bt is UNKNOWN:
+            return UNKNOWN
+        if isinstance(bt, IntT):
+            if isinstance(hi, int) and isinstance(lo, int):
+                return Bits(hi - lo + 1)
+        if not isinstance(bt, Bits):
+            self.err(e, f"cannot slice a value of type {bt}")
+            return UNKNOWN
+        if not isinstance(hi, int) or not isinstance(lo, int):
+            self.err(e, "slice bounds must be compile-time constants")
+            return UNKNOWN
+        if not (0 <= lo <= hi < bt.width):
+            self.err(e, f"slice [{hi}:{lo}] out of range for {bt}")
+            return UNKNOWN
+        return Bits(hi - lo + 1)
+
+    def visit_Unary(self, e, scope, stmt_ctx):
+        return self.unary(e, scope)
+
+    def visit_Binary(self, e, scope, stmt_ctx):
+        return self.binary(e, scope)
+
+    def visit_Ternary(self, e, scope, stmt_ctx):
+        ct = self.expr(e.cond, scope)
+        if ct not in (BOOL, UNKNOWN):
+            self.err(e.cond, f"condition must be bool, not {ct}")
+        a = self.expr(e.then, scope)
+        b = self.expr(e.other, scope)
+        if a is UNKNOWN or b is UNKNOWN:
+            return UNKNOWN
+        if isinstance(a, IntT) and not isinstance(b, IntT):
+            self.coerce(e.then, b, "'?:' branch")
+            return b
+        if isinstance(b, IntT) and not isinstance(a, IntT):
+            self.coerce(e.other, a, "'?:' branch")
             return a
-        if isinstance(e, A.Cast):
-            return self.cast(e, scope)
-        if isinstance(e, A.Call):
-            return self.call(e, scope, stmt_ctx)
-        if isinstance(e, A.ListExpr):
-            return ListT([self.expr(x, scope) for x in e.items])
-        if isinstance(e, A.StructInit):
-            return StructInitT(list(e.names), [self.expr(x, scope) for x in e.values])
-        if isinstance(e, (A.DontCare, A.DefaultExpr)):
-            return DONTCARE
-        if isinstance(e, A.TypeExpr):
-            t = self.resolve_type(e.ref, scope)
-            return TypeName(t)
-        if isinstance(e, (A.Mask, A.Range)):
-            self.err(e, "'&&&' and '..' are only allowed in select and table entry keysets")
+        if isinstance(a, IntT) and isinstance(b, IntT):
+            if self.const_value(e.cond) is None:
+                self.err(e, "'?:' with unsized integer branches needs a width (cast one branch)")
+            return INT
+        if not same_type(a, b):
+            self.err(e, f"'?:' branches have different types: {a} and {b}")
             return UNKNOWN
+        return a
+
+    def visit_Cast(self, e, scope, stmt_ctx):
+        return self.cast(e, scope)
+
+    def visit_Call(self, e, scope, stmt_ctx):
+        return self.call(e, scope, stmt_ctx)
+
+    def visit_ListExpr(self, e, scope, stmt_ctx):
+        return ListT([self.expr(x, scope) for x in e.items])
+
+    def visit_StructInit(self, e, scope, stmt_ctx):
+        return StructInitT(list(e.names), [self.expr(x, scope) for x in e.values])
+
+    def visit_DontCare(self, e, scope, stmt_ctx):
+        return DONTCARE
+
+    visit_DefaultExpr = visit_DontCare
+
+    def visit_TypeExpr(self, e, scope, stmt_ctx):
+        t = self.resolve_type(e.ref, scope)
+        return TypeName(t)
+
+    def visit_Mask(self, e, scope, stmt_ctx):
+        self.err(e, "'&&&' and '..' are only allowed in select and table entry keysets")
+        return UNKNOWN
+
+    visit_Range = visit_Mask
+
+    def visit_Expr(self, e, scope, stmt_ctx):
         self.err(e, f"unsupported: expression {type(e).__name__}")
         return UNKNOWN
+
 
     def name(self, e: A.Name, scope: Scope) -> Type:
         sym = (scope.root() if e.top_level else scope).lookup(e.name)

@@ -22,6 +22,7 @@ from .lower_control import ControlLowering
 from .lower_parser import ParserLowering
 from .lower_externs import ExternLowering
 from .model import Model
+from .visitor import Visitor
 
 
 @dataclass(eq=False)
@@ -70,7 +71,9 @@ class Ctx:
         return c
 
 
-class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
+class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Visitor):
+    """Named passes dispatch on node classes: prim_<Stmt> (statements -> primitives),
+    flow_<Stmt> (apply-block control flow -> tables/conditionals)."""
     def __init__(self, checker: Checker, rep: Reporter, program_name: str, sources=None):
         self.ck = checker
         self.rep = rep
@@ -398,55 +401,69 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering):
                 u.span = st.span
             raise
 
-    def _body_stmt(self, st: A.Stmt, ctx: Ctx, body: ActionBody) -> None:
-        if isinstance(st, A.Block):
-            inner = ctx.child()
-            for s in st.stmts:
-                self.body_stmt(s, inner, body)
-        elif isinstance(st, A.Assign):
-            self.assign(st.lhs, st.rhs, ctx, body, st.span)
-        elif isinstance(st, A.CallStmt):
-            self.call_stmt(st.call, ctx, body)
-        elif isinstance(st, A.VarDecl):
-            loc = self.lookup_decl(ctx, st) or self.alloc_local(st, ctx)
-            if st.init is not None:
-                self.assign_to(loc, st.init, ctx, body, st.span)
-        elif isinstance(st, A.ConstDecl) or isinstance(st, A.Empty):
-            pass
-        elif isinstance(st, A.If):
-            c = const_value(st.cond)
-            if isinstance(c, bool):
-                branch = st.then if c else st.other
-                if branch is not None:
-                    self.body_stmt(branch, ctx.child(), body)
-                return
-            if body.in_parser:
-                raise unsupported(st, "if statement in a parser state")
-            cond = self.cond(st.cond, ctx)
-            j = body.emit("_jump_if_zero", [expr("b2d", None, cond), const(0)], st.span, self.doc)
-            self.body_stmt(st.then, ctx.child(), body)
-            if st.other is not None:
-                j2 = body.emit("_jump", [const(0)])
-                body.patch(j, len(body.prims))
-                self.body_stmt(st.other, ctx.child(), body)
-                body.patch(j2, len(body.prims))
-            else:
-                body.patch(j, len(body.prims))
-        elif isinstance(st, A.Exit):
-            body.emit("exit", [], st.span, self.doc)
-            body.end_jumps.append(body.emit("_jump", [const(0)]))
-        elif isinstance(st, A.Return):
-            if not body.return_stack:
-                body.end_jumps.append(body.emit("_jump", [const(0)]))
-                return
-            frame = body.return_stack[-1]
-            if st.value is not None:
-                self.assign_to(frame["ret"], st.value, ctx, body, st.span)
-            frame["jumps"].append(body.emit("_jump", [const(0)]))
-        elif isinstance(st, A.Switch):
-            self.switch_in_action(st, ctx, body)
+    def _body_stmt(self, st, ctx, body):
+        return self.dispatch("prim", st, ctx, body)
+
+    def prim_Block(self, st, ctx, body):
+        inner = ctx.child()
+        for s in st.stmts:
+            self.body_stmt(s, inner, body)
+
+    def prim_Assign(self, st, ctx, body):
+        self.assign(st.lhs, st.rhs, ctx, body, st.span)
+
+    def prim_CallStmt(self, st, ctx, body):
+        self.call_stmt(st.call, ctx, body)
+
+    def prim_VarDecl(self, st, ctx, body):
+        loc = self.lookup_decl(ctx, st) or self.alloc_local(st, ctx)
+        if st.init is not None:
+            self.assign_to(loc, st.init, ctx, body, st.span)
+
+    def prim_ConstDecl(self, st, ctx, body):
+        pass
+
+    prim_Empty = prim_ConstDecl
+
+    def prim_If(self, st, ctx, body):
+        c = const_value(st.cond)
+        if isinstance(c, bool):
+            branch = st.then if c else st.other
+            if branch is not None:
+                self.body_stmt(branch, ctx.child(), body)
+            return
+        if body.in_parser:
+            raise unsupported(st, "if statement in a parser state")
+        cond = self.cond(st.cond, ctx)
+        j = body.emit("_jump_if_zero", [expr("b2d", None, cond), const(0)], st.span, self.doc)
+        self.body_stmt(st.then, ctx.child(), body)
+        if st.other is not None:
+            j2 = body.emit("_jump", [const(0)])
+            body.patch(j, len(body.prims))
+            self.body_stmt(st.other, ctx.child(), body)
+            body.patch(j2, len(body.prims))
         else:
-            raise unsupported(st, f"statement {type(st).__name__} here")
+            body.patch(j, len(body.prims))
+
+    def prim_Exit(self, st, ctx, body):
+        body.emit("exit", [], st.span, self.doc)
+        body.end_jumps.append(body.emit("_jump", [const(0)]))
+
+    def prim_Return(self, st, ctx, body):
+        if not body.return_stack:
+            body.end_jumps.append(body.emit("_jump", [const(0)]))
+            return
+        frame = body.return_stack[-1]
+        if st.value is not None:
+            self.assign_to(frame["ret"], st.value, ctx, body, st.span)
+        frame["jumps"].append(body.emit("_jump", [const(0)]))
+
+    def prim_Switch(self, st, ctx, body):
+        self.switch_in_action(st, ctx, body)
+
+    def prim_default(self, st, ctx, body):
+        raise unsupported(st, f"statement {type(st).__name__} here")
+
 
     def switch_in_action(self, st: A.Switch, ctx: Ctx, body: ActionBody) -> None:
         if isinstance(st.expr.type, ActionRun):

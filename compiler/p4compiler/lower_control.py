@@ -181,23 +181,33 @@ class ControlLowering:
         return name
 
     def lower_flow(self, st, ctx, nxt):
-        if isinstance(st, A.Block):
-            return self.lower_stmts(st.stmts, ctx, nxt)
-        if isinstance(st, A.Exit):
-            return None
-        if isinstance(st, A.Return):
-            return ctx.return_next
-        if isinstance(st, A.If):
-            return self.lower_if(st, ctx, nxt)
-        if isinstance(st, A.Switch):
-            return self.lower_switch(st, ctx, nxt)
-        if isinstance(st, A.CallStmt):
-            tgt = st.call.target
-            if tgt[0] == "table_apply":
-                tdecl = tgt[1]
-                return self.lower_table(tdecl, ctx, None, nxt, st.call)
-            if tgt[0] == "apply":
-                return self.apply_control(st.call, ctx, nxt)
+        """Control-flow statement -> entry node of its graph (continuing to nxt)."""
+        return self.dispatch("flow", st, ctx, nxt)
+
+    def flow_Block(self, st, ctx, nxt):
+        return self.lower_stmts(st.stmts, ctx, nxt)
+
+    def flow_Exit(self, st, ctx, nxt):
+        return None
+
+    def flow_Return(self, st, ctx, nxt):
+        return ctx.return_next
+
+    def flow_If(self, st, ctx, nxt):
+        return self.lower_if(st, ctx, nxt)
+
+    def flow_Switch(self, st, ctx, nxt):
+        return self.lower_switch(st, ctx, nxt)
+
+    def flow_CallStmt(self, st, ctx, nxt):
+        tgt = st.call.target
+        if tgt[0] == "table_apply":
+            return self.lower_table(tgt[1], ctx, None, nxt, st.call)
+        if tgt[0] == "apply":
+            return self.apply_control(st.call, ctx, nxt)
+        return self.flow_default(st, ctx, nxt)
+
+    def flow_default(self, st, ctx, nxt):
         raise unsupported(st, f"statement {type(st).__name__} in an apply block")
 
     def table_of(self, e):
