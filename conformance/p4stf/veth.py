@@ -2,12 +2,14 @@
 the STF's commands are carried out strictly in file order, so control commands may
 come between packets (as p4c's STF files sometimes do).
 
-Each port N gets a pair `h6<tag>sN` (switch side) / `h6<tag>tN` (test side), IPv6
+Each port N gets a pair `h6<tag>sN` (switch side) / `h6<tag>tN` (test side) — tag =
+pid and a serial number, so concurrent cases do not collide — IPv6
 off so the kernel stays silent. Packets are sent and captured on the test side with
 AF_PACKET sockets. The pairs are deleted when the case ends.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import subprocess
@@ -15,6 +17,7 @@ import threading
 import time
 
 ETH_P_ALL = 0x0003
+_SERIAL = itertools.count()  # distinct names for cases run at once (-j) by one process
 PACKET_OUTGOING = 4
 
 
@@ -42,7 +45,7 @@ class VethPorts:
     def __init__(self, ports: list[int]):
         if os.geteuid() != 0:
             raise VethError("veth ports need root")
-        self.tag = f"{os.getpid() % 100000}"
+        self.tag = f"{os.getpid() % 10000}{next(_SERIAL) % 100:02d}"
         self.ports = ports
         self.made: list[str] = []
         self.socks: dict[int, socket.socket] = {}
