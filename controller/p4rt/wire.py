@@ -221,6 +221,11 @@ def fields(data: bytes):
 _KIND_BY_FIELD = {number: kind for kind, number in _MATCH_KIND_FIELD.items()}
 
 
+def _signed(value: int) -> int:
+    """An int32/int64 field's value from its (two's complement, 64-bit) varint."""
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
 def _decode_action(data: bytes, schema: P4Schema):
     from .entity import Action, EntityError
 
@@ -292,9 +297,9 @@ def decode_table_entry(data: bytes, schema: P4Schema):
     entry = TableEntry(
         table.name,
         match,
-        priority=parts.get(_TE["priority"], 0),
+        priority=_signed(parts.get(_TE["priority"], 0)),
         is_default=bool(parts.get(_TE["is_default_action"], 0)),
-        idle_timeout_ns=parts.get(_TE["idle_timeout_ns"], 0),
+        idle_timeout_ns=_signed(parts.get(_TE["idle_timeout_ns"], 0)),
         metadata=parts.get(_TE["metadata"], b""),
         is_const=bool(parts.get(_TE["is_const"], 0)),
     )
@@ -315,7 +320,7 @@ def decode_table_entry(data: bytes, schema: P4Schema):
                             action = _decode_action(mv, schema)
                         elif mn == _AA["weight"]:
                             weight = mv
-                    entry.one_shot.append((action, weight))
+                    entry.one_shot.append((action, _signed(weight)))
     if _TE["counter_data"] in parts:
         entry.counter_data = CounterData.decode(p4runtime_pb2.CounterData.FromString(parts[_TE["counter_data"]]))
     if _TE["meter_config"] in parts:
@@ -324,7 +329,7 @@ def decode_table_entry(data: bytes, schema: P4Schema):
         entry.meter_counter_data = MeterCounterData.decode(
             p4runtime_pb2.MeterCounterData.FromString(parts[_TE["meter_counter_data"]]))
     if _TE["time_since_last_hit"] in parts:
-        entry.time_since_last_hit_ns = dict(fields(parts[_TE["time_since_last_hit"]])).get(1, 0)
+        entry.time_since_last_hit_ns = _signed(dict(fields(parts[_TE["time_since_last_hit"]])).get(1, 0))
     return entry
 
 

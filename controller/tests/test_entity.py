@@ -268,3 +268,10 @@ def test_wire_table_entry_key(schema):
     default = ROUND_TRIPS["table-default"].encode(schema).SerializeToString()
     assert wire.table_entry_key(default) is None
     assert wire.table_entry_key(ROUND_TRIPS["counter"].encode(schema).SerializeToString()) is None
+
+
+def test_wire_negative_int_fields_round_trip(schema):
+    entry = TableEntry("acl", {"ingress_port": 1}, Action("drop"), priority=-5, idle_timeout_ns=-1)
+    data = wire.table_entry(entry, schema)
+    assert data == entry.encode_entry(schema).SerializeToString()
+    assert wire.decode_table_entry(data, schema) == TableEntry.decode(p4runtime_pb2.TableEntry.FromString(data), schema)

@@ -12,21 +12,21 @@ _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "m": 60.0, "min": 60.0, "h": 3600.
 _NUMBER = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
 
 
-class ValueError_(ValueError):
+class BadValue(ValueError):
     """A value that does not parse; the message is the reason shown to the user."""
 
 
 def _scaled(value: object, units: dict[str, float], what: str, example: str) -> float:
     if isinstance(value, bool):
-        raise ValueError_(f"{value!r} is not a {what} (e.g. {example})")
+        raise BadValue(f"{value!r} is not a {what} (e.g. {example})")
     if isinstance(value, (int, float)):
         if value < 0:
-            raise ValueError_(f"{value} is not a {what}: negative")
+            raise BadValue(f"{value} is not a {what}: negative")
         return value
     m = _NUMBER.match(str(value))
     if not m or m.group(2).lower() not in units:
         names = ", ".join(u for u in units if u)
-        raise ValueError_(f"{value!r} is not a {what} (e.g. {example}; units: {names})")
+        raise BadValue(f"{value!r} is not a {what} (e.g. {example}; units: {names})")
     return float(m.group(1)) * units[m.group(2).lower()]
 
 
@@ -58,7 +58,7 @@ def parse_mac(value: object) -> str:
     text = str(value).strip().lower().replace("-", ":")
     parts = text.split(":")
     if len(parts) != 6 or not all(len(p) == 2 and all(c in "0123456789abcdef" for c in p) for p in parts):
-        raise ValueError_(f"{value!r} is not a MAC address (aa:bb:cc:dd:ee:ff)")
+        raise BadValue(f"{value!r} is not a MAC address (aa:bb:cc:dd:ee:ff)")
     return text
 
 
@@ -67,7 +67,7 @@ def parse_ipv4(value: object) -> ipaddress.IPv4Address:
     try:
         return ipaddress.IPv4Address(str(value))
     except ValueError as exc:
-        raise ValueError_(f"{value!r} is not an IPv4 address") from exc
+        raise BadValue(f"{value!r} is not an IPv4 address") from exc
 
 
 def parse_prefix(value: object) -> ipaddress.IPv4Network:
@@ -75,18 +75,18 @@ def parse_prefix(value: object) -> ipaddress.IPv4Network:
     try:
         return ipaddress.IPv4Network(str(value))
     except ValueError as exc:
-        raise ValueError_(f"{value!r} is not an IPv4 prefix (a.b.c.d/len, host bits zero)") from exc
+        raise BadValue(f"{value!r} is not an IPv4 prefix (a.b.c.d/len, host bits zero)") from exc
 
 
 def parse_interface(value: object) -> ipaddress.IPv4Interface:
     """An interface address with its prefix length: `10.0.10.1/24`."""
     text = str(value)
     if "/" not in text:
-        raise ValueError_(f"{value!r} is not an address/prefix-length (e.g. 10.0.10.1/24)")
+        raise BadValue(f"{value!r} is not an address/prefix-length (e.g. 10.0.10.1/24)")
     try:
         iface = ipaddress.IPv4Interface(text)
     except ValueError as exc:
-        raise ValueError_(f"{value!r} is not an address/prefix-length (e.g. 10.0.10.1/24)") from exc
+        raise BadValue(f"{value!r} is not an address/prefix-length (e.g. 10.0.10.1/24)") from exc
     if iface.network.prefixlen < 31 and iface.ip in (iface.network.network_address, iface.network.broadcast_address):
-        raise ValueError_(f"{value!r} is the network or broadcast address of {iface.network}")
+        raise BadValue(f"{value!r} is the network or broadcast address of {iface.network}")
     return iface

@@ -90,11 +90,11 @@ def test_tls(switch_factory, program, tmp_path, client_auth):
         sw.insert(route("10.0.0.0/8"))
         assert len(list(sw.read(TableEntry("ipv4_lpm")))) == 1
     with pytest.raises(P4RuntimeError):  # plaintext is refused
-        Switch(proc.address, election_id=2).connect(timeout=2)
+        Switch(proc.address, election_id=2).connect(timeout=1)
     if client_auth:
         with pytest.raises(P4RuntimeError):  # TLS without a client certificate is refused
             Switch(proc.address, election_id=3,
-                   credentials=grpc.ssl_channel_credentials(certs["ca.crt"].read_bytes())).connect(timeout=2)
+                   credentials=grpc.ssl_channel_credentials(certs["ca.crt"].read_bytes())).connect(timeout=1)
 
 
 # --- arbitration ------------------------------------------------------------------------

@@ -1,0 +1,799 @@
+"""The network description: a typed schema (dataclasses) and its YAML loader with exact error paths."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .units import BadValue, parse_duration, parse_interface, parse_ipv4, parse_mac, parse_prefix, parse_rate, \
+    parse_size
+
+MAX_PORT = 510          # bit<9>, 511 is the drop port
+MAX_LABEL = (1 << 20) - 1
+PROTOCOLS = {"icmp": 1, "tcp": 6, "udp": 17, "gre": 47, "ospf": 89}
+ACL_ACTIONS = ("permit", "deny", "punt", "copy")
+LSP_ROLES = ("ingress", "transit", "egress")
+TTL_MODELS = {"uniform": 0, "pipe": 1}
+NULL_LABELS = {"implicit-null": 3, "explicit-null": 0}
+
+
+class ConfigError(Exception):
+    """One or more problems in a network description; str() lists them, one per line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+# --- the schema ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Policer:
+    """A two-rate three-colour policer: rates in bit/s, bursts in bytes."""
+
+    name: str
+    cir: int
+    pir: int
+    cburst: int
+    pburst: int
+    yellow_dscp: int | None = None
+
+
+@dataclass(frozen=True)
+class Port:
+    """A switch port: access (one VLAN) or trunk (allowed VLANs, optional native VLAN)."""
+
+    number: int
+    mode: str
+    vlans: tuple[int, ...]
+    native: int | None = None
+    mtu: int = 1500
+    policer: str | None = None
+    name: str = ""
+
+    @property
+    def access_vlan(self) -> int | None:
+        """The VLAN of an access port."""
+        return self.vlans[0] if self.mode == "access" else None
+
+    def carries(self) -> tuple[int, ...]:
+        """Every VLAN the port carries (allowed and native)."""
+        out = list(self.vlans)
+        if self.native is not None and self.native not in out:
+            out.append(self.native)
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class Interface:
+    """A router interface (SVI) of a VLAN."""
+
+    address: ipaddress.IPv4Interface
+    mac: str
+    mtu: int = 1500
+
+
+@dataclass(frozen=True)
+class Vlan:
+    """A VLAN with an optional router interface and policer."""
+
+    id: int
+    name: str = ""
+    interface: Interface | None = None
+    policer: str | None = None
+
+
+@dataclass(frozen=True)
+class StaticMac:
+    """A station pinned to a port."""
+
+    vlan: int
+    mac: str
+    port: int
+
+
+@dataclass(frozen=True)
+class Route:
+    """A static route: next hops (ECMP when several), or a black hole."""
+
+    prefix: ipaddress.IPv4Network
+    via: tuple[ipaddress.IPv4Address, ...] = ()
+    drop: bool = False
+
+
+@dataclass(frozen=True)
+class Lsp:
+    """An MPLS LSP as seen by this switch: ingress push, transit swap/pop, or egress pop."""
+
+    name: str
+    role: str
+    ttl_model: str = "uniform"
+    fec: ipaddress.IPv4Network | None = None      # ingress
+    labels: tuple[int, ...] = ()                   # ingress (outer first)
+    via: ipaddress.IPv4Address | None = None       # ingress, transit
+    in_label: int | None = None                    # transit, egress
+    out_label: int | None = None                   # transit: 3 = PHP, 0 = explicit null
+
+
+@dataclass(frozen=True)
+class AclMatch:
+    """ACL match fields; None is a wildcard. Ports are inclusive ranges."""
+
+    in_port: int | None = None
+    vlan: int | None = None
+    src_mac: str | None = None
+    dst_mac: str | None = None
+    ether_type: int | None = None
+    src: ipaddress.IPv4Network | None = None
+    dst: ipaddress.IPv4Network | None = None
+    protocol: int | None = None
+    dscp: int | None = None
+    src_port: tuple[int, int] | None = None
+    dst_port: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class AclRule:
+    """One ordered ACL rule: match, action, optional policer."""
+
+    match: AclMatch
+    action: str
+    name: str = ""
+    policer: str | None = None
+
+
+@dataclass(frozen=True)
+class ZonePair:
+    """Stateful firewall: connections open from `trusted` to `untrusted` only."""
+
+    trusted: str
+    untrusted: str
+
+
+@dataclass
+class SwitchConfig:
+    """One switch-router of the network."""
+
+    name: str
+    address: str
+    device_id: int = 0
+    cpu_port: int = 255
+    ports: dict[int, Port] = field(default_factory=dict)
+    vlans: dict[int, Vlan] = field(default_factory=dict)
+    static_macs: list[StaticMac] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
+    lsps: list[Lsp] = field(default_factory=list)
+    acl: list[AclRule] = field(default_factory=list)
+    zones: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    zone_pairs: list[ZonePair] = field(default_factory=list)
+
+    def interface_for(self, address: ipaddress.IPv4Address) -> Vlan | None:
+        """The VLAN whose router interface subnet holds `address`."""
+        for vlan in self.vlans.values():
+            if vlan.interface is not None and address in vlan.interface.address.network:
+                return vlan
+        return None
+
+
+@dataclass
+class Network:
+    """A whole network description."""
+
+    file: str
+    p4info: Path
+    device_config: Path
+    mac_aging: float = 300.0
+    policers: dict[str, Policer] = field(default_factory=dict)
+    switches: dict[str, SwitchConfig] = field(default_factory=dict)
+
+
+# --- the loader ---------------------------------------------------------------------------
+
+
+class _Checker:
+    """Walks the YAML tree, converting values and collecting `path: reason` problems."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.problems: list[str] = []
+
+    def fail(self, path: str, reason: str) -> None:
+        self.problems.append(f"{self.file}: {path}: {reason}" if path else f"{self.file}: {reason}")
+
+    def mapping(self, value: Any, path: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> dict | None:
+        if not isinstance(value, dict):
+            self.fail(path, f"expected a mapping, got {_kind(value)}")
+            return None
+        ok = True
+        for key in value:
+            if key not in allowed:
+                self.fail(_join(path, key), f"unknown key (expected one of: {', '.join(allowed)})")
+                ok = False
+        for key in required:
+            if key not in value:
+                self.fail(path, f"missing key '{key}'")
+                ok = False
+        return value if ok else None
+
+    def seq(self, value: Any, path: str) -> list:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.fail(path, f"expected a list, got {_kind(value)}")
+            return []
+        return value
+
+    def convert(self, fn, value: Any, path: str) -> Any:
+        try:
+            return fn(value)
+        except BadValue as exc:
+            self.fail(path, str(exc))
+            return None
+
+    def integer(self, value: Any, path: str, low: int, high: int, what: str) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(path, f"{value!r} is not {what} ({low}-{high})")
+            return None
+        if not low <= value <= high:
+            self.fail(path, f"{value} is not {what} ({low}-{high})")
+            return None
+        return value
+
+    def vlan_id(self, value: Any, path: str) -> int | None:
+        return self.integer(value, path, 1, 4094, "a VLAN id")
+
+    def port(self, value: Any, path: str) -> int | None:
+        return self.integer(value, path, 0, MAX_PORT, "a port number")
+
+    def name(self, value: Any, path: str) -> str | None:
+        if not isinstance(value, str) or not value:
+            self.fail(path, f"{value!r} is not a name (a non-empty string)")
+            return None
+        return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", list: "a list", str: f"the string {value!r}", bool: f"{value!r}"}.get(
+        type(value), f"{type(value).__name__} {value!r}")
+
+
+def _join(path: str, key: Any) -> str:
+    return f"{path}.{key}" if path else str(key)
+
+
+def load(path: str | Path) -> Network:
+    """Read and validate a network description file; raise ConfigError listing every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError([f"{path.name}: cannot read: {exc.strerror}"]) from exc
+    return loads(text, path.name, base=path.parent)
+
+
+def loads(text: str, file: str = "<string>", base: Path | None = None) -> Network:
+    """Validate a network description given as YAML text."""
+    try:
+        tree = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
+        reason = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError([f"{file}: {where}not valid YAML: {reason}"]) from exc
+    return from_tree(tree, file, base or Path("."))
+
+
+def from_tree(tree: Any, file: str, base: Path) -> Network:
+    """Validate an already-parsed YAML tree."""
+    c = _Checker(file)
+    top = c.mapping(tree, "", ("pipeline", "mac_aging", "policers", "switches"), ("switches",))
+    if top is None:
+        raise ConfigError(c.problems)
+    root = _repo_root(base)
+    p4info = root / "build" / "vrouter.p4info.txtpb"
+    device_config = root / "build" / "vrouter.json"
+    if "pipeline" in top:
+        pipe = c.mapping(top["pipeline"], "pipeline", ("p4info", "config"))
+        if pipe:
+            if "p4info" in pipe:
+                p4info = base / str(pipe["p4info"])
+            if "config" in pipe:
+                device_config = base / str(pipe["config"])
+    net = Network(file, p4info, device_config)
+    if "mac_aging" in top:
+        aging = c.convert(parse_duration, top["mac_aging"], "mac_aging")
+        if aging is not None:
+            net.mac_aging = aging
+    policers = top.get("policers") or {}
+    if c.mapping(policers, "policers", tuple(policers) if isinstance(policers, dict) else ()) is not None:
+        for name, spec in policers.items():
+            pol = _policer(c, str(name), spec, f"policers.{name}")
+            if pol:
+                net.policers[str(name)] = pol
+    switches = top["switches"]
+    if not isinstance(switches, dict) or not switches:
+        c.fail("switches", f"expected a mapping of switch names to switches, got {_kind(switches)}")
+    else:
+        seen_addresses: dict[tuple[str, int], str] = {}
+        for name, spec in switches.items():
+            sw = _switch(c, net, str(name), spec, f"switches.{name}")
+            if sw is None:
+                continue
+            other = seen_addresses.get((sw.address, sw.device_id))
+            if other:
+                c.fail(f"switches.{name}.address", f"{sw.address} device {sw.device_id} is already switch {other}")
+            seen_addresses[(sw.address, sw.device_id)] = sw.name
+            net.switches[sw.name] = sw
+    if c.problems:
+        raise ConfigError(c.problems)
+    return net
+
+
+def _repo_root(base: Path) -> Path:
+    here = base.resolve()
+    for folder in (here, *here.parents):
+        if (folder / "p4src" / "vrouter.p4").exists():
+            return folder
+    return Path(__file__).resolve().parents[2]
+
+
+def _policer(c: _Checker, name: str, spec: Any, path: str) -> Policer | None:
+    m = c.mapping(spec, path, ("cir", "pir", "cburst", "pburst", "yellow_dscp"), ("cir", "cburst"))
+    if m is None:
+        return None
+    cir = c.convert(parse_rate, m["cir"], f"{path}.cir")
+    pir = c.convert(parse_rate, m.get("pir", m["cir"]), f"{path}.pir")
+    cburst = c.convert(parse_size, m["cburst"], f"{path}.cburst")
+    pburst = c.convert(parse_size, m.get("pburst", m["cburst"]), f"{path}.pburst")
+    dscp = None
+    if "yellow_dscp" in m:
+        dscp = c.integer(m["yellow_dscp"], f"{path}.yellow_dscp", 0, 63, "a DSCP value")
+    if None in (cir, pir, cburst, pburst):
+        return None
+    ok = True
+    if cir == 0:
+        c.fail(f"{path}.cir", "a rate of 0 passes nothing; remove the policer instead")
+        ok = False
+    if pir < cir:
+        c.fail(f"{path}.pir", f"peak rate {pir} bit/s is below the committed rate {cir} bit/s")
+        ok = False
+    for key, burst in (("cburst", cburst), ("pburst", pburst)):
+        if burst < 64:
+            c.fail(f"{path}.{key}", f"{burst} bytes is smaller than one frame (>= 64 bytes)")
+            ok = False
+    return Policer(name, cir, pir, cburst, pburst, dscp) if ok else None
+
+
+def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> SwitchConfig | None:
+    keys = ("address", "device_id", "cpu_port", "ports", "vlans", "static_macs", "routes", "lsps", "acl", "firewall")
+    m = c.mapping(spec, path, keys, ("address",))
+    if m is None:
+        return None
+    address = m["address"]
+    if not isinstance(address, str) or ":" not in address or not address.rsplit(":", 1)[1].isdigit():
+        c.fail(f"{path}.address", f"{address!r} is not a gRPC address (host:port)")
+    sw = SwitchConfig(name, str(address))
+    if "device_id" in m:
+        sw.device_id = c.integer(m["device_id"], f"{path}.device_id", 0, (1 << 64) - 1, "a device id") or 0
+    if "cpu_port" in m:
+        sw.cpu_port = c.port(m["cpu_port"], f"{path}.cpu_port") or 255
+    vlans = m.get("vlans") or {}
+    if not isinstance(vlans, dict):
+        c.fail(f"{path}.vlans", f"expected a mapping of VLAN ids to VLANs, got {_kind(vlans)}")
+        vlans = {}
+    for vid, vspec in vlans.items():
+        vpath = f"{path}.vlans.{vid}"
+        vlan_id = c.vlan_id(vid, vpath)
+        vlan = _vlan(c, net, vlan_id, vspec or {}, vpath)
+        if vlan_id is not None and vlan is not None:
+            sw.vlans[vlan_id] = vlan
+    _check_subnets(c, sw, path)
+    ports = m.get("ports") or {}
+    if not isinstance(ports, dict):
+        c.fail(f"{path}.ports", f"expected a mapping of port numbers to ports, got {_kind(ports)}")
+        ports = {}
+    for number, pspec in ports.items():
+        ppath = f"{path}.ports.{number}"
+        num = c.port(number, ppath)
+        if num is not None and num == sw.cpu_port:
+            c.fail(ppath, f"port {num} is the CPU port")
+            continue
+        port = _port(c, net, sw, num, pspec, ppath)
+        if num is not None and port is not None:
+            sw.ports[num] = port
+    for i, item in enumerate(c.seq(m.get("static_macs"), f"{path}.static_macs")):
+        smac = _static_mac(c, sw, item, f"{path}.static_macs[{i}]")
+        if smac:
+            sw.static_macs.append(smac)
+    prefixes: dict[ipaddress.IPv4Network, int] = {}
+    for i, item in enumerate(c.seq(m.get("routes"), f"{path}.routes")):
+        rpath = f"{path}.routes[{i}]"
+        route = _route(c, sw, item, rpath)
+        if route is None:
+            continue
+        if route.prefix in prefixes:
+            c.fail(f"{rpath}.prefix", f"{route.prefix} is already routed by routes[{prefixes[route.prefix]}]")
+            continue
+        prefixes[route.prefix] = i
+        sw.routes.append(route)
+    names: set[str] = set()
+    for i, item in enumerate(c.seq(m.get("lsps"), f"{path}.lsps")):
+        lsp = _lsp(c, sw, item, f"{path}.lsps[{i}]", i)
+        if lsp is None:
+            continue
+        if lsp.name in names:
+            c.fail(f"{path}.lsps[{i}].name", f"LSP name {lsp.name!r} is used twice")
+        names.add(lsp.name)
+        sw.lsps.append(lsp)
+    _check_labels(c, sw, path)
+    for i, item in enumerate(c.seq(m.get("acl"), f"{path}.acl")):
+        rule = _acl_rule(c, net, sw, item, f"{path}.acl[{i}]")
+        if rule:
+            sw.acl.append(rule)
+    if "firewall" in m:
+        _firewall(c, sw, m["firewall"], f"{path}.firewall")
+    return sw
+
+
+def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> Vlan | None:
+    m = c.mapping(spec, path, ("name", "interface", "policer"))
+    if m is None:
+        return None
+    iface = None
+    if "interface" in m:
+        ipath = f"{path}.interface"
+        im = c.mapping(m["interface"], ipath, ("address", "mac", "mtu"), ("address", "mac"))
+        if im is not None:
+            addr = c.convert(parse_interface, im["address"], f"{ipath}.address")
+            mac = c.convert(parse_mac, im["mac"], f"{ipath}.mac")
+            if mac is not None and int(mac[:2], 16) & 1:
+                c.fail(f"{ipath}.mac", f"{mac} is a multicast MAC address")
+                mac = None
+            mtu = c.integer(im.get("mtu", 1500), f"{ipath}.mtu", 68, 9216, "an IP MTU")
+            if addr is not None and mac is not None and mtu is not None:
+                iface = Interface(addr, mac, mtu)
+    policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
+    if vid is None:
+        return None
+    return Vlan(vid, str(m.get("name", "")), iface, policer)
+
+
+def _check_subnets(c: _Checker, sw: SwitchConfig, path: str) -> None:
+    seen: list[tuple[ipaddress.IPv4Network, int]] = []
+    for vlan in sw.vlans.values():
+        if vlan.interface is None:
+            continue
+        net = vlan.interface.address.network
+        for other, vid in seen:
+            if net.overlaps(other):
+                c.fail(f"{path}.vlans.{vlan.id}.interface.address",
+                       f"subnet {net} overlaps VLAN {vid}'s subnet {other}")
+        seen.append((net, vlan.id))
+
+
+def _policer_ref(c: _Checker, net: Network, value: Any, path: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or value not in net.policers:
+        known = ", ".join(net.policers) or "none defined"
+        c.fail(path, f"unknown policer {value!r} (policers: {known})")
+        return None
+    return value
+
+
+def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: Any, path: str) -> Port | None:
+    m = c.mapping(spec, path, ("name", "mode", "vlan", "vlans", "native", "mtu", "policer"))
+    if m is None:
+        return None
+    mode = m.get("mode", "trunk" if "vlans" in m else "access")
+    if mode not in ("access", "trunk"):
+        c.fail(f"{path}.mode", f"{mode!r} is not a port mode (access or trunk)")
+        return None
+    mtu = c.integer(m.get("mtu", 1500), f"{path}.mtu", 64, 9216, "an MTU")
+    policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
+    if mode == "access":
+        for key in ("vlans", "native"):
+            if key in m:
+                c.fail(f"{path}.{key}", "only trunk ports have this key (set mode: trunk)")
+        if "vlan" not in m:
+            c.fail(path, "missing key 'vlan' (the access VLAN)")
+            return None
+        vid = c.vlan_id(m["vlan"], f"{path}.vlan")
+        if vid is not None and vid not in sw.vlans:
+            c.fail(f"{path}.vlan", f"VLAN {vid} is not defined in {_vlans_path(sw)}")
+            vid = None
+        if vid is None or num is None or mtu is None:
+            return None
+        return Port(num, "access", (vid,), None, mtu, policer, str(m.get("name", "")))
+    if "vlan" in m:
+        c.fail(f"{path}.vlan", "a trunk port lists 'vlans' (and optionally 'native'), not 'vlan'")
+    vids: list[int] = []
+    for i, v in enumerate(c.seq(m.get("vlans"), f"{path}.vlans")):
+        vid = c.vlan_id(v, f"{path}.vlans[{i}]")
+        if vid is None:
+            continue
+        if vid not in sw.vlans:
+            c.fail(f"{path}.vlans[{i}]", f"VLAN {vid} is not defined in {_vlans_path(sw)}")
+        elif vid in vids:
+            c.fail(f"{path}.vlans[{i}]", f"VLAN {vid} is listed twice")
+        else:
+            vids.append(vid)
+    native = None
+    if m.get("native") is not None:
+        native = c.vlan_id(m["native"], f"{path}.native")
+        if native is not None and native not in sw.vlans:
+            c.fail(f"{path}.native", f"VLAN {native} is not defined in {_vlans_path(sw)}")
+            native = None
+    if num is None or mtu is None:
+        return None
+    vids = [v for v in vids if v != native]
+    return Port(num, "trunk", tuple(vids), native, mtu, policer, str(m.get("name", "")))
+
+
+def _vlans_path(sw: SwitchConfig) -> str:
+    return f"switches.{sw.name}.vlans"
+
+
+def _static_mac(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> StaticMac | None:
+    m = c.mapping(spec, path, ("vlan", "mac", "port"), ("vlan", "mac", "port"))
+    if m is None:
+        return None
+    vid = c.vlan_id(m["vlan"], f"{path}.vlan")
+    mac = c.convert(parse_mac, m["mac"], f"{path}.mac")
+    port = c.port(m["port"], f"{path}.port")
+    if None in (vid, mac, port):
+        return None
+    p = sw.ports.get(port)
+    if p is None:
+        c.fail(f"{path}.port", f"port {port} is not defined in switches.{sw.name}.ports")
+        return None
+    if vid not in p.carries():
+        c.fail(f"{path}.vlan", f"port {port} does not carry VLAN {vid}")
+        return None
+    if int(mac[:2], 16) & 1:
+        c.fail(f"{path}.mac", f"{mac} is a multicast MAC address")
+        return None
+    return StaticMac(vid, mac, port)
+
+
+def _next_hop(c: _Checker, sw: SwitchConfig, value: Any, path: str) -> ipaddress.IPv4Address | None:
+    addr = c.convert(parse_ipv4, value, path)
+    if addr is None:
+        return None
+    if sw.interface_for(addr) is None:
+        c.fail(path, f"next hop {addr} is not in the subnet of any router interface of {sw.name}")
+        return None
+    return addr
+
+
+def _route(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> Route | None:
+    m = c.mapping(spec, path, ("prefix", "via", "drop"), ("prefix",))
+    if m is None:
+        return None
+    prefix = c.convert(parse_prefix, m["prefix"], f"{path}.prefix")
+    drop = m.get("drop", False)
+    if not isinstance(drop, bool):
+        c.fail(f"{path}.drop", f"{drop!r} is not true or false")
+        return None
+    if drop == ("via" in m):
+        c.fail(path, "a route has either 'via' (next hop or ECMP list) or 'drop: true'")
+        return None
+    via: list[ipaddress.IPv4Address] = []
+    bad = prefix is None
+    if "via" in m:
+        listed = isinstance(m["via"], list)
+        items = m["via"] if listed else [m["via"]]
+        if not items:
+            c.fail(f"{path}.via", "an empty list of next hops")
+            bad = True
+        for i, item in enumerate(items):
+            hpath = f"{path}.via[{i}]" if listed else f"{path}.via"
+            hop = _next_hop(c, sw, item, hpath)
+            if hop is None:
+                bad = True
+            elif hop in via:
+                c.fail(hpath, f"next hop {hop} is listed twice")
+                bad = True
+            else:
+                via.append(hop)
+    if bad:
+        return None
+    return Route(prefix, tuple(via), drop)
+
+
+def _label(c: _Checker, value: Any, path: str, low: int = 16) -> int | None:
+    return c.integer(value, path, low, MAX_LABEL, "an MPLS label")
+
+
+def _lsp(c: _Checker, sw: SwitchConfig, spec: Any, path: str, index: int) -> Lsp | None:
+    keys = ("name", "role", "ttl_model", "fec", "labels", "via", "in_label", "out_label")
+    m = c.mapping(spec, path, keys, ("role",))
+    if m is None:
+        return None
+    role = m["role"]
+    if role not in LSP_ROLES:
+        c.fail(f"{path}.role", f"{role!r} is not an LSP role ({', '.join(LSP_ROLES)})")
+        return None
+    name = str(m.get("name", f"lsp{index}"))
+    ttl = m.get("ttl_model", "uniform")
+    if ttl not in TTL_MODELS:
+        c.fail(f"{path}.ttl_model", f"{ttl!r} is not a TTL model (uniform or pipe)")
+        return None
+    wanted = {"ingress": ("fec", "labels", "via"), "transit": ("in_label", "out_label", "via"),
+              "egress": ("in_label",)}[role]
+    ok = True
+    for key in wanted:
+        if key not in m:
+            c.fail(path, f"missing key '{key}' (an {role} LSP needs {', '.join(wanted)})")
+            ok = False
+    for key in ("fec", "labels", "via", "in_label", "out_label"):
+        if key in m and key not in wanted:
+            c.fail(f"{path}.{key}", f"an {role} LSP has no '{key}'")
+            ok = False
+    if not ok:
+        return None
+    lsp = Lsp(name, role, ttl)
+    if role == "ingress":
+        fec = c.convert(parse_prefix, m["fec"], f"{path}.fec")
+        labels = c.seq(m["labels"], f"{path}.labels")
+        if not 1 <= len(labels) <= 2:
+            c.fail(f"{path}.labels", f"{len(labels)} labels: an ingress LSP pushes 1 or 2")
+            return None
+        vals = [_label(c, v, f"{path}.labels[{i}]") for i, v in enumerate(labels)]
+        via = _next_hop(c, sw, m["via"], f"{path}.via")
+        if fec is None or via is None or None in vals:
+            return None
+        return Lsp(name, role, ttl, fec=fec, labels=tuple(vals), via=via)
+    in_label = _label(c, m["in_label"], f"{path}.in_label")
+    if role == "egress":
+        return None if in_label is None else Lsp(name, role, ttl, in_label=in_label)
+    out = m["out_label"]
+    if isinstance(out, str) and out in NULL_LABELS:
+        out_label = NULL_LABELS[out]
+    else:
+        out_label = c.integer(out, f"{path}.out_label", 16, MAX_LABEL,
+                              "an MPLS label (or implicit-null / explicit-null)") if not isinstance(out, str) else None
+        if isinstance(out, str):
+            c.fail(f"{path}.out_label", f"{out!r} is not an MPLS label (16-{MAX_LABEL}, implicit-null, explicit-null)")
+    via = _next_hop(c, sw, m["via"], f"{path}.via")
+    if None in (in_label, out_label, via):
+        return None
+    return Lsp(name, role, ttl, via=via, in_label=in_label, out_label=out_label)
+
+
+def _check_labels(c: _Checker, sw: SwitchConfig, path: str) -> None:
+    seen: dict[int, str] = {}
+    for i, lsp in enumerate(sw.lsps):
+        if lsp.in_label is None:
+            continue
+        if lsp.in_label in seen:
+            c.fail(f"{path}.lsps[{i}].in_label", f"label {lsp.in_label} is already bound by LSP {seen[lsp.in_label]}")
+        seen[lsp.in_label] = lsp.name
+
+
+_ACL_MATCH_KEYS = ("in_port", "vlan", "src_mac", "dst_mac", "ether_type", "src", "dst", "protocol", "dscp",
+                   "src_port", "dst_port")
+
+
+def _acl_rule(c: _Checker, net: Network, sw: SwitchConfig, spec: Any, path: str) -> AclRule | None:
+    m = c.mapping(spec, path, ("name", "match", "action", "policer"), ("action",))
+    if m is None:
+        return None
+    action = m["action"]
+    if action not in ACL_ACTIONS:
+        c.fail(f"{path}.action", f"{action!r} is not an ACL action ({', '.join(ACL_ACTIONS)})")
+        return None
+    policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
+    if "policer" in m and action != "permit":
+        c.fail(f"{path}.policer", f"only 'permit' rules can police (this rule is '{action}')")
+        return None
+    mm = c.mapping(m.get("match") or {}, f"{path}.match", _ACL_MATCH_KEYS)
+    if mm is None:
+        return None
+    mp = f"{path}.match"
+    fields: dict[str, Any] = {}
+    before = len(c.problems)
+    if "in_port" in mm:
+        fields["in_port"] = c.port(mm["in_port"], f"{mp}.in_port")
+    if "vlan" in mm:
+        fields["vlan"] = c.vlan_id(mm["vlan"], f"{mp}.vlan")
+    for key in ("src_mac", "dst_mac"):
+        if key in mm:
+            fields[key] = c.convert(parse_mac, mm[key], f"{mp}.{key}")
+    if "ether_type" in mm:
+        fields["ether_type"] = c.integer(mm["ether_type"], f"{mp}.ether_type", 0, 0xFFFF, "an EtherType")
+    for key in ("src", "dst"):
+        if key in mm:
+            fields[key] = c.convert(parse_prefix, mm[key], f"{mp}.{key}")
+    if "protocol" in mm:
+        proto = mm["protocol"]
+        if isinstance(proto, str) and proto.lower() in PROTOCOLS:
+            fields["protocol"] = PROTOCOLS[proto.lower()]
+        elif isinstance(proto, int) and not isinstance(proto, bool) and 0 <= proto <= 255:
+            fields["protocol"] = proto
+        else:
+            c.fail(f"{mp}.protocol", f"{proto!r} is not an IP protocol ({', '.join(PROTOCOLS)} or 0-255)")
+    if "dscp" in mm:
+        fields["dscp"] = c.integer(mm["dscp"], f"{mp}.dscp", 0, 63, "a DSCP value")
+    for key in ("src_port", "dst_port"):
+        if key in mm:
+            fields[key] = _port_range(c, mm[key], f"{mp}.{key}")
+            if fields.get("protocol") not in (6, 17):
+                c.fail(f"{mp}.{key}", "L4 ports need protocol: tcp or udp")
+    if len(c.problems) != before:
+        return None
+    return AclRule(AclMatch(**fields), action, str(m.get("name", "")), policer)
+
+
+def _port_range(c: _Checker, value: Any, path: str) -> tuple[int, int] | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        low = high = value
+    elif isinstance(value, str) and "-" in value:
+        a, _, b = value.partition("-")
+        if not (a.strip().isdigit() and b.strip().isdigit()):
+            c.fail(path, f"{value!r} is not a port or port range (e.g. 80 or 1024-65535)")
+            return None
+        low, high = int(a), int(b)
+    else:
+        c.fail(path, f"{value!r} is not a port or port range (e.g. 80 or 1024-65535)")
+        return None
+    if not (0 <= low <= high <= 0xFFFF):
+        c.fail(path, f"{value!r} is not a port range within 0-65535 (low <= high)")
+        return None
+    return (low, high)
+
+
+def _firewall(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> None:
+    m = c.mapping(spec, path, ("zones", "pairs"), ("zones", "pairs"))
+    if m is None:
+        return
+    zones = m["zones"]
+    if not isinstance(zones, dict):
+        c.fail(f"{path}.zones", f"expected a mapping of zone names to VLAN lists, got {_kind(zones)}")
+        return
+    owner: dict[int, str] = {}
+    for zname, vl in zones.items():
+        vids = []
+        for i, v in enumerate(c.seq(vl, f"{path}.zones.{zname}")):
+            vid = c.vlan_id(v, f"{path}.zones.{zname}[{i}]")
+            if vid is None:
+                continue
+            if vid not in sw.vlans:
+                c.fail(f"{path}.zones.{zname}[{i}]", f"VLAN {vid} is not defined in {_vlans_path(sw)}")
+            elif vid in owner:
+                c.fail(f"{path}.zones.{zname}[{i}]", f"VLAN {vid} is already in zone {owner[vid]}")
+            else:
+                owner[vid] = str(zname)
+                vids.append(vid)
+        sw.zones[str(zname)] = tuple(vids)
+    if len(sw.zones) > 255:
+        c.fail(f"{path}.zones", f"{len(sw.zones)} zones: at most 255")
+    seen: set[tuple[str, str]] = set()
+    for i, item in enumerate(c.seq(m["pairs"], f"{path}.pairs")):
+        ppath = f"{path}.pairs[{i}]"
+        pm = c.mapping(item, ppath, ("trusted", "untrusted"), ("trusted", "untrusted"))
+        if pm is None:
+            continue
+        ok = True
+        for key in ("trusted", "untrusted"):
+            if pm[key] not in sw.zones:
+                c.fail(f"{ppath}.{key}", f"unknown zone {pm[key]!r} (zones: {', '.join(sw.zones)})")
+                ok = False
+        if not ok:
+            continue
+        if pm["trusted"] == pm["untrusted"]:
+            c.fail(ppath, "a zone pair needs two different zones")
+            continue
+        pair = (pm["trusted"], pm["untrusted"])
+        if pair in seen or pair[::-1] in seen:
+            c.fail(ppath, f"zones {pair[0]} and {pair[1]} are already paired")
+            continue
+        seen.add(pair)
+        sw.zone_pairs.append(ZonePair(*pair))

@@ -1,0 +1,38 @@
+"""Names and numbers of vrouter.p4 (docs/p4-program.md), in one place."""
+
+PORT_CONFIG = "ingress.port_vlan.port_config"
+INGRESS_VLAN_MEMBER = "ingress.port_vlan.ingress_vlan_member"
+EGRESS_VLAN_MEMBER = "egress.vlan.egress_vlan_member"
+L2_LEARNING = "ingress.learning.l2_learning"
+ACL = "ingress.acl.acl_ingress_table"
+PORT_POLICER = "ingress.policer.port_policer"
+VLAN_POLICER = "ingress.policer.vlan_policer"
+ROUTER_MAC = "ingress.admit.router_mac"
+MPLS_LABEL = "ingress.mpls.mpls_label"
+ROUTER_ADDRESS = "ingress.routing.router_address"
+IPV4_ROUTE = "ingress.routing.ipv4_route"
+L2_UNICAST = "ingress.bridge.l2_unicast"
+NEXTHOP = "ingress.nexthop.nexthop_table"
+ECMP_SELECTOR = "ingress.nexthop.ecmp_selector"
+FW_SRC_ZONE = "ingress.firewall.firewall_src_zone"
+FW_DST_ZONE = "ingress.firewall.firewall_dst_zone"
+FW_POLICY = "ingress.firewall.firewall_policy"
+INTERFACE_MTU = "ingress.mtu.interface_mtu"
+
+PORT_METER = "ingress.port_meter"
+VLAN_METER = "ingress.vlan_meter"
+ACL_METER = "ingress.acl_meter"
+LEARN_DIGEST = "mac_learn_digest_t"
+
+CLONE_SESSION = 511
+
+# packet_in.reason
+PUNT_REASONS = {1: "TTL_EXPIRED", 2: "ROUTER_ADDRESS", 3: "ARP", 4: "IP_OPTIONS", 5: "MTU_EXCEEDED",
+                6: "ACL_PUNT", 7: "ACL_COPY", 8: "ROUTE_TO_CPU"}
+TTL_EXPIRED, ROUTER_ADDRESS_HIT, ARP_PUNT, IP_OPTIONS, MTU_EXCEEDED, ACL_PUNT, ACL_COPY, ROUTE_TO_CPU = range(1, 9)
+
+# Next-hop id ranges (16-bit): static LSP next hops, ECMP groups, resolved neighbours.
+LSP_NEXTHOP_BASE = 0x4000
+ECMP_NEXTHOP_BASE = 0x6000
+NEIGHBOR_BASE = 0x8000
+NEIGHBOR_LAST = 0xFFFF
