@@ -85,6 +85,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         self.objects: dict = {}   # (decl id, prefix) -> ObjLoc of extern instances
         self.field_list_ids: dict = {}
         self.std_meta: StructLoc | None = None
+        self.global_ctx = Ctx("", None, {})
         self.hidden_action_count = 0
 
     # ------------------------------------------------------------ plumbing
@@ -100,6 +101,13 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             v = sym.value
             if isinstance(v, (int, bool)):
                 return ValueLoc(const(int(v)), sym.type)
+        if sym.kind == "instance" and isinstance(sym.decl, A.Instantiation) and sym.decl is not self.ck.main \
+                and any(sym.decl is d for d in self.ck.program.decls):
+            # top-level extern instances are created on first use, with their plain name
+            g = self.global_ctx
+            if sym.decl not in g.env:
+                self.instantiate(sym.decl, g)
+            return g.env[sym.decl]
         return None
 
     def lookup_decl(self, ctx: Ctx, decl) -> Loc | None:

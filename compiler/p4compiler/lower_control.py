@@ -234,8 +234,8 @@ class ControlLowering:
             tdecl, call, on_hit = hm
             hit, miss = (t, f) if on_hit else (f, t)
             return self.lower_table(tdecl, ctx, {"__HIT__": hit, "__MISS__": miss}, nxt, call)
-        if self.has_call(st.cond, ("table_apply", "apply")):
-            raise unsupported(st.cond, "table apply inside a complex condition")
+        if self.has_call(st.cond, ("table_apply",)):
+            return self.branch(st.cond, ctx, t, f)
         if self.has_call(st.cond, ("function", "extern_function", "extern_method")):
             # evaluate the condition in a hidden action first (function calls need primitives)
             tmp = self.temp(BOOL, "cond")
@@ -244,6 +244,25 @@ class ControlLowering:
             return self.hidden_table([A.Assign(st.cond.span, name, st.cond)], ctx, node)
         cond = self.cond(st.cond, ctx)
         return self.cond_node(cond, ctx, t, f, st.cond.span)
+
+    def branch(self, e, ctx, t, f):
+        """A condition with table applies as a decision graph: `&&`, `||` and `!` short-circuit
+        into the next node, `t.apply().hit/miss` becomes the table's __HIT__/__MISS__ edges."""
+        if isinstance(e, A.Unary) and e.op == "!":
+            return self.branch(e.expr, ctx, f, t)
+        if isinstance(e, A.Binary) and e.op in ("&&", "||"):
+            right = self.branch(e.right, ctx, t, f)
+            if e.op == "&&":
+                return self.branch(e.left, ctx, right, f)
+            return self.branch(e.left, ctx, t, right)
+        hm = self.table_of(e)
+        if hm is not None:
+            tdecl, call, on_hit = hm
+            hit, miss = (t, f) if on_hit else (f, t)
+            return self.lower_table(tdecl, ctx, {"__HIT__": hit, "__MISS__": miss}, None, call)
+        if self.has_call(e, ("table_apply", "apply", "function", "extern_function", "extern_method")):
+            raise unsupported(e, "table apply inside this kind of condition")
+        return self.cond_node(self.cond(e, ctx), ctx, t, f, e.span)
 
     def has_call(self, e, kinds) -> bool:
         if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in kinds:

@@ -66,7 +66,10 @@ class Preprocessor:
         except OSError as exc:
             self.reporter.error(span or Span(path, 0, 0), f"cannot read {path}: {exc.strerror}")
             return
-        self.run_text(data.decode("utf-8", errors="replace"), path, depth)
+        text = data.decode("utf-8", errors="replace")
+        if text.startswith("\ufeff"):
+            text = text[1:]
+        self.run_text(text.replace("\r\n", "\n"), path, depth)
 
     def run_text(self, text: str, name: str, depth: int = 0) -> None:
         self.sources.add(name, text)

@@ -470,3 +470,28 @@ def test_named_arguments_everywhere():
     assert [p["name"] for p in j["pipelines"]] == ["ingress", "egress"]
     assert j["deparsers"][0]["order"] == ["eth"]
     assert any(p["op"] == "mark_to_drop" for p in all_prims(j))
+
+
+def test_top_level_extern_instance():
+    src = program(meta="bit<32> v;", top="register<bit<32>>(32w16) global_reg;",
+                  ingress_apply="global_reg.read(meta.v, 32w1); global_reg.write(32w2, meta.v);",
+                  egress_apply="global_reg.write(32w3, 32w9);")
+    r = compile_src(src)
+    assert [x["name"] for x in r.json["register_arrays"]] == ["global_reg"]
+    assert r.p4info.registers[0].preamble.name == "global_reg"
+
+
+def test_table_apply_in_complex_condition():
+    src = program(meta="bit<8> a;", ingress_locals="""
+    table t1 { key = { hdr.eth.dst: exact; } actions = { NoAction; } }
+    table t2 { key = { hdr.eth.src: exact; } actions = { NoAction; } }""",
+                  ingress_apply="if (meta.a == 1 && (t1.apply().hit || !t2.apply().miss)) { meta.a = 2; }")
+    j = compile_src(src).json
+    ing = find(j["pipelines"], "ingress")
+    tables = {t["name"]: t for t in ing["tables"]}
+    cond = find(ing["conditionals"], ing["init_table"])
+    assert cond["true_next"] == "I.t1" and cond["false_next"] is None
+    then = tables["I.t1"]["next_tables"]["__HIT__"]
+    assert then.startswith("tbl_")
+    assert tables["I.t1"]["next_tables"]["__MISS__"] == "I.t2"
+    assert tables["I.t2"]["next_tables"] == {"__HIT__": then, "__MISS__": None}
