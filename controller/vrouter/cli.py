@@ -1,0 +1,137 @@
+"""The `vrouter` command: check, diff, apply, run, show."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+from p4rt import EntityError, P4RuntimeError, P4RuntimeWriteError, SchemaError, Switch
+
+from .config import ConfigError, Network, load
+
+log = logging.getLogger("vrouter")
+DEFAULT_FILE = os.environ.get("VROUTER_CONFIG", "topo/campus.yaml")
+
+
+def _connect(net: Network, name: str, election_id: int = 1) -> Switch:
+    cfg = net.switches[name]
+    return Switch(cfg.address, device_id=cfg.device_id, election_id=election_id).connect(timeout=5)
+
+
+def _selected(net: Network, only: list[str] | None) -> list[str]:
+    if not only:
+        return list(net.switches)
+    unknown = [s for s in only if s not in net.switches]
+    if unknown:
+        raise ConfigError([f"{net.file}: no switch named {', '.join(unknown)} (switches: {', '.join(net.switches)})"])
+    return only
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    net = load(args.file)
+    for sw in net.switches.values():
+        print(f"{net.file}: {sw.name}: {len(sw.ports)} ports, {len(sw.vlans)} VLANs, {len(sw.routes)} routes, "
+              f"{len(sw.lsps)} LSPs, {len(sw.acl)} ACL rules: ok")
+    return 0
+
+
+def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
+    from .reconcile import ensure_pipeline, reconcile
+
+    net = load(args.file)
+    for name in _selected(net, args.switch):
+        cfg = net.switches[name]
+        with _connect(net, name) as sw:
+            if dry_run:
+                sw.load_schema()
+            elif ensure_pipeline(sw, net):
+                print(f"{name}: pipeline installed ({net.device_config.name})")
+            result, canon, _ = reconcile(sw, net, cfg, dry_run=dry_run)
+            p = result.plan
+            if dry_run:
+                for sign, items in (("+", p.inserts), ("~", p.modifies), ("-", p.deletes)):
+                    for item in items:
+                        print(f"{name}: {sign} {canon.describe(item)}")
+            if not len(p):
+                print(f"{name}: in sync, nothing to write")
+            else:
+                verb = "would write" if dry_run else "wrote"
+                print(f"{name}: {verb} {p.summary()} ({result.seconds:.2f} s)")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .daemon import run
+
+    net = load(args.file)
+    return run(net, _selected(net, args.switch), election_id=args.election_id)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .show import show
+
+    net = load(args.file)
+    rows_by_switch = {}
+    for name in _selected(net, args.switch):
+        with _connect(net, name, election_id=0) as sw:
+            sw.load_schema()
+            rows_by_switch[name] = show(args.what, sw, net, net.switches[name])
+    if args.json:
+        print(json.dumps(rows_by_switch, indent=2, default=str))
+    else:
+        from .show import table
+        for name, rows in rows_by_switch.items():
+            print(f"== {name}: {args.what}")
+            print(table(rows))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="vrouter", description="Declarative P4Runtime controller for vrouter.p4")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logs")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("check", "validate a network description"), ("diff", "print the writes apply would make"),
+                       ("apply", "make the switches match the description"),
+                       ("run", "apply, then run the router daemon (learning, ARP, ICMP, recovery)")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("file", type=Path)
+        p.add_argument("--switch", action="append", help="only this switch (repeatable)")
+        if name == "run":
+            p.add_argument("--election-id", type=int, default=10)
+    p = sub.add_parser("show", help="print live switch state")
+    p.add_argument("what", choices=("ports", "vlans", "macs", "routes", "lsps", "acl", "meters", "counters"))
+    p.add_argument("file", type=Path, nargs="?", default=Path(DEFAULT_FILE))
+    p.add_argument("--switch", action="append")
+    p.add_argument("--json", action="store_true", help="JSON instead of a table")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command in ("diff", "apply"):
+            return cmd_apply(args, dry_run=args.command == "diff")
+        if args.command == "run":
+            return cmd_run(args)
+        return cmd_show(args)
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except P4RuntimeWriteError as exc:
+        print(f"vrouter: write failed: {exc}", file=sys.stderr)
+        for failure in exc.errors[:20]:
+            print(f"  {failure}", file=sys.stderr)
+        return 1
+    except (P4RuntimeError, EntityError, SchemaError) as exc:
+        print(f"vrouter: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

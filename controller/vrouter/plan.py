@@ -1,0 +1,397 @@
+"""Reconciliation: compare desired entities with what a switch holds and plan the writes.
+
+Entities are compared in a canonical form (names, canonical byte strings), so a plan is a
+pure function of (desired, actual) and unit tests need no switch. Writes go in a safe
+order: resources before their users on the way in (meters, groups, members, then next
+hops, then routes), users before resources on the way out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from p4.v1 import p4runtime_pb2
+from p4rt import (ActionProfileGroup, ActionProfileMember, CloneSessionEntry, DigestEntry, Entity, MeterConfig,
+                  MeterEntry, MulticastGroupEntry, P4Schema, TableEntry, Update, codec, decode_entity)
+from p4rt.entity import encode_match_parts
+
+from . import names as N
+from .desired import Desired
+
+ACL_GAP = 1024              # priority step between consecutive ACL rules when numbering afresh
+MAX_PRIORITY = (1 << 31) - 1
+UNCONFIGURED = (-1, -1, -1, -1)
+
+Key = tuple
+Value = Any
+
+
+@dataclass
+class Item:
+    """One entity in canonical form: identity `key`, compared `value`, and the entity to write."""
+
+    key: Key
+    value: Value
+    entity: Any                 # a p4rt Entity, or a raw p4.v1.Entity read from the switch
+    level: int                  # write order: 0 resources ... 3 users
+    shown: Any = None           # what `describe` renders, if not `entity` (deletions carry only keys)
+
+
+@dataclass
+class Plan:
+    """The writes that turn `actual` into `desired`, in a safe order."""
+
+    inserts: list[Item] = field(default_factory=list)
+    modifies: list[Item] = field(default_factory=list)
+    deletes: list[Item] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.inserts) + len(self.modifies) + len(self.deletes)
+
+    def updates(self) -> list[list[Update]]:
+        """Write phases: inserts/modifies by rising level, then deletes by falling level."""
+        phases: list[list[Update]] = []
+        for level in range(4):
+            batch = [Update("INSERT", i.entity) for i in self.inserts if i.level == level]
+            batch += [Update("MODIFY", i.entity) for i in self.modifies if i.level == level]
+            if batch:
+                phases.append(batch)
+        for level in reversed(range(4)):
+            batch = [Update("DELETE", i.entity) for i in self.deletes if i.level == level]
+            if batch:
+                phases.append(batch)
+        return phases
+
+    def summary(self) -> str:
+        """`3 inserts, 1 modify, 0 deletes`."""
+        def n(count: int, word: str) -> str:
+            return f"{count} {word}{'' if count == 1 else 's'}"
+        return f"{n(len(self.inserts), 'insert')}, {n(len(self.modifies), 'modify')}, {n(len(self.deletes), 'delete')}"
+
+
+class Canon:
+    """Canonical keys and values of entities for one P4Info."""
+
+    def __init__(self, schema: P4Schema) -> None:
+        self.schema = schema
+        self._tables: dict[str, Any] = {}
+        self._table_ids: dict[int, Any] = {}
+        self._actions: dict[int, Any] = {}
+
+    def table(self, name_or_id: str | int):
+        cache = self._tables if isinstance(name_or_id, str) else self._table_ids
+        t = cache.get(name_or_id)
+        if t is None:
+            t = cache[name_or_id] = self.schema.tables.get(name_or_id)
+        return t
+
+    def _action_params(self, table, action) -> tuple[str, tuple]:
+        act = table.actions.get(action.name)
+        params = []
+        for p in act.params:
+            params.append((p.id, codec.encode_value(action.params[p.name], p.bitwidth)))
+        return act.name, tuple(sorted(params))
+
+    # desired side (p4rt entities) -------------------------------------------------------
+
+    def item(self, e: Entity) -> Item:
+        """The canonical item of a p4rt entity."""
+        if isinstance(e, TableEntry):
+            table = self.table(e.table)
+            parts = tuple((mf.id, kind, a, b) for mf, (kind, a, b)
+                          in encode_match_parts(table.match_fields, e.match, f"table {table.name}"))
+            if e.member_id is not None:
+                value: Value = ("member", e.member_id)
+            elif e.group_id is not None:
+                value = ("group", e.group_id)
+            else:
+                value = ("action", *self._action_params(table, e.action))
+            level = 2 if table.name == N.NEXTHOP else 3
+            return Item(("table", table.name, parts, e.priority), (value, e.idle_timeout_ns), e, level)
+        if isinstance(e, ActionProfileMember):
+            act = self.schema.actions.get(e.action.name)
+            params = tuple(sorted((p.id, codec.encode_value(e.action.params[p.name], p.bitwidth)) for p in act.params))
+            return Item(("member", e.profile, e.member_id), (act.name, params), e, 0)
+        if isinstance(e, ActionProfileGroup):
+            members = tuple(sorted((m[0], m[1]) if isinstance(m, tuple) else (m, 1) if isinstance(m, int)
+                                   else (m.member_id, m.weight) for m in e.members))
+            return Item(("group", e.profile, e.group_id), members, e, 1)
+        if isinstance(e, MulticastGroupEntry):
+            return Item(("mcast", e.group_id), _replicas(e.replicas), e, 0)
+        if isinstance(e, CloneSessionEntry):
+            return Item(("clone", e.session_id), (_replicas(e.replicas), e.class_of_service, e.packet_length_bytes),
+                        e, 0)
+        if isinstance(e, MeterEntry):
+            c = e.config
+            value = UNCONFIGURED if c is None else (c.cir, c.cburst, c.pir, c.pburst)
+            return Item(("meter", e.meter, e.index), value, e, 0)
+        if isinstance(e, DigestEntry):
+            return Item(("digest", e.digest), (e.max_list_size, e.max_timeout_ns, e.ack_timeout_ns), e, 0)
+        raise TypeError(f"no canonical form for {e!r}")
+
+    # actual side (raw p4.v1.Entity from a read) ------------------------------------------
+
+    def item_pb(self, msg: p4runtime_pb2.Entity) -> Item | None:
+        """The canonical item of an entity read from the switch (None for ones we never manage)."""
+        kind = msg.WhichOneof("entity")
+        if kind == "table_entry":
+            te = msg.table_entry
+            if te.is_default_action or te.is_const:
+                return None
+            table = self.table(te.table_id)
+            parts = []
+            for fm in te.match:
+                k = fm.WhichOneof("field_match_type")
+                if k == "exact":
+                    parts.append((fm.field_id, k, codec.canonical(fm.exact.value), None))
+                elif k == "lpm":
+                    parts.append((fm.field_id, k, codec.canonical(fm.lpm.value), fm.lpm.prefix_len))
+                elif k == "ternary":
+                    parts.append((fm.field_id, k, codec.canonical(fm.ternary.value), codec.canonical(fm.ternary.mask)))
+                elif k == "range":
+                    parts.append((fm.field_id, k, codec.canonical(fm.range.low), codec.canonical(fm.range.high)))
+                else:
+                    parts.append((fm.field_id, k, codec.canonical(fm.optional.value), None))
+            parts.sort(key=lambda p: p[0])
+            which = te.action.WhichOneof("type")
+            if which == "action_profile_member_id":
+                value: Value = ("member", te.action.action_profile_member_id)
+            elif which == "action_profile_group_id":
+                value = ("group", te.action.action_profile_group_id)
+            elif which == "action":
+                a = te.action.action
+                act = self._actions.get(a.action_id)
+                if act is None:
+                    act = self._actions[a.action_id] = self.schema.actions.get(a.action_id)
+                value = ("action", act.name, tuple(sorted((p.param_id, codec.canonical(p.value)) for p in a.params)))
+            else:
+                value = ("other",)
+            level = 2 if table.name == N.NEXTHOP else 3
+            return Item(("table", table.name, tuple(parts), te.priority), (value, te.idle_timeout_ns), msg, level)
+        if kind == "action_profile_member":
+            m = msg.action_profile_member
+            profile = self.schema.action_profiles.get(m.action_profile_id).name
+            act = self.schema.actions.get(m.action.action_id)
+            params = tuple(sorted((p.param_id, codec.canonical(p.value)) for p in m.action.params))
+            return Item(("member", profile, m.member_id), (act.name, params), msg, 0)
+        if kind == "action_profile_group":
+            g = msg.action_profile_group
+            profile = self.schema.action_profiles.get(g.action_profile_id).name
+            members = tuple(sorted((m.member_id, m.weight or 1) for m in g.members))
+            return Item(("group", profile, g.group_id), members, msg, 1)
+        if kind == "packet_replication_engine_entry":
+            pre = msg.packet_replication_engine_entry
+            if pre.HasField("multicast_group_entry"):
+                mg = pre.multicast_group_entry
+                reps = tuple(sorted((_port(r), r.instance) for r in mg.replicas))
+                return Item(("mcast", mg.multicast_group_id), reps, msg, 0)
+            cs = pre.clone_session_entry
+            reps = tuple(sorted((_port(r), r.instance) for r in cs.replicas))
+            return Item(("clone", cs.session_id), (reps, cs.class_of_service, cs.packet_length_bytes), msg, 0)
+        if kind == "meter_entry":
+            me = msg.meter_entry
+            name = self.schema.meters.get(me.meter_id).name
+            c = me.config
+            value = UNCONFIGURED if not me.HasField("config") or c.cir < 0 else (c.cir, c.cburst, c.pir, c.pburst)
+            return Item(("meter", name, me.index.index), value, msg, 0)
+        if kind == "digest_entry":
+            d = msg.digest_entry
+            if not d.HasField("config"):
+                return None
+            name = self.schema.digests.get(d.digest_id).name
+            c = d.config
+            return Item(("digest", name), (c.max_list_size, c.max_timeout_ns, c.ack_timeout_ns), msg, 0)
+        return None
+
+    def describe(self, item: Item) -> str:
+        """One readable line for an item (used by `vrouter diff`)."""
+        e = item.shown if item.shown is not None else item.entity
+        if isinstance(e, p4runtime_pb2.Entity):
+            e = decode_entity(e, self.schema)
+        return describe_entity(e)
+
+
+def _port(r) -> int:
+    return int.from_bytes(r.port, "big") if r.WhichOneof("port_kind") == "port" else r.egress_port
+
+
+def _replicas(items) -> tuple:
+    out = []
+    for r in items:
+        if isinstance(r, int):
+            out.append((r, 0))
+        elif isinstance(r, tuple):
+            out.append(r)
+        else:
+            out.append((r.port, r.instance))
+    return tuple(sorted(out))
+
+
+def _short(name: str) -> str:
+    return name.split(".")[-1]
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "&&&".join(str(v) for v in value) if len(value) == 2 else str(value)
+    return str(value)
+
+
+def describe_entity(e: Entity) -> str:
+    """A one-line rendering of a p4rt entity."""
+    if isinstance(e, TableEntry):
+        match = " ".join(f"{k}={_fmt(v)}" for k, v in e.match.items()) or "*"
+        prio = f" prio={e.priority}" if e.priority else ""
+        if e.member_id is not None:
+            act = f"member {e.member_id}"
+        elif e.group_id is not None:
+            act = f"group {e.group_id}"
+        elif e.action is not None:
+            a = e.action
+            act = f"{_short(a.name)}({', '.join(f'{k}={v}' for k, v in a.params.items())})"
+        else:
+            act = "?"
+        aging = " aging" if e.idle_timeout_ns else ""
+        return f"{_short(e.table)} {match}{prio} -> {act}{aging}"
+    if isinstance(e, ActionProfileMember):
+        a = e.action
+        return f"member {e.member_id} -> {_short(a.name)}({', '.join(f'{k}={v}' for k, v in a.params.items())})"
+    if isinstance(e, ActionProfileGroup):
+        return f"group {e.group_id} -> members {[m if isinstance(m, int) else m[0] if isinstance(m, tuple) else m.member_id for m in e.members]}"
+    if isinstance(e, MulticastGroupEntry):
+        return f"multicast group {e.group_id} -> ports {[r.port if not isinstance(r, int) else r for r in e.replicas]}"
+    if isinstance(e, CloneSessionEntry):
+        return f"clone session {e.session_id} -> ports {[r.port if not isinstance(r, int) else r for r in e.replicas]}"
+    if isinstance(e, MeterEntry):
+        c = e.config
+        if c is None or c.cir < 0:
+            return f"meter {_short(e.meter)}[{e.index}] unconfigured"
+        return f"meter {_short(e.meter)}[{e.index}] cir={c.cir}B/s cburst={c.cburst}B pir={c.pir}B/s pburst={c.pburst}B"
+    if isinstance(e, DigestEntry):
+        return f"digest {e.digest} max_list_size={e.max_list_size} max_timeout_ns={e.max_timeout_ns}"
+    return repr(e)
+
+
+# --- ACL priorities ----------------------------------------------------------------------
+
+
+def assign_priorities(idents: list[Any], current: dict[Any, list[int]], gap: int = ACL_GAP) -> list[int]:
+    """Priorities for rules in list order (first = highest) that keep as many current ones as possible.
+
+    `current` maps a rule identity (match + action) to the priorities it has on the switch.
+    The longest run of rules whose current priorities already fall in list order keeps them;
+    the others go into the gaps between. Only when a gap is too small is the list renumbered.
+    """
+    n = len(idents)
+    pools = {k: sorted(v, reverse=True) for k, v in current.items()}
+    cur: list[int | None] = []
+    for ident in idents:
+        pool = pools.get(ident)
+        cur.append(pool.pop(0) if pool else None)
+    keep = _longest_decreasing(cur)
+    prios: list[int | None] = [cur[i] if i in keep else None for i in range(n)]
+    i = 0
+    while i < n:
+        if prios[i] is not None:
+            i += 1
+            continue
+        j = i
+        while j < n and prios[j] is None:
+            j += 1
+        count = j - i
+        lo = prios[j] if j < n else 0
+        hi = prios[i - 1] if i > 0 else lo + (count + 1) * gap
+        if hi - lo - 1 < count or hi > MAX_PRIORITY:
+            return [(n - k) * gap for k in range(n)]  # no room: number afresh
+        step = (hi - lo) / (count + 1)
+        for k in range(count):
+            prios[i + k] = int(hi - step * (k + 1))
+        i = j
+    return [p for p in prios]  # type: ignore[misc]
+
+
+def _longest_decreasing(values: list[int | None]) -> set[int]:
+    """Indexes of a longest strictly decreasing subsequence of the non-None values (O(n log n))."""
+    import bisect
+    tails: list[int] = []      # tails[k] = -value of the smallest-tail subsequence of length k+1
+    tail_idx: list[int] = []
+    prev: dict[int, int] = {}
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        pos = bisect.bisect_left(tails, -v)
+        if pos == len(tails):
+            tails.append(-v)
+            tail_idx.append(i)
+        else:
+            tails[pos] = -v
+            tail_idx[pos] = i
+        prev[i] = tail_idx[pos - 1] if pos else -1
+    out: set[int] = set()
+    k = tail_idx[-1] if tail_idx else -1
+    while k != -1:
+        out.add(k)
+        k = prev[k]
+    return out
+
+
+# --- the diff ----------------------------------------------------------------------------
+
+
+def plan(canon: Canon, desired: Desired, actual: Iterable[Item]) -> Plan:
+    """The writes that make a switch holding `actual` match `desired`."""
+    have: dict[Key, Item] = {}
+    for item in actual:
+        have[item.key] = item
+    want: dict[Key, Item] = {}
+    for e in desired.entities:
+        item = canon.item(e)
+        want[item.key] = item
+    # ACL: rules keep their current priorities where the order allows.
+    acl_items = []
+    for e in desired.acl:
+        item = canon.item(e)
+        acl_items.append(item)
+    current: dict[Any, list[int]] = {}
+    for key, item in have.items():
+        if key[0] == "table" and key[1] == N.ACL:
+            current.setdefault((key[2], item.value), []).append(key[3])
+    prios = assign_priorities([(i.key[2], i.value) for i in acl_items], current)
+    for item, prio in zip(acl_items, prios):
+        item.entity = TableEntry(item.entity.table, item.entity.match, item.entity.action, priority=prio)
+        item.key = (*item.key[:3], prio)
+        want[item.key] = item
+    out = Plan()
+    for key, item in want.items():
+        old = have.get(key)
+        if key[0] == "meter":
+            if old is None or old.value != item.value:
+                out.modifies.append(item)
+        elif old is None:
+            out.inserts.append(item)
+        elif old.value != item.value:
+            out.modifies.append(item)
+    for key, old in have.items():
+        if key in want:
+            continue
+        if key[0] == "meter":
+            if old.value != UNCONFIGURED:
+                out.modifies.append(Item(key, UNCONFIGURED, MeterEntry(key[1], key[2], MeterConfig(-1, -1, -1, -1)), 0))
+        else:
+            out.deletes.append(_deletion(old))
+    return out
+
+
+def _deletion(item: Item) -> Item:
+    """A DELETE needs only the key: strip read-back data (counters, action) from table entries."""
+    msg = item.entity
+    if isinstance(msg, p4runtime_pb2.Entity) and msg.WhichOneof("entity") == "table_entry":
+        te = msg.table_entry
+        key = p4runtime_pb2.Entity()
+        key.table_entry.table_id = te.table_id
+        key.table_entry.match.extend(te.match)
+        key.table_entry.priority = te.priority
+        return Item(item.key, item.value, key, item.level, shown=msg)
+    return item

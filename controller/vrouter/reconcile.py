@@ -1,0 +1,155 @@
+"""Read what a switch holds, recover its run-time state, and write the plan."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import time
+from dataclasses import dataclass
+
+import grpc
+from p4.v1 import p4runtime_pb2
+from p4rt import P4RuntimeError, Switch
+
+from . import names as N
+from .config import Network, SwitchConfig
+from .desired import Desired, Neighbor, Runtime, desired_state
+from .plan import Canon, Item, Plan, plan
+
+log = logging.getLogger("vrouter")
+E = p4runtime_pb2.Entity
+
+
+def _read(sw: Switch, entities: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
+    try:
+        return list(sw.read_raw(entities))
+    except P4RuntimeError as exc:
+        if exc.code in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.NOT_FOUND):
+            return []
+        raise
+
+
+def read_actual(sw: Switch, canon: Canon, desired: Desired) -> list[Item]:
+    """Every entity of the switch that the controller manages, in canonical form."""
+    schema = canon.schema
+    items: list[Item] = []
+
+    def take(msgs) -> None:
+        for msg in msgs:
+            item = canon.item_pb(msg)
+            if item is not None:
+                items.append(item)
+
+    take(_read(sw, [E(table_entry={})]))
+    prof = schema.action_profiles.get(N.ECMP_SELECTOR).id
+    take(_read(sw, [E(action_profile_member={"action_profile_id": prof}),
+                    E(action_profile_group={"action_profile_id": prof})]))
+    take(_read(sw, [E(packet_replication_engine_entry={"multicast_group_entry": {}}),
+                    E(packet_replication_engine_entry={"clone_session_entry": {}})]))
+    take(_read(sw, [E(digest_entry={"digest_id": schema.digests.get(N.LEARN_DIGEST).id})]))
+    # Meters: only the cells the description uses or the switch's policer entries point at.
+    cells = set(desired.meters)
+    for item in items:
+        if item.key[0] != "table":
+            continue
+        table, parts = item.key[1], item.key[2]
+        if table == N.PORT_POLICER:
+            cells.add((N.PORT_METER, int.from_bytes(parts[0][2], "big")))
+        elif table == N.VLAN_POLICER:
+            cells.add((N.VLAN_METER, int.from_bytes(parts[0][2], "big")))
+        elif table == N.ACL and item.value[0][1] == "ingress.acl.police":
+            meter_param = schema.actions.get("ingress.acl.police").params.get("meter_id").id
+            for pid, value in item.value[0][2]:
+                if pid == meter_param:
+                    cells.add((N.ACL_METER, int.from_bytes(value, "big")))
+    if cells:
+        reads = [E(meter_entry={"meter_id": schema.meters.get(m).id, "index": {"index": i}}) for m, i in sorted(cells)]
+        take(_read(sw, reads))
+    return items
+
+
+def recover_runtime(canon: Canon, actual: list[Item]) -> Runtime:
+    """Neighbours and learned stations as the switch holds them (what a previous daemon wrote)."""
+    schema = canon.schema
+    rt = Runtime()
+    members: dict[int, dict[str, int]] = {}
+    for item in actual:
+        if item.key[0] == "member" and item.value[0] == "ingress.nexthop.set_nexthop":
+            params = schema.actions.get(item.value[0]).params
+            members[item.key[2]] = {params.get(pid).name: int.from_bytes(v, "big") for pid, v in item.value[1]}
+    nh_param = schema.actions.get("ingress.routing.route_to_nexthop").params.get("nexthop_id").id
+    learning = canon.table(N.L2_LEARNING).match_fields
+    for item in actual:
+        if item.key[0] != "table":
+            continue
+        table, parts = item.key[1], item.key[2]
+        value, idle = item.value
+        if table == N.IPV4_ROUTE and parts and parts[0][3] == 32 and value[:2] == ("action",
+                                                                                 "ingress.routing.route_to_nexthop"):
+            nid = int.from_bytes(dict(value[2])[nh_param], "big")
+            m = members.get(nid)
+            if nid >= N.NEIGHBOR_BASE and m is not None:
+                ip = ipaddress.IPv4Address(int.from_bytes(parts[0][2], "big"))
+                mac = ":".join(f"{b:02x}" for b in m["dst_mac"].to_bytes(6, "big"))
+                rt.neighbors[ip] = Neighbor(ip, mac, m["port"], m["vlan_id"])
+                rt.nexthop_ids[ip] = nid
+        elif table == N.L2_LEARNING and idle:
+            f = {learning.get(fid).name: int.from_bytes(v, "big") for fid, _, v, _ in parts}
+            mac = ":".join(f"{b:02x}" for b in f["src_mac"].to_bytes(6, "big"))
+            rt.macs[(f["vlan_id"], mac)] = f["ingress_port"]
+    return rt
+
+
+@dataclass
+class Result:
+    """What one reconciliation did."""
+
+    switch: str
+    plan: Plan
+    seconds: float
+    written: bool
+
+
+def compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None) -> tuple[Plan, Canon, Runtime]:
+    """Read the switch and plan; without `rt`, the run-time state is recovered from the switch."""
+    canon = Canon(sw.schema)
+    first = desired_state(net, cfg, rt or Runtime())
+    actual = read_actual(sw, canon, first)
+    if rt is None:
+        rt = recover_runtime(canon, actual)
+        first = desired_state(net, cfg, rt)
+    return plan(canon, first, actual), canon, rt
+
+
+def write_plan(sw: Switch, p: Plan) -> None:
+    """Write a plan phase by phase (a failed phase stops before any later one)."""
+    for phase in p.updates():
+        sw.write(phase, batch_size=2000)
+
+
+def ensure_pipeline(sw: Switch, net: Network) -> bool:
+    """Install the program unless the switch already runs it; True if it was pushed."""
+    from p4rt import P4Schema, load_p4info
+
+    info = load_p4info(net.p4info)
+    try:
+        running = sw.get_pipeline("P4INFO_AND_COOKIE")
+        if running.p4info is not None and running.p4info.SerializeToString(deterministic=True) == \
+                info.SerializeToString(deterministic=True):
+            sw.schema = P4Schema(info)
+            return False
+    except P4RuntimeError as exc:
+        if exc.code != grpc.StatusCode.FAILED_PRECONDITION:
+            raise
+    sw.set_pipeline(info, net.device_config)
+    return True
+
+
+def reconcile(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None,
+              dry_run: bool = False) -> tuple[Result, Canon, Runtime]:
+    """Plan and (unless dry_run) write; returns the result, the canon used and the run-time state."""
+    start = time.monotonic()
+    p, canon, rt = compute_plan(sw, net, cfg, rt)
+    if not dry_run and len(p):
+        write_plan(sw, p)
+    return Result(cfg.name, p, time.monotonic() - start, not dry_run), canon, rt
