@@ -149,7 +149,6 @@ class Switch:
         except P4RuntimeError:
             self.close()
             raise
-        self._established = True
         return self
 
     def close(self) -> None:
@@ -242,6 +241,7 @@ class Switch:
             state = Arbitration(arb.status.code == code_pb2.OK, eid, code_name(arb.status.code), arb.status.message)
             with self._cond:
                 self._arbitration = state
+                self._established = True  # from now on a lost stream is reopened
                 self._cond.notify_all()
         elif kind == "packet":
             self.packet_in_queue.put(PacketIn.decode(msg.packet, self._schema))

@@ -66,9 +66,9 @@ class Plan:
 
     def summary(self) -> str:
         """`3 inserts, 1 modify, 0 deletes`."""
-        def n(count: int, word: str) -> str:
-            return f"{count} {word}{'' if count == 1 else 's'}"
-        return f"{n(len(self.inserts), 'insert')}, {n(len(self.modifies), 'modify')}, {n(len(self.deletes), 'delete')}"
+        words = (("insert", "inserts"), ("modify", "modifies"), ("delete", "deletes"))
+        counts = (len(self.inserts), len(self.modifies), len(self.deletes))
+        return ", ".join(f"{n} {one if n == 1 else many}" for n, (one, many) in zip(counts, words))
 
 
 class Canon:
