@@ -356,8 +356,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         if len(ar.args) != len(dir_params) and dir_params:
             raise unsupported(ar, f"action '{ar.name}' with directional parameters needs arguments in the actions list")
         params_out = []
+        copy_back: list = []
         for p, a in zip(dir_params, ar.args):
-            self.bind_param(p, a.expr, ctx, bctx, body, copy_back=[])
+            self.bind_param(p, a.expr, ctx, bctx, body, copy_back)
         for i, p in enumerate([p for p in decl.params if not p.direction]):
             w = scalar_width(p.resolved_type)
             if w is None:
@@ -367,6 +368,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             params_out.append((p.name, w, p))
         self.body_stmt(decl.body, bctx, body)
         self.finish_body(body)
+        self.do_copy_back(copy_back, ctx, body)
         act = {"name": name, "id": len(self.doc.actions), "runtime_data": body.runtime_data,
                "primitives": body.prims}
         self.doc.actions.append(act)

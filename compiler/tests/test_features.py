@@ -495,3 +495,15 @@ def test_table_apply_in_complex_condition():
     assert then.startswith("tbl_")
     assert tables["I.t1"]["next_tables"]["__MISS__"] == "I.t2"
     assert tables["I.t2"]["next_tables"] == {"__HIT__": then, "__MISS__": None}
+
+
+def test_table_action_with_bound_directional_args_copies_out():
+    src = program(meta="bit<16> h;", ingress_locals="""
+    action bump(inout bit<16> v, bit<16> step) { v = v + step; }
+    table t { key = { hdr.eth.dst: exact; } actions = { bump(meta.h); } }""", ingress_apply="t.apply();")
+    j = compile_src(src).json
+    act = find(j["actions"], "I.bump")
+    assert act["runtime_data"] == [{"name": "step", "bitwidth": 16}]
+    p = act["primitives"]
+    assert p[0]["parameters"][1] == {"type": "field", "value": ["scalars", "userMetadata.h"]}  # copy in
+    assert p[-1]["parameters"][0] == {"type": "field", "value": ["scalars", "userMetadata.h"]}  # copy out
