@@ -16,6 +16,8 @@ use tonic::transport::Channel;
 
 pub struct Conn {
     pub server: Option<ServerHandle>,
+    /// Frames the server transmitted (packet-out results): (port, bytes).
+    pub sent: Arc<std::sync::Mutex<Vec<(u32, Vec<u8>)>>>,
     pub client: P4RuntimeClient<Channel>,
     pub to_switch: mpsc::Sender<p4v1::StreamMessageRequest>,
     pub from_switch: tonic::Streaming<p4v1::StreamMessageResponse>,
@@ -61,14 +63,55 @@ pub async fn open_stream(
 pub async fn start() -> Conn {
     let switch = Arc::new(Switch::new(SwitchConfig { cpu_port: Some(64), ..Default::default() }));
     let opts = ServerOptions { addr: "127.0.0.1:0".into(), tls: None };
-    let server = spawn(opts, switch, Arc::new(|_port: u32, _frame: &[u8]| {})).expect("server");
+    let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = sent.clone();
+    let transmit = Arc::new(move |port: u32, frame: &[u8]| log.lock().unwrap().push((port, frame.to_vec())));
+    let server = spawn(opts, switch, transmit).expect("server");
     let mut client = connect(server.local_addr()).await;
     let (to_switch, from_switch, a) = open_stream(&mut client, 10).await;
     assert_eq!(a.status.unwrap().code, 0, "first controller is primary");
-    Conn { server: Some(server), client, to_switch, from_switch, election_id: 10 }
+    Conn { server: Some(server), sent, client, to_switch, from_switch, election_id: 10 }
 }
 
 impl Conn {
+    pub fn device(&self) -> std::sync::Arc<p4runtime_server::Device> {
+        self.server.as_ref().expect("server").device().clone()
+    }
+
+    /// Runs a frame through the switch as if received on `port`; frames the
+    /// pipeline sends to the CPU port (64) go to the server as packet-ins.
+    /// Returns the other outputs.
+    pub fn inject(&self, port: u32, frame: &[u8]) -> Vec<(u32, Vec<u8>)> {
+        let dev = self.device();
+        let mut w = dev.switch().new_worker();
+        let mut out = Vec::new();
+        dev.switch().process(&mut w, port, frame, &mut |p, f| out.push((p, f.to_vec())));
+        let mut rest = Vec::new();
+        for (p, f) in out {
+            if p == 64 {
+                dev.packet_in(&f);
+            } else {
+                rest.push((p, f));
+            }
+        }
+        rest
+    }
+
+    /// The next stream message (within 5 s) that `pick` accepts.
+    pub async fn next_message<T>(&mut self, pick: impl Fn(p4v1::stream_message_response::Update) -> Option<T>) -> T {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.from_switch.next())
+                .await
+                .expect("stream message within 5 s")
+                .expect("stream open")
+                .expect("stream ok");
+            if let Some(t) = msg.update.and_then(&pick) {
+                return t;
+            }
+        }
+    }
+
     pub async fn set_pipeline(&mut self, json: &str, p4info: p4runtime_server::proto::p4::config::v1::P4Info) -> Result<(), tonic::Status> {
         self.client
             .set_forwarding_pipeline_config(p4v1::SetForwardingPipelineConfigRequest {
