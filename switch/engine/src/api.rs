@@ -454,6 +454,16 @@ pub struct Worker {
     pub(crate) inner: crate::exec::WorkerState,
 }
 
+impl Worker {
+    /// Installs (or removes with `None`) a per-packet trace sink: it receives
+    /// one line per parser state, condition, table lookup (hit / miss) and
+    /// action run, and the text of `log_msg` calls. Without a sink tracing
+    /// costs one branch per event.
+    pub fn set_trace(&mut self, sink: Option<Box<dyn FnMut(&str) + Send>>) {
+        self.inner.trace = sink;
+    }
+}
+
 /// A software switch: the loaded program and all its runtime state.
 pub struct Switch {
     pub(crate) config: SwitchConfig,
@@ -710,5 +720,26 @@ impl Switch {
     /// whether digests are available.
     pub fn wait_digests(&self, timeout: std::time::Duration) -> bool {
         self.digests.wait(timeout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+
+    #[test]
+    fn switch_is_shareable_and_workers_movable() {
+        send_sync::<Switch>();
+        send_sync::<Program>();
+        send::<Worker>();
+    }
+
+    #[test]
+    fn load_error_display() {
+        let e = LoadError { path: "pipelines[0].tables[3].key[1]".into(), reason: "unknown match_type \"foo\"".into() };
+        assert_eq!(e.to_string(), "pipelines[0].tables[3].key[1]: unknown match_type \"foo\"");
     }
 }

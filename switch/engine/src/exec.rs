@@ -56,6 +56,21 @@ pub struct WorkerState {
     calc: Vec<u8>,
     jobs: Vec<Job>,
     pool: Vec<Box<Pkt>>,
+    /// Per-packet trace sink (parser states, tables, actions, log_msg).
+    pub trace: Option<Box<dyn FnMut(&str) + Send>>,
+}
+
+impl WorkerState {
+    #[inline]
+    fn tracing(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    fn emit(&mut self, msg: &str) {
+        if let Some(t) = self.trace.as_mut() {
+            t(msg);
+        }
+    }
 }
 
 impl Default for WorkerState {
@@ -76,6 +91,7 @@ impl WorkerState {
             calc: Vec::with_capacity(2048),
             jobs: Vec::new(),
             pool: Vec::new(),
+            trace: None,
         }
     }
 
@@ -484,6 +500,9 @@ fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &Parser) -> R
             return Err((ErrKind::Timeout, cursor));
         }
         let Some(st) = parser.states.get(si) else { return Err((ErrKind::InvalidArg, cursor)) };
+        if w.tracing() {
+            w.emit(&format!("parser {}: state {} at byte {cursor}", parser.name, st.name));
+        }
         for op in &st.ops {
             let r = match op {
                 ParserOp::Extract(h) => {
@@ -861,7 +880,11 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
             Node::Cond(i) => match c.p.conds.get(i) {
                 Some(cd) => {
                     let env = c.env(&[], 0);
-                    if eval_bool(&env, pkt, &cd.expr) {
+                    let b = eval_bool(&env, pkt, &cd.expr);
+                    if w.tracing() {
+                        w.emit(&format!("condition {}: {b}", cd.name));
+                    }
+                    if b {
                         cd.true_next
                     } else {
                         cd.false_next
@@ -971,6 +994,14 @@ fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<
         }
         None => st.default.as_ref(),
     };
+    if w.tracing() {
+        let what = match (hit.is_some(), eaction) {
+            (true, _) => "hit",
+            (false, Some(_)) => "miss, default action",
+            (false, None) => "miss, no default action",
+        };
+        w.emit(&format!("table {}: {what}", tab.name));
+    }
     // resolve the action
     let mut ran: Option<usize> = None;
     match eaction {
@@ -1025,6 +1056,9 @@ fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<
 
 fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: usize, data: &[u64]) {
     if let Some(a) = c.p.actions.get(action) {
+        if w.tracing() {
+            w.emit(&format!("action {}", a.name));
+        }
         run_prims(c, w, pkt, &a.prims, data, 0);
     }
 }
@@ -1322,7 +1356,24 @@ fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Prim], data: 
                     return;
                 }
             }
-            Prim::LogMsg { .. } | Prim::Nop => {}
+            Prim::LogMsg { fmt, args } => {
+                if w.tracing() {
+                    let mut msg = String::new();
+                    let mut vals = args.iter().map(|a| eval_c(&env, pkt, a));
+                    let mut rest = fmt.as_str();
+                    while let Some(i) = rest.find("{}") {
+                        msg.push_str(&rest[..i]);
+                        match vals.next() {
+                            Some(v) => msg.push_str(&v.to_string()),
+                            None => msg.push_str("{}"),
+                        }
+                        rest = &rest[i + 2..];
+                    }
+                    msg.push_str(rest);
+                    w.emit(&format!("log_msg: {msg}"));
+                }
+            }
+            Prim::Nop => {}
         }
     }
 }

@@ -784,3 +784,22 @@ fn timestamps_are_microseconds() {
     let t1 = sw.now_us();
     assert!(ts >= t0 & 0xffff_ffff && ts <= t1 & 0xffff_ffff, "{t0} <= {ts} <= {t1}");
 }
+
+#[test]
+fn trace_reports_states_tables_actions_and_log_msg() {
+    let sw = switch(&one_action(vec![prim("log_msg", vec![
+        json!({"type": "string", "value": "a={} b={}"}),
+        json!({"type": "parameters_vector", "value": [f("h", "a"), f("h", "b")]})])]));
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let l2 = lines.clone();
+    let mut w = sw.new_worker();
+    w.set_trace(Some(Box::new(move |s: &str| l2.lock().unwrap().push(s.to_string()))));
+    sw.process(&mut w, 0, &PKT, &mut |_, _| {});
+    let got = lines.lock().unwrap().clone();
+    assert_eq!(got, vec![
+        "parser parser: state start at byte 0".to_string(),
+        "table t_act: miss, default action".to_string(),
+        "action act".to_string(),
+        "log_msg: a=17 b=34".to_string(),
+    ]);
+}
