@@ -349,23 +349,21 @@ def _policer(c: _Checker, name: str, spec: Any, path: str) -> Policer | None:
     if m is None:
         return None
     cir = c.convert(parse_rate, m["cir"], f"{path}.cir")
-    pir = c.convert(parse_rate, m.get("pir", m["cir"]), f"{path}.pir")
+    pir = c.convert(parse_rate, m["pir"], f"{path}.pir") if "pir" in m else cir
     cburst = c.convert(parse_size, m["cburst"], f"{path}.cburst")
-    pburst = c.convert(parse_size, m.get("pburst", m["cburst"]), f"{path}.pburst")
+    pburst = c.convert(parse_size, m["pburst"], f"{path}.pburst") if "pburst" in m else cburst
     dscp = None
     if "yellow_dscp" in m:
         dscp = c.integer(m["yellow_dscp"], f"{path}.yellow_dscp", 0, 63, "a DSCP value")
-    if None in (cir, pir, cburst, pburst):
-        return None
-    ok = True
+    ok = None not in (cir, pir, cburst, pburst)
     if cir == 0:
         c.fail(f"{path}.cir", "a rate of 0 passes nothing; remove the policer instead")
         ok = False
-    if pir < cir:
+    if cir and pir is not None and pir < cir:
         c.fail(f"{path}.pir", f"peak rate {pir} bit/s is below the committed rate {cir} bit/s")
         ok = False
-    for key, burst in (("cburst", cburst), ("pburst", pburst)):
-        if burst < 64:
+    for key, burst in (("cburst", cburst), ("pburst", pburst if "pburst" in m else None)):
+        if burst is not None and burst < 64:
             c.fail(f"{path}.{key}", f"{burst} bytes is smaller than one frame (>= 64 bytes)")
             ok = False
     return Policer(name, cir, pir, cburst, pburst, dscp) if ok else None
@@ -421,6 +419,10 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
         if route.prefix in prefixes:
             c.fail(f"{rpath}.prefix", f"{route.prefix} is already routed by routes[{prefixes[route.prefix]}]")
             continue
+        connected = [v.id for v in sw.vlans.values() if v.interface and v.interface.address.network == route.prefix]
+        if connected:
+            c.fail(f"{rpath}.prefix", f"{route.prefix} is the connected subnet of VLAN {connected[0]}")
+            continue
         prefixes[route.prefix] = i
         sw.routes.append(route)
     names: set[str] = set()
@@ -428,6 +430,11 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
         lsp = _lsp(c, sw, item, f"{path}.lsps[{i}]", i)
         if lsp is None:
             continue
+        if lsp.fec is not None and lsp.fec in prefixes:
+            c.fail(f"{path}.lsps[{i}].fec", f"{lsp.fec} is already routed by routes[{prefixes[lsp.fec]}]")
+            continue
+        if lsp.fec is not None:
+            prefixes[lsp.fec] = i
         if lsp.name in names:
             c.fail(f"{path}.lsps[{i}].name", f"LSP name {lsp.name!r} is used twice")
         names.add(lsp.name)
