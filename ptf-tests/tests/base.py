@@ -208,8 +208,8 @@ class VrouterTest(BaseTest):
             try:
                 if how == "delete":
                     self.sw.delete(entity)
-                else:   # reset a meter to unconfigured
-                    self.sw.modify(MeterEntry(entity.meter, entity.index))
+                else:
+                    self.reset_meter(entity)
             except Exception as exc:  # keep undoing the rest
                 errors.append(f"{how} {entity.describe()}: {exc}")
         self._undo.clear()
@@ -247,6 +247,13 @@ class VrouterTest(BaseTest):
         """Configure an indexed meter cell (rates per second, bursts in bytes); reset in tearDown."""
         self.sw.modify(MeterEntry(meter, index, MeterConfig(cir, cburst, pir, pburst)))
         self._undo.append(("reset_meter", MeterEntry(meter, index)))
+
+    def reset_meter(self, entry: MeterEntry) -> None:
+        """Back to unconfigured: MODIFY without config (P4Runtime 1.3+), else all four values -1."""
+        try:
+            self.sw.modify(MeterEntry(entry.meter, entry.index))
+        except P4RuntimeWriteError:
+            self.sw.modify(MeterEntry(entry.meter, entry.index, MeterConfig(-1, -1, -1, -1)))
 
     # --- set-up helpers for the network objects (docs/p4-program.md section 13) ------------
 
