@@ -65,7 +65,6 @@ pub fn load(text: &str) -> Result<Prog, LoadError> {
 struct L {
     header_types: Vec<HeaderType>,
     ht_by_name: HashMap<String, usize>,
-    ht_length_exp: Vec<Option<serde_json::Value>>,
     headers: Vec<Header>,
     hdr_by_name: HashMap<String, usize>,
     hdr_by_id: HashMap<u64, usize>,
@@ -250,8 +249,10 @@ impl L {
                     }
                 }
             }
+            if let Some(le) = t.opt("length_exp") {
+                return le.err("length_exp (P4_14 variable-length headers) is not supported; use extract_VL");
+            }
             self.ht_by_name.insert(name.clone(), i);
-            self.ht_length_exp.push(t.opt("length_exp").map(|j| j.v.clone()));
             self.header_types.push(HeaderType { name, fields });
         }
         for h in root.arr_opt("headers")? {
@@ -1733,10 +1734,6 @@ impl L {
         }
         self.load_headers(root)?;
         self.load_externs(root)?;
-        // header-type length expressions (legacy varbit)
-        for h in self.headers.iter_mut() {
-            let _ = h;
-        }
         self.load_actions(root)?;
         let mut parsers = Vec::new();
         for p in root.arr_opt("parsers")? {
