@@ -264,6 +264,9 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
         settle(vp, len(expects))
     except (ControlError, VethError, OSError) as exc:
         res.reason = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, ControlError) and "UNIMPLEMENTED" in str(exc):
+            res.status = NOT_RUN
+            res.skipped = [_cmd_text(c) for c in needs_rt]
         return
     finally:
         if ctl is not None:

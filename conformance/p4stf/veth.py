@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import socket
+import struct
 import subprocess
 import threading
 import time
@@ -19,6 +20,26 @@ import time
 ETH_P_ALL = 0x0003
 _SERIAL = itertools.count()  # distinct names for cases run at once (-j) by one process
 PACKET_OUTGOING = 4
+
+
+SOL_PACKET = 263
+PACKET_AUXDATA = 8
+TP_STATUS_VLAN_VALID = 0x10
+TP_STATUS_VLAN_TPID_VALID = 0x40
+# struct tpacket_auxdata: status, len, snaplen (u32); mac, net, vlan_tci, vlan_tpid (u16)
+_AUX = struct.Struct("=IIIHHHH")
+
+
+def _with_vlan_tag(data: bytes, ancillary) -> bytes:
+    """Put back the 802.1Q tag the kernel moved from the frame into packet metadata."""
+    for level, kind, blob in ancillary:
+        if level == SOL_PACKET and kind == PACKET_AUXDATA and len(blob) >= _AUX.size:
+            status, _, _, _, _, tci, tpid = _AUX.unpack_from(blob)
+            if status & TP_STATUS_VLAN_VALID and len(data) >= 12:
+                if not status & TP_STATUS_VLAN_TPID_VALID:
+                    tpid = 0x8100
+                return data[:12] + struct.pack("!HH", tpid, tci) + data[12:]
+    return data
 
 
 class VethError(RuntimeError):
@@ -62,8 +83,11 @@ class VethPorts:
                     _ip("link", "set", "dev", n, "mtu", "9500")  # jumbo test frames
                     _ip("link", "set", "dev", n, "up")
             for p in ports:
-                s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-                s.bind((self.test_iface(p), 0))
+                # Protocol 0 until bound: a socket opened with ETH_P_ALL would queue frames
+                # from every interface of the host before bind() narrows it to ours.
+                s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
+                s.bind((self.test_iface(p), ETH_P_ALL))
+                s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
                 s.settimeout(0.1)
                 self.socks[p] = s
                 t = threading.Thread(target=self._capture, args=(p, s), daemon=True)
@@ -82,14 +106,14 @@ class VethPorts:
     def _capture(self, port: int, s: socket.socket) -> None:
         while not self._stop.is_set():
             try:
-                data, addr = s.recvfrom(65535)
+                data, anc, _, addr = s.recvmsg(65535, socket.CMSG_SPACE(_AUX.size))
             except socket.timeout:
                 continue
             except OSError:
                 return
             if addr[2] == PACKET_OUTGOING:  # our own sends
                 continue
-            self.got[port].append(data)
+            self.got[port].append(_with_vlan_tag(data, anc))
 
     def send(self, port: int, data: bytes) -> None:
         if len(data) < 14:

@@ -64,3 +64,14 @@ def test_parse_then_compare_roundtrip():
     exp = [c for c in cmds if isinstance(c, stf.Expect)]
     assert all(r.ok for r in compare.compare(exp, {2: [b"\x01\x07"]}, [0, 2]))
     assert not all(r.ok for r in compare.compare(exp, {2: [b"\x01\x07\x00"]}, [0, 2]))
+
+
+def test_vlan_tag_put_back_from_auxdata():
+    import struct
+    from p4stf import veth
+    frame = bytes.fromhex("000000000001000000000002" "0800" "4500")
+    aux = veth._AUX.pack(veth.TP_STATUS_VLAN_VALID, 0, 0, 0, 0, 0x0064, 0)
+    got = veth._with_vlan_tag(frame, [(veth.SOL_PACKET, veth.PACKET_AUXDATA, aux)])
+    assert got == bytes.fromhex("000000000001000000000002" "81000064" "0800" "4500")
+    assert veth._with_vlan_tag(frame, []) == frame
+    assert struct.calcsize("=IIIHHHH") == 20
