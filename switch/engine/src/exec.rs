@@ -292,7 +292,9 @@ fn ingress(
         recycle(w, pkt);
         return;
     }
-    egress(c, w, pkt, spec, 0, None, 0, out);
+    // simple_switch marks every unicast packet normal, even after resubmit or
+    // recirculation.
+    egress(c, w, pkt, spec, 0, Some(PKT_NORMAL), 0, out);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -309,7 +311,8 @@ fn egress(
     let p = c.p;
     let sm = &p.std;
     pkt.set_opt(sm.egress_port, port as u64);
-    pkt.set_opt(sm.egress_spec, 0);
+    // Anything but the drop port, so that a drop in egress is detectable.
+    pkt.set_opt(sm.egress_spec, c.sw.config.drop_port as u64 + 1);
     pkt.set_opt(sm.egress_rid, rid as u64);
     if let Some(i) = inst {
         pkt.set_opt(sm.instance_type, i);

@@ -478,8 +478,10 @@ fn clone_e2e_and_recirculate() {
         assign(f("h", "c"), f("scalars", "m16")),
     ]);
     v["field_lists"] = json!([{"id": 2, "name": "keep", "elements": [f("scalars", "m16")]}]);
+    // (egress sees instance_type 0 on both passes, as in simple_switch: the
+    // preserved m16 stops the loop)
     v["actions"].as_array_mut().unwrap().push(action("eg", 1, &[], vec![
-        prim("_jump_if_zero", vec![ex("b2d", Value::Null, ex("==", f("standard_metadata", "instance_type"), hx("0x0"))), hx("0x3")]),
+        prim("_jump_if_zero", vec![ex("b2d", Value::Null, ex("==", f("scalars", "m16"), hx("0x0"))), hx("0x3")]),
         assign(f("scalars", "m16"), hx("0xabcd")),
         prim("recirculate", vec![hx("0x2")]),
     ]));
