@@ -239,9 +239,10 @@ fn ingress(
                 k.set_opt(sm.packet_length, k.data.len() as u64);
                 k.set_opt(sm.ingress_global_timestamp, c.now);
                 parse_and_verify(c, w, &mut k);
+                // as simple_switch: metadata reset after the re-parse (only the
+                // field list survives), packet_length = ingress size
                 k.reset_metadata(p);
                 restore(&mut k, &vals);
-                k.set_opt(sm.ingress_port, pkt.ingress_port as u64);
                 k.set_opt(sm.packet_length, k.data.len() as u64);
                 w.jobs.push(Job::Egress {
                     pkt: k,
@@ -341,8 +342,7 @@ fn egress(
                 k.clone_from(&pkt);
                 k.reset_metadata(p);
                 restore(&mut k, &vals);
-                k.set_opt(sm.ingress_port, pkt.ingress_port as u64);
-                k.set_opt(sm.packet_length, k.data.len() as u64);
+                k.set_opt(sm.packet_length, pkt.get_opt(sm.packet_length));
                 k.truncate = None;
                 w.jobs.push(Job::Egress {
                     pkt: k,

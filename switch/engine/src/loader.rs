@@ -1687,7 +1687,10 @@ impl L {
 
     fn std_meta(&self) -> StdMeta {
         let f = |name: &str| -> Option<FieldSlot> {
-            let (h, fname) = match self.aliases.get(&format!("standard_metadata.{name}")) {
+            let alias = ["standard_metadata", "intrinsic_metadata", "queueing_metadata"]
+                .iter()
+                .find_map(|p| self.aliases.get(&format!("{p}.{name}")));
+            let (h, fname) = match alias {
                 Some((h, f)) => (h.clone(), f.clone()),
                 None => ("standard_metadata".to_string(), name.to_string()),
             };
