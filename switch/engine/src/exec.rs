@@ -224,8 +224,8 @@ fn ingress(
         return;
     }
     // --- traffic manager ---
-    let pre = c.rt.pre.load();
     if let Some((sess, fl)) = pkt.clone_i2e {
+        let pre = c.rt.pre.load();
         if let Some(s) = pre.clones.get(&sess) {
             let vals = capture(&pkt, p, fl);
             for r in s.replicas.iter() {
@@ -278,6 +278,7 @@ fn ingress(
     }
     let mcast = pkt.get_opt(sm.mcast_grp) as u32;
     if mcast != 0 {
+        let pre = c.rt.pre.load();
         if let Some(reps) = pre.mc.get(&mcast) {
             for r in reps.iter() {
                 let mut k = w.take_pkt(p);
