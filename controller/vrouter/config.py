@@ -281,7 +281,7 @@ def load(path: str | Path) -> Network:
 def loads(text: str, file: str = "<string>", base: Path | None = None) -> Network:
     """Validate a network description given as YAML text."""
     try:
-        tree = yaml.safe_load(text)
+        tree = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""

@@ -1,6 +1,6 @@
 """Reconciliation: compare desired entities with what a switch holds and plan the writes.
 
-Entities are compared in a canonical form (names, canonical byte strings), so a plan is a
+Entities are compared in a canonical form (names, integers), so a plan is a
 pure function of (desired, actual) and unit tests need no switch. Writes go in a safe
 order: resources before their users on the way in (meters, groups, members, then next
 hops, then routes), users before resources on the way out.
@@ -79,6 +79,8 @@ class Canon:
         self._tables: dict[str, Any] = {}
         self._table_ids: dict[int, Any] = {}
         self._actions: dict[int, Any] = {}
+        self._field_specs: dict[int, dict] = {}
+        self._action_specs: dict[tuple, Any] = {}
 
     def table(self, name_or_id: str | int):
         cache = self._tables if isinstance(name_or_id, str) else self._table_ids
@@ -87,12 +89,52 @@ class Canon:
             t = cache[name_or_id] = self.schema.tables.get(name_or_id)
         return t
 
-    def _action_params(self, table, action) -> tuple[str, tuple]:
-        act = table.actions.get(action.name)
-        params = []
-        for p in act.params:
-            params.append((p.id, codec.encode_value(action.params[p.name], p.bitwidth)))
-        return act.name, tuple(sorted(params))
+    def _fields(self, table) -> dict[str, tuple[int, str, int]]:
+        spec = self._field_specs.get(table.id)
+        if spec is None:
+            spec = self._field_specs[table.id] = {mf.name: (mf.id, mf.match_type, mf.bitwidth)
+                                                  for mf in table.match_fields}
+            for mf in table.match_fields:   # aliases (short names) as well
+                spec.setdefault(mf.name.split(".")[-1], (mf.id, mf.match_type, mf.bitwidth))
+        return spec
+
+    def _action_spec(self, table, name: str) -> tuple[str, list[tuple[int, str, int]]]:
+        key = (table.id if table is not None else 0, name)
+        spec = self._action_specs.get(key)
+        if spec is None:
+            act = (table.actions if table is not None else self.schema.actions).get(name)
+            spec = self._action_specs[key] = (act.name, [(p.id, p.name, p.bitwidth) for p in act.params])
+        return spec
+
+    def _params(self, table, action) -> tuple:
+        name, params = self._action_spec(table, action.name)
+        given = action.params
+        return (name, tuple((pid, codec.parse_value(given[pname], width)) for pid, pname, width in params))
+
+    def match_key(self, table, match: dict) -> tuple:
+        """Canonical match: sorted (field id, kind, int, int|None), wildcards left out."""
+        spec = self._fields(table)
+        parts = []
+        for name, value in match.items():
+            fid, kind, width = spec[name]
+            if kind == "exact":
+                parts.append((fid, kind, codec.parse_value(value, width), None))
+            elif kind == "lpm":
+                number, plen = codec.parse_prefix(value, width)
+                if plen:
+                    parts.append((fid, kind, number, plen))
+            elif kind == "ternary":
+                number, mask = codec.parse_ternary(value, width)
+                if mask:
+                    parts.append((fid, kind, number, mask))
+            elif kind == "range":
+                low, high = codec.parse_range(value, width)
+                if (low, high) != (0, (1 << width) - 1):
+                    parts.append((fid, kind, low, high))
+            elif value is not None:
+                parts.append((fid, kind, codec.parse_value(value, width), None))
+        parts.sort()
+        return tuple(parts)
 
     # desired side (p4rt entities) -------------------------------------------------------
 
@@ -100,20 +142,17 @@ class Canon:
         """The canonical item of a p4rt entity."""
         if isinstance(e, TableEntry):
             table = self.table(e.table)
-            parts = tuple((mf.id, kind, a, b) for mf, (kind, a, b)
-                          in encode_match_parts(table.match_fields, e.match, f"table {table.name}"))
+            parts = self.match_key(table, e.match)
             if e.member_id is not None:
                 value: Value = ("member", e.member_id)
             elif e.group_id is not None:
                 value = ("group", e.group_id)
             else:
-                value = ("action", *self._action_params(table, e.action))
+                value = ("action", *self._params(table, e.action))
             level = 2 if table.name == N.NEXTHOP else 3
             return Item(("table", table.name, parts, e.priority), (value, e.idle_timeout_ns), e, level)
         if isinstance(e, ActionProfileMember):
-            act = self.schema.actions.get(e.action.name)
-            params = tuple(sorted((p.id, codec.encode_value(e.action.params[p.name], p.bitwidth)) for p in act.params))
-            return Item(("member", e.profile, e.member_id), (act.name, params), e, 0)
+            return Item(("member", e.profile, e.member_id), self._params(None, e.action), e, 0)
         if isinstance(e, ActionProfileGroup):
             members = tuple(sorted((m[0], m[1]) if isinstance(m, tuple) else (m, 1) if isinstance(m, int)
                                    else (m.member_id, m.weight) for m in e.members))
@@ -145,15 +184,15 @@ class Canon:
             for fm in te.match:
                 k = fm.WhichOneof("field_match_type")
                 if k == "exact":
-                    parts.append((fm.field_id, k, codec.canonical(fm.exact.value), None))
+                    parts.append((fm.field_id, k, _int(fm.exact.value), None))
                 elif k == "lpm":
-                    parts.append((fm.field_id, k, codec.canonical(fm.lpm.value), fm.lpm.prefix_len))
+                    parts.append((fm.field_id, k, _int(fm.lpm.value), fm.lpm.prefix_len))
                 elif k == "ternary":
-                    parts.append((fm.field_id, k, codec.canonical(fm.ternary.value), codec.canonical(fm.ternary.mask)))
+                    parts.append((fm.field_id, k, _int(fm.ternary.value), _int(fm.ternary.mask)))
                 elif k == "range":
-                    parts.append((fm.field_id, k, codec.canonical(fm.range.low), codec.canonical(fm.range.high)))
+                    parts.append((fm.field_id, k, _int(fm.range.low), _int(fm.range.high)))
                 else:
-                    parts.append((fm.field_id, k, codec.canonical(fm.optional.value), None))
+                    parts.append((fm.field_id, k, _int(fm.optional.value), None))
             parts.sort(key=lambda p: p[0])
             which = te.action.WhichOneof("type")
             if which == "action_profile_member_id":
@@ -165,7 +204,7 @@ class Canon:
                 act = self._actions.get(a.action_id)
                 if act is None:
                     act = self._actions[a.action_id] = self.schema.actions.get(a.action_id)
-                value = ("action", act.name, tuple(sorted((p.param_id, codec.canonical(p.value)) for p in a.params)))
+                value = ("action", act.name, tuple(sorted((p.param_id, _int(p.value)) for p in a.params)))
             else:
                 value = ("other",)
             level = 2 if table.name == N.NEXTHOP else 3
@@ -174,7 +213,7 @@ class Canon:
             m = msg.action_profile_member
             profile = self.schema.action_profiles.get(m.action_profile_id).name
             act = self.schema.actions.get(m.action.action_id)
-            params = tuple(sorted((p.param_id, codec.canonical(p.value)) for p in m.action.params))
+            params = tuple(sorted((p.param_id, _int(p.value)) for p in m.action.params))
             return Item(("member", profile, m.member_id), (act.name, params), msg, 0)
         if kind == "action_profile_group":
             g = msg.action_profile_group
@@ -211,6 +250,10 @@ class Canon:
         if isinstance(e, p4runtime_pb2.Entity):
             e = decode_entity(e, self.schema)
         return describe_entity(e)
+
+
+def _int(data: bytes) -> int:
+    return int.from_bytes(data, "big")
 
 
 def _port(r) -> int:
@@ -387,6 +430,9 @@ def plan(canon: Canon, desired: Desired, actual: Iterable[Item]) -> Plan:
 def _deletion(item: Item) -> Item:
     """A DELETE needs only the key: strip read-back data (counters, action) from table entries."""
     msg = item.entity
+    if isinstance(msg, TableEntry):
+        return Item(item.key, item.value, TableEntry(msg.table, msg.match, priority=msg.priority), item.level,
+                    shown=msg)
     if isinstance(msg, p4runtime_pb2.Entity) and msg.WhichOneof("entity") == "table_entry":
         te = msg.table_entry
         key = p4runtime_pb2.Entity()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import ipaddress
 import logging
 import time
@@ -9,7 +11,7 @@ from dataclasses import dataclass
 
 import grpc
 from p4.v1 import p4runtime_pb2
-from p4rt import P4RuntimeError, Switch
+from p4rt import P4RuntimeError, Switch, TableEntry
 
 from . import names as N
 from .config import Network, SwitchConfig
@@ -40,7 +42,10 @@ def read_actual(sw: Switch, canon: Canon, desired: Desired) -> list[Item]:
             if item is not None:
                 items.append(item)
 
-    take(_read(sw, [E(table_entry={})]))
+    for entry in sw.read(TableEntry()):   # the fast (wire.py) decoder; canonical form re-encodes
+        if entry.is_default or entry.is_const or not entry.table:
+            continue
+        items.append(canon.item(entry))
     prof = schema.action_profiles.get(N.ECMP_SELECTOR).id
     take(_read(sw, [E(action_profile_member={"action_profile_id": prof}),
                     E(action_profile_group={"action_profile_id": prof})]))
@@ -54,14 +59,14 @@ def read_actual(sw: Switch, canon: Canon, desired: Desired) -> list[Item]:
             continue
         table, parts = item.key[1], item.key[2]
         if table == N.PORT_POLICER:
-            cells.add((N.PORT_METER, int.from_bytes(parts[0][2], "big")))
+            cells.add((N.PORT_METER, parts[0][2]))
         elif table == N.VLAN_POLICER:
-            cells.add((N.VLAN_METER, int.from_bytes(parts[0][2], "big")))
+            cells.add((N.VLAN_METER, parts[0][2]))
         elif table == N.ACL and item.value[0][1] == "ingress.acl.police":
             meter_param = schema.actions.get("ingress.acl.police").params.get("meter_id").id
             for pid, value in item.value[0][2]:
                 if pid == meter_param:
-                    cells.add((N.ACL_METER, int.from_bytes(value, "big")))
+                    cells.add((N.ACL_METER, value))
     if cells:
         reads = [E(meter_entry={"meter_id": schema.meters.get(m).id, "index": {"index": i}}) for m, i in sorted(cells)]
         take(_read(sw, reads))
@@ -76,7 +81,7 @@ def recover_runtime(canon: Canon, actual: list[Item]) -> Runtime:
     for item in actual:
         if item.key[0] == "member" and item.value[0] == "ingress.nexthop.set_nexthop":
             params = schema.actions.get(item.value[0]).params
-            members[item.key[2]] = {params.get(pid).name: int.from_bytes(v, "big") for pid, v in item.value[1]}
+            members[item.key[2]] = {params.get(pid).name: v for pid, v in item.value[1]}
     nh_param = schema.actions.get("ingress.routing.route_to_nexthop").params.get("nexthop_id").id
     learning = canon.table(N.L2_LEARNING).match_fields
     for item in actual:
@@ -86,15 +91,15 @@ def recover_runtime(canon: Canon, actual: list[Item]) -> Runtime:
         value, idle = item.value
         if table == N.IPV4_ROUTE and parts and parts[0][3] == 32 and value[:2] == ("action",
                                                                                  "ingress.routing.route_to_nexthop"):
-            nid = int.from_bytes(dict(value[2])[nh_param], "big")
+            nid = dict(value[2])[nh_param]
             m = members.get(nid)
             if nid >= N.NEIGHBOR_BASE and m is not None:
-                ip = ipaddress.IPv4Address(int.from_bytes(parts[0][2], "big"))
+                ip = ipaddress.IPv4Address(parts[0][2])
                 mac = ":".join(f"{b:02x}" for b in m["dst_mac"].to_bytes(6, "big"))
                 rt.neighbors[ip] = Neighbor(ip, mac, m["port"], m["vlan_id"])
                 rt.nexthop_ids[ip] = nid
         elif table == N.L2_LEARNING and idle:
-            f = {learning.get(fid).name: int.from_bytes(v, "big") for fid, _, v, _ in parts}
+            f = {learning.get(fid).name: v for fid, _, v, _ in parts}
             mac = ":".join(f"{b:02x}" for b in f["src_mac"].to_bytes(6, "big"))
             rt.macs[(f["vlan_id"], mac)] = f["ingress_port"]
     return rt
@@ -110,8 +115,25 @@ class Result:
     written: bool
 
 
+@contextlib.contextmanager
+def _gc_paused():
+    """Building tens of thousands of small tuples triggers full GC passes (5-10x slower); pause them."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None) -> tuple[Plan, Canon, Runtime]:
     """Read the switch and plan; without `rt`, the run-time state is recovered from the switch."""
+    with _gc_paused():
+        return _compute_plan(sw, net, cfg, rt)
+
+
+def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None) -> tuple[Plan, Canon, Runtime]:
     canon = Canon(sw.schema)
     first = desired_state(net, cfg, rt or Runtime())
     actual = read_actual(sw, canon, first)
