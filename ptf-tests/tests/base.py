@@ -284,6 +284,14 @@ class VrouterTest(BaseTest):
         entries += [MulticastGroupEntry(vlan, [Replica(p) for p in sorted(ports)]) for vlan, ports in sorted(groups.items())]
         self.insert(*entries)
 
+    def setup_cpu_port(self, native_vlan: int, vlans: Iterable[int] = ()) -> None:
+        """port_config for CPU_PORT (packet-outs submitted to ingress): a trunk with a native
+        VLAN; not a member of any flood group (the CPU gets no flood copies)."""
+        self.insert(TableEntry("port_config", {"ingress_port": CPU_PORT},
+                               Action("set_trunk_port", {"native_vlan_id": native_vlan})),
+                    *[TableEntry("ingress_vlan_member", {"ingress_port": CPU_PORT, "vlan_id": v}, Action("allow_vlan"))
+                      for v in vlans])
+
     def add_station(self, vlan: int, mac: str, port: int) -> None:
         """A known station: l2_learning (no digest) and l2_unicast (forwarding)."""
         self.insert(TableEntry("l2_learning", {"vlan_id": vlan, "src_mac": mac, "ingress_port": port},
