@@ -478,9 +478,27 @@ class Controller:
         e = upd.entity.meter_entry
         e.meter_id = m.preamble.id
         e.index.index = cmd.index
-        e.config.cir, e.config.cburst = cmd.cir, cmd.cburst
-        e.config.pir, e.config.pburst = cmd.pir, cmd.pburst
+        _meter_rates(e.config, (cmd.cir, cmd.cburst, cmd.pir, cmd.pburst))
         self._write(f"meter_config {cmd.meter} (stf line {cmd.line})", upd)
+
+    def direct_meter_config(self, cmd: stf.DirectMeterConfig) -> None:
+        """Configure the direct meter of the table entry with the given key."""
+        try:
+            table = self.schema.table(cmd.table)
+            upd = pb.Update(type=pb.Update.MODIFY)
+            e = upd.entity.direct_meter_entry
+            e.table_entry.table_id = table.preamble.id
+            if self._match(table, cmd.keys, e.table_entry):
+                raise ControlError(f"direct_meter_config: table {table.preamble.name} needs "
+                                   f"priorities; use a table with exact/lpm keys")
+        except NameError_ as exc:
+            raise ControlError(str(exc)) from None
+        _meter_rates(e.config, cmd.rates)
+        self._write(f"direct_meter_config {cmd.table} (stf line {cmd.line})", upd)
+
+
+def _meter_rates(cfg, rates) -> None:
+    cfg.cir, cfg.cburst, cfg.pir, cfg.pburst = rates
 
 
 def wait_for_port(addr: str, timeout: float) -> bool:

@@ -30,7 +30,6 @@ class Options:
     wait: float = 2.0  # seconds the switch waits before reading its input pcaps
     extra_ports: tuple[int, ...] = tuple(range(8))  # opened even when the STF is silent on them
     timeout: float = 20.0
-    keep: bool = False
     ports: str = "files"  # "files": pcap files with --use-files; "veth": live veth pairs (root)
 
 
@@ -374,6 +373,8 @@ def apply_control(ctl: Controller, c, state: ControlState) -> None:
         ctl.meter_config(c)
     elif isinstance(c, stf.ValueSetAdd):
         ctl.value_set_add(c)
+    elif isinstance(c, stf.DirectMeterConfig):
+        ctl.direct_meter_config(c)
     else:
         raise ControlError(f"stf line {c.line}: not a control command")
 

@@ -172,13 +172,22 @@ class CheckDirectCounter:
 
 
 @dataclass
+class DirectMeterConfig:
+    line: int
+    table: str
+    keys: list[KeyMatch]
+    rates: tuple[int, int, int, int]  # CIR, CBURST, PIR, PBURST
+
+
+@dataclass
 class Wait:
     line: int
 
 
 # Commands that change switch state through P4Runtime before packets flow.
 CONTROL_COMMANDS = (Add, SetDefault, McGroupCreate, McNodeCreate, McNodeAssociate,
-                    MirroringAdd, MemberAdd, GroupAdd, RegisterWrite, MeterConfig, ValueSetAdd)
+                    MirroringAdd, MemberAdd, GroupAdd, RegisterWrite, MeterConfig, ValueSetAdd,
+                    DirectMeterConfig)
 # Commands that read switch state after packets flowed.
 CHECK_COMMANDS = (CheckCounter, RegisterRead, CheckDigest, CheckDirectCounter)
 
@@ -335,6 +344,17 @@ def _ints(words: list[str], line: int, what: str) -> list[int]:
         raise StfError(f"line {line}: {what}: {exc}") from None
 
 
+def _rates(words: list[str], line: int) -> list[int]:
+    """Meter rates and bursts; -1 (all four) resets the meter to unconfigured."""
+    out = []
+    for w in words:
+        try:
+            out.append(-1 if w.strip() == "-1" else parse_int(w, "rate"))
+        except StfError as exc:
+            raise StfError(f"line {line}: {exc}") from None
+    return out
+
+
 def parse(text: str, filename: str = "<stf>") -> list:
     """Parse STF text into a list of command objects."""
     cmds: list = []
@@ -427,8 +447,20 @@ def parse(text: str, filename: str = "<stf>") -> list:
             elif word == "meter_config":
                 if len(words) != 6:
                     raise StfError(f"line {lineno}: meter_config NAME INDEX CIR CBURST PIR PBURST")
-                v = _ints(words[1:], lineno, "meter_config")
+                v = _ints(words[1:2], lineno, "meter_config") + _rates(words[2:], lineno)
                 cmds.append(MeterConfig(lineno, words[0], *v))
+            elif word == "direct_meter_config":
+                if len(words) < 6:
+                    raise StfError(f"line {lineno}: direct_meter_config TABLE KEY:VALUE... "
+                                   f"CIR CBURST PIR PBURST")
+                keys = []
+                for w in words[1:-4]:
+                    if ":" not in w:
+                        raise StfError(f"line {lineno}: key '{w}' is not NAME:VALUE")
+                    k, v = w.split(":", 1)
+                    keys.append(parse_key_value(k, v))
+                cmds.append(DirectMeterConfig(lineno, words[0], keys,
+                                              tuple(_rates(words[-4:], lineno))))
             elif word == "value_set_add":
                 if len(words) != 2:
                     raise StfError(f"line {lineno}: value_set_add NAME VALUE[&&&MASK]")

@@ -133,3 +133,11 @@ def test_check_direct_counter():
     assert (c.kind, c.op, c.value) == ("bytes", "==", 56)
     c = one("check_direct_counter t f1:1 >= 2")
     assert (c.kind, c.op, c.value) == (None, ">=", 2)
+
+
+def test_meter_configs_and_reset():
+    m, r, d = stf.parse("meter_config mt 1 1 1 1 2\nmeter_config mt 1 -1 -1 -1 -1\n"
+                        "direct_meter_config t f1:1 10 5 20 8\n")
+    assert (m.cir, m.cburst, m.pir, m.pburst) == (1, 1, 1, 2)
+    assert (r.cir, r.cburst, r.pir, r.pburst) == (-1, -1, -1, -1)
+    assert d.table == "t" and [k.name for k in d.keys] == ["f1"] and d.rates == (10, 5, 20, 8)
