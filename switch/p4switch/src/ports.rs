@@ -255,9 +255,22 @@ pub fn worker_loop(dp: &Dataplane, mut rx: Vec<RxPort>, stop: &AtomicBool) {
             }
         }
         if !busy {
-            if let Err(e) = sys::poll_readable(&fds, &mut ready, 100) {
-                log_at!(Level::Error, "poll: {e}");
-                std::thread::sleep(std::time::Duration::from_millis(10));
+            match sys::poll_readable(&fds, &mut ready, 100) {
+                Ok(_) => {
+                    // Readable without a block to read: a socket error (interface down or gone).
+                    for (p, r) in rx.iter_mut().zip(&ready) {
+                        if *r && !p.sock.block_ready() {
+                            if let Some(e) = p.sock.take_error() {
+                                let iface = &dp.ports.ports[p.pos].iface;
+                                log_at!(Level::Warn, "port {} ({iface}): {e}", p.number);
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    log_at!(Level::Error, "poll: {e}");
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
             }
         }
     }

@@ -390,6 +390,14 @@ impl PacketSocket {
         self.fd.as_raw_fd()
     }
 
+    /// Whether the kernel has handed over a block (without taking it).
+    pub fn block_ready(&self) -> bool {
+        let Some(ring) = self.ring.as_ref() else { return false };
+        // SAFETY: as in `next_block`: an aligned status word inside the mapping.
+        let status = unsafe { &*(ring.base.add(ring.next * ring.block_size + 8) as *const AtomicU32) };
+        status.load(Ordering::Acquire) & TP_STATUS_USER != 0
+    }
+
     /// The next block of received frames if the kernel has handed one over.
     pub fn next_block(&mut self) -> Option<RxBlock<'_>> {
         let ring = self.ring.as_mut()?;
@@ -464,6 +472,28 @@ impl PacketSocket {
         let accepted = sent.saturating_sub((batch.lost - lost_at_start) as usize);
         batch.lens.clear();
         result.map(|_| accepted)
+    }
+
+    /// Takes the socket's pending error (SO_ERROR), e.g. ENETDOWN after the
+    /// interface went down or was deleted; reading it clears it, so `poll`
+    /// stops reporting it.
+    pub fn take_error(&self) -> Option<io::Error> {
+        let mut err: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: err/len describe a valid c_int buffer.
+        let r = unsafe {
+            libc::getsockopt(
+                self.fd.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_ERROR,
+                &mut err as *mut libc::c_int as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        if r < 0 {
+            return Some(io::Error::last_os_error());
+        }
+        (err != 0).then(|| io::Error::from_raw_os_error(err))
     }
 
     /// Kernel receive statistics since the last call: (packets, drops).
@@ -542,7 +572,8 @@ impl TxBatch {
     }
 }
 
-/// Waits until one of `fds` is readable or `timeout_ms` passes; sets `ready[i]`.
+/// Waits until one of `fds` is readable (or has an error) or `timeout_ms`
+/// passes; sets `ready[i]`.
 pub fn poll_readable(fds: &[RawFd], ready: &mut [bool], timeout_ms: i32) -> io::Result<usize> {
     let mut pfds: Vec<libc::pollfd> =
         fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
@@ -557,7 +588,7 @@ pub fn poll_readable(fds: &[RawFd], ready: &mut [bool], timeout_ms: i32) -> io::
         return Err(e);
     }
     for (r, p) in ready.iter_mut().zip(&pfds) {
-        *r = p.revents & (libc::POLLIN | libc::POLLERR) != 0;
+        *r = p.revents & (libc::POLLIN | libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0;
     }
     Ok(r as usize)
 }

@@ -27,8 +27,8 @@ struct Topo {
 }
 
 impl Topo {
-    fn new() -> Topo {
-        let p = format!("h3t{}", std::process::id() % 100_000);
+    fn new(tag: char) -> Topo {
+        let p = format!("h3{tag}{}", std::process::id() % 100_000);
         let t = Topo { p };
         t.down();
         let p = &t.p;
@@ -59,6 +59,45 @@ impl Drop for Topo {
     fn drop(&mut self) {
         self.down();
     }
+}
+
+/// A child process killed (if still running) when dropped, so a failing test
+/// leaves no switch behind.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the switch in namespace `{p}s` on ports 1@{p}a1 and 2@{p}b1 and waits for its ready line.
+fn start_switch(topo: &Topo, dir: &std::path::Path) -> Running {
+    std::fs::write(dir.join("x.json"), cross_connect().to_string()).unwrap();
+    let mut sw = Running(
+        Command::new("ip")
+            .args(["netns", "exec", &topo.ns("s"), switch_bin()])
+            .args(["-i", &format!("1@{}", topo.dev("a1")), "-i", &format!("2@{}", topo.dev("b1"))])
+            .args(["--pcap", dir.to_str().unwrap(), "x.json", "--", "--no-grpc"])
+            .current_dir(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start p4switch"),
+    );
+    let mut line = String::new();
+    BufReader::new(sw.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.starts_with("p4switch ready"), "{line}");
+    sw
+}
+
+/// CPU time (user + system, in clock ticks) of process `pid`.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let f: Vec<&str> = after.split(' ').collect();
+    f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()
 }
 
 /// Port 1 <-> port 2 by ingress port (const entries).
@@ -112,21 +151,9 @@ fn receive(ns: String, dev: String, wait: Duration, ready: mpsc::Sender<()>) -> 
 
 #[test]
 fn frames_cross_the_switch_between_namespaces_and_sigterm_flushes_captures() {
-    let topo = Topo::new();
+    let topo = Topo::new('t');
     let dir = TempDir::new("veth");
-    std::fs::write(dir.0.join("x.json"), cross_connect().to_string()).unwrap();
-    let mut sw = Command::new("ip")
-        .args(["netns", "exec", &topo.ns("s"), switch_bin()])
-        .args(["-i", &format!("1@{}", topo.dev("a1")), "-i", &format!("2@{}", topo.dev("b1"))])
-        .args(["--pcap", dir.0.to_str().unwrap(), "x.json", "--", "--no-grpc"])
-        .current_dir(&dir.0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start p4switch");
-    let mut line = String::new();
-    BufReader::new(sw.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.starts_with("p4switch ready"), "{line}");
+    let mut sw = start_switch(&topo, &dir.0);
 
     let (ready_tx, ready_rx) = mpsc::channel();
     let (ns_b, dev_b) = (topo.ns("b"), topo.dev("b0"));
@@ -152,10 +179,10 @@ fn frames_cross_the_switch_between_namespaces_and_sigterm_flushes_captures() {
     assert_eq!(ours, sent, "frames received on the other host");
 
     // SIGTERM: clean exit, captures complete.
-    let pid = sw.id().to_string();
+    let pid = sw.0.id().to_string();
     // `ip netns exec` execs the switch, so the pid is the switch's.
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    let status = sw.wait().unwrap();
+    let status = sw.0.wait().unwrap();
     assert!(status.success(), "exit status {status}");
     // Captures hold our frames (and maybe IPv6 neighbour discovery of the new interfaces).
     let read = |name: String| -> Vec<Vec<u8>> {
@@ -164,4 +191,21 @@ fn frames_cross_the_switch_between_namespaces_and_sigterm_flushes_captures() {
     };
     assert_eq!(read(format!("{}_in.pcap", topo.dev("a1"))), sent);
     assert_eq!(read(format!("{}_out.pcap", topo.dev("b1"))), sent);
+}
+
+#[test]
+fn a_deleted_interface_does_not_make_the_switch_spin() {
+    let topo = Topo::new('u');
+    let dir = TempDir::new("veth-gone");
+    let sw = start_switch(&topo, &dir.0);
+    let pid = sw.0.id();
+    // Deleting the host namespaces deletes the veth pairs, switch side included.
+    for ns in ["a", "b"] {
+        ip(&["netns", "del", &topo.ns(ns)]);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let before = cpu_ticks(pid);
+    std::thread::sleep(Duration::from_secs(1));
+    let used = cpu_ticks(pid) - before;
+    assert!(used < 20, "switch used {used} ticks of CPU in 1 s with its interfaces gone");
 }
