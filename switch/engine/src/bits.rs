@@ -332,13 +332,15 @@ impl<'a> BitWriter<'a> {
             return;
         }
         let w = width.min(64);
+        // invariant: self.n < 64, so the accumulator never overflows
         self.acc = (self.acc << w) | (v & mask64(w)) as u128;
         self.n += w;
-        while self.n >= 8 {
-            self.n -= 8;
-            self.out.push((self.acc >> self.n) as u8);
+        if self.n >= 64 {
+            self.n -= 64;
+            let word = (self.acc >> self.n) as u64;
+            self.out.extend_from_slice(&word.to_be_bytes());
+            self.acc &= (1u128 << self.n) - 1;
         }
-        self.acc &= (1u128 << self.n) - 1;
     }
 
     /// Appends a field stored as little-endian limbs.
@@ -356,16 +358,20 @@ impl<'a> BitWriter<'a> {
     }
 
     pub fn is_aligned(&self) -> bool {
-        self.n == 0
+        self.n % 8 == 0
     }
 
     /// Pads the last partial byte with zeros.
     pub fn finish(&mut self) {
+        while self.n >= 8 {
+            self.n -= 8;
+            self.out.push((self.acc >> self.n) as u8);
+        }
         if self.n > 0 {
             self.out.push((self.acc << (8 - self.n)) as u8);
-            self.n = 0;
-            self.acc = 0;
         }
+        self.n = 0;
+        self.acc = 0;
     }
 }
 
