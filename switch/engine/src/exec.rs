@@ -1140,10 +1140,10 @@ fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Prim], data: 
         match prim {
             Prim::Assign { dst, src } => assign(&env, pkt, dst, src),
             Prim::Copy { dst, src } => {
-                let v: Vec<u64> = pkt.limbs(*src).to_vec();
-                let d = pkt.limbs_mut(*dst);
-                for (a, b) in d.iter_mut().zip(&v) {
-                    *a = *b;
+                let n = dst.nlimbs().min(src.nlimbs());
+                let (s0, d0) = (src.slot as usize, dst.slot as usize);
+                if s0 + n <= pkt.hv.len() && d0 + n <= pkt.hv.len() {
+                    pkt.hv.copy_within(s0..s0 + n, d0);
                 }
             }
             Prim::CopyParam { dst, off } => {
@@ -1176,8 +1176,8 @@ fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Prim], data: 
             }
             Prim::AssignUnion { dst, src } => {
                 if let (Some(d), Some(s)) = (resolve_union(&env, pkt, dst), resolve_union(&env, pkt, src)) {
-                    let (dh, sh) = (p.unions[d].headers.clone(), p.unions[s].headers.clone());
-                    for (a, b) in dh.iter().zip(&sh) {
+                    let (dh, sh) = (&p.unions[d].headers, &p.unions[s].headers);
+                    for (a, b) in dh.iter().zip(sh) {
                         header_fields_copy(p, pkt, *a, *b);
                     }
                 }
@@ -1211,12 +1211,12 @@ fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Prim], data: 
             Prim::Push { stack, n } | Prim::Pop { stack, n } => {
                 let k = eval_c(&env, pkt, n).clamp(0, 1 << 16) as usize;
                 if let Some(s) = p.stacks.get(*stack) {
-                    let hs = s.headers.clone();
+                    let hs = &s.headers;
                     let mut next = pkt.stack_next[*stack];
                     if matches!(prim, Prim::Push { .. }) {
-                        stack_push(p, pkt, &hs, k, &mut next);
+                        stack_push(p, pkt, hs, k, &mut next);
                     } else {
-                        stack_pop(p, pkt, &hs, k, &mut next);
+                        stack_pop(p, pkt, hs, k, &mut next);
                     }
                     pkt.stack_next[*stack] = next;
                 }
