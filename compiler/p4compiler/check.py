@@ -445,11 +445,10 @@ class Checker(Visitor):
             self.coerce(item.hi, t, "range bound")
             item.type = t
             return
-        it = self.expr(item, scope)
+        self.expr(item, scope)
         if isinstance(item, A.Name) and getattr(item, "sym", None) is not None and item.sym.kind == "value_set":
             return
         self.coerce(item, t, "keyset value")
-        _ = it
 
     def control_body(self, d: A.ControlDecl, s: Scope) -> None:
         scope = Scope(s, d)
@@ -1195,7 +1194,6 @@ class Checker(Visitor):
 
     def bind_args(self, proto: A.MethodProto, args: list[A.Argument], binding: dict, node, fname: str, scope: Scope, type_binding=None) -> Type:
         ordered = self.order_args(proto.params, args)
-        inner = Scope(self.top)
         for p, a in zip(proto.params, ordered):
             pt = self.resolve_type(p.type_ref, self.generic_scope(proto, binding))
             if a is None:
@@ -1222,7 +1220,6 @@ class Checker(Visitor):
                 continue
             if p.direction in ("out", "inout"):
                 self.check_lvalue(a, scope)
-            _ = inner
         if type_binding is not None:
             type_binding.update(binding)
         if proto.ret is None:

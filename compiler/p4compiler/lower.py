@@ -665,7 +665,6 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         self.emit_assign(base, expr("|", keep, new), body, lhs.span)
 
     def inline_action(self, call: A.Call, decl: A.ActionDecl, ctx: Ctx, body: ActionBody) -> None:
-        is_global = not any(decl is getattr(l, "decl", None) for l in [])
         actx_parent = ctx if self.is_local_action(decl) else Ctx("", decl)
         callee = actx_parent.child(body=body, kind="action", decl=decl)
         copy_back: list = []
@@ -679,7 +678,6 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         for j in frame["jumps"]:
             body.patch(j, len(body.prims))
         self.do_copy_back(copy_back, ctx, body)
-        _ = is_global
 
     def is_local_action(self, decl) -> bool:
         return not any(decl is d for d in self.ck.program.decls)

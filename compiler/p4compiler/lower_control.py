@@ -160,7 +160,7 @@ class ControlLowering:
             v = const_value(a) if a is not None else None
             if not isinstance(v, (int, bool)):
                 return None, None
-            data.append(hex_bytes(int(v), scalar_width(p.resolved_type) or 8) if False else f"0x{int(v) & ((1 << (scalar_width(p.resolved_type) or 1)) - 1):x}")
+            data.append(f"0x{int(v) & ((1 << (scalar_width(p.resolved_type) or 1)) - 1):x}")
         ar = A.ActionRef(call.span, decl.name, [], [])
         from .scope import Symbol
         ar.sym = Symbol("action", decl.name, decl, owner=None if not self.is_local_action(decl) else ctx.decl)

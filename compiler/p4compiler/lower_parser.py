@@ -95,7 +95,6 @@ class ParserLowering:
         return ctx.state_names[name]
 
     def get_reject_state(self, err: str | None):
-        key = err or "reject"
         name = "reject" if err is None else f"reject_{err}"
         for s in self.parser_json["parse_states"]:
             if s["name"] == name:
@@ -108,7 +107,6 @@ class ParserLowering:
                                                  "transitions": [{"type": "default", "value": None, "mask": None, "next_state": None}],
                                                  "transition_key": []})
         self.doc.parse_state_id += 1
-        _ = key
         return name
 
     def new_state(self, name: str) -> dict:
@@ -205,8 +203,7 @@ class ParserLowering:
     def val_expr(self, e, ctx) -> dict:
         v = self.val(e, ctx)
         if v.get("type") != "expression":
-            return {"type": "expression", "value": {"op": "+", "left": v, "right": const(0)}} if False else \
-                {"type": "expression", "value": {"op": "&", "left": v, "right": const(0xffffffff)}}
+            return {"type": "expression", "value": {"op": "&", "left": v, "right": const(0xffffffff)}}
         return v
 
     def extract_target(self, e: A.Expr, ctx) -> dict:
@@ -282,7 +279,7 @@ class ParserLowering:
         trans = []
         has_default = False
         for c in sel.cases:
-            nxt = self.next_state(c.next_state, ctx.parent if False else ctx)
+            nxt = self.next_state(c.next_state, ctx)
             ks = c.keyset
             if isinstance(ks, (A.DefaultExpr, A.DontCare)):
                 trans.append({"type": "default", "value": None, "mask": None, "next_state": nxt})

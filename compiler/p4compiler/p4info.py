@@ -331,7 +331,6 @@ class P4InfoBuilder:
                         nt.translated_type.sdn_string.SetInParent()
 
     def type_spec(self, spec, t) -> None:
-        t0 = t
         if isinstance(t, NewType):
             spec.new_type.name = t.tname
             self.add_new_type(t)
@@ -395,7 +394,6 @@ class P4InfoBuilder:
         elif isinstance(t, Stack):
             spec.header_stack.header.name = t.elem.tname
             spec.header_stack.size = t.size
-        _ = t0
 
 
 def build_p4info(model: Model, rep: Reporter, checker) -> p4info_pb2.P4Info:

@@ -130,7 +130,6 @@ class Parser:
             name = self.ident("annotation name")
             args: list = []
             if self.at("(") and self.tok.span.line == name.span.line or self.at("["):
-                close = ")" if self.tok.kind == "(" else "]"
                 self.next()
                 depth = 1
                 while True:
@@ -152,7 +151,6 @@ class Parser:
                         continue
                     else:
                         args.append(t.text)
-                _ = close
             annos.append(A.Annotation(at.span, name.text, args))
         return annos
 
