@@ -114,7 +114,7 @@ fn fill_acl(sw: &Switch) {
                     MatchKey::Ternary(vec![proto], vec![pm]),
                 ],
                 action: act("MyIngress.acl_deny", vec![]),
-                priority: 1 + (n as i32 % 1000),
+                priority: 1 + (n % 1000),
                 idle_timeout_ns: 0,
             },
         )

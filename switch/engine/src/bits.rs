@@ -10,7 +10,7 @@ use num_bigint::{BigInt, Sign};
 /// Number of u64 limbs used to store a field of `width` bits (at least 1).
 #[inline]
 pub fn limbs(width: u32) -> usize {
-    (width.max(1) as usize + 63) / 64
+    (width.max(1) as usize).div_ceil(64)
 }
 
 /// Mask of the low `width` bits (`width` <= 64).
@@ -103,7 +103,7 @@ pub fn set_bits(buf: &mut [u8], bit_off: usize, width: u32, v: u64) -> bool {
 
 /// Reads a field of any width into little-endian limbs `out` (len = limbs(width)).
 pub fn get_bits_wide(buf: &[u8], bit_off: usize, width: u32, out: &mut [u64]) -> bool {
-    if bit_off.checked_add(width as usize).map_or(true, |e| e > buf.len() * 8) {
+    if bit_off.checked_add(width as usize).is_none_or(|e| e > buf.len() * 8) {
         return false;
     }
     let mut remaining = width;
@@ -124,7 +124,7 @@ pub fn get_bits_wide(buf: &[u8], bit_off: usize, width: u32, out: &mut [u64]) ->
 
 /// Writes little-endian limbs `v` as a `width`-bit big-endian field.
 pub fn set_bits_wide(buf: &mut [u8], bit_off: usize, width: u32, v: &[u64]) -> bool {
-    if bit_off.checked_add(width as usize).map_or(true, |e| e > buf.len() * 8) {
+    if bit_off.checked_add(width as usize).is_none_or(|e| e > buf.len() * 8) {
         return false;
     }
     let mut remaining = width;
@@ -156,14 +156,14 @@ pub fn bytes_to_limbs(bytes: &[u8], out: &mut [u64]) {
 
 /// Little-endian limbs -> big-endian bytes of exactly `(width + 7) / 8` bytes.
 pub fn limbs_to_bytes(limbs_in: &[u64], width: u32) -> Vec<u8> {
-    let n = (width as usize + 7) / 8;
+    let n = (width as usize).div_ceil(8);
     let mut out = vec![0u8; n];
     for i in 0..n {
         let limb = i / 8;
         let b = limbs_in.get(limb).map_or(0, |l| (l >> ((i % 8) * 8)) as u8);
         out[n - 1 - i] = b;
     }
-    if width % 8 != 0 && n > 0 {
+    if !width.is_multiple_of(8) && n > 0 {
         out[0] &= (1u8 << (width % 8)) - 1;
     }
     out
@@ -358,7 +358,7 @@ impl<'a> BitWriter<'a> {
     }
 
     pub fn is_aligned(&self) -> bool {
-        self.n % 8 == 0
+        self.n.is_multiple_of(8)
     }
 
     /// Pads the last partial byte with zeros.

@@ -606,7 +606,7 @@ fn hash_offset_and_selector_groups() {
         p[7] = d;
         let out = send(&sw, 0, &p);
         let hsh = crate::hash::crc(&crate::hash::CRC32, &p[4..8]);
-        let expect = if hsh % 2 == 0 { 0x10 } else { 0x20 };
+        let expect = if hsh.is_multiple_of(2) { 0x10 } else { 0x20 };
         assert_eq!(out[0].1[0], expect, "member chosen by crc32 over the selector input");
         seen.insert(out[0].1[0]);
     }

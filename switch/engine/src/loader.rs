@@ -870,7 +870,7 @@ impl L {
             self.vset_by_name.insert(name.clone(), self.vsets.len());
             self.vsets.push(ValueSet { name, width, max_size });
         }
-        for e in root.arr_opt("extern_instances")? {
+        if let Some(e) = root.arr_opt("extern_instances")?.first() {
             let ty = e.get("type")?.str()?;
             return e.get("type")?.err(format!("extern type \"{ty}\" is not supported by this target"));
         }

@@ -53,8 +53,8 @@ fn any_value() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(|n| Value::from(n)),
-        any::<u32>().prop_map(|n| Value::from(n)),
+        any::<i64>().prop_map(Value::from),
+        any::<u32>().prop_map(Value::from),
         "[a-z_$.]{0,12}".prop_map(Value::String),
         "0x[0-9a-f]{0,40}".prop_map(Value::String),
         Just(Value::Array(vec![])),
