@@ -843,3 +843,24 @@ fn updates_while_traffic_flows_lose_nothing_and_are_atomic() {
     let writes = writer.join().unwrap();
     assert!(writes > 10, "the writer made progress ({writes} rounds)");
 }
+
+#[test]
+fn controller_header_layouts_and_introspection() {
+    let mut v = one_action(vec![]);
+    v["header_types"].as_array_mut().unwrap().push(json!({"name": "packet_in_header_t", "id": 7,
+        "fields": [["ingress_port", 9, false], ["_pad", 7, false]]}));
+    v["headers"].as_array_mut().unwrap().push(json!({"name": "packet_in", "id": 7, "header_type": "packet_in_header_t", "metadata": false}));
+    let p = load_program(&v.to_string()).unwrap();
+    assert_eq!(p.controller_header("packet_in"), Some(vec![("ingress_port".to_string(), 9), ("_pad".to_string(), 7)]));
+    assert_eq!(p.controller_header("packet_out"), None);
+    let t = p.info().table("t_act").unwrap();
+    assert!(t.default_action_const);
+    assert_eq!(t.default_action, Some(ActionSpec { action: "act".into(), params: vec![] }));
+    let tp = load_program(&table_prog(&["ternary", "range"], true).to_string()).unwrap();
+    let t = tp.info().table("t").unwrap();
+    assert_eq!(t.keys.iter().map(|k| (k.name.as_str(), k.match_kind, k.bitwidth)).collect::<Vec<_>>(),
+        vec![("h.b", MatchKind::Ternary, 8), ("h.c", MatchKind::Range, 16)]);
+    assert_eq!(t.direct_counter.as_deref(), Some("t_counter"));
+    assert!(t.support_timeout);
+    assert_eq!(tp.info().action("set_a").unwrap().params, vec![("v".to_string(), 8)]);
+}
