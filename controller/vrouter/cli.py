@@ -68,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .daemon import run
 
     net = load(args.file)
-    return run(net, _selected(net, args.switch), election_id=args.election_id)
+    return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+                        format="ts=%(asctime)s level=%(levelname)s %(message)s")
     try:
         if args.command == "check":
             return cmd_check(args)

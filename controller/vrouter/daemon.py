@@ -1,0 +1,431 @@
+"""`vrouter run`: keep every switch matching the description and do a router's live work.
+
+One `Router` per switch: a primary P4Runtime stream, MAC learning from digests (install,
+move, age out through idle timeouts), ARP for router addresses and next-hop resolution,
+ICMP echo replies and time-exceeded, and recovery when the switch restarts. The entities
+last written are cached, so every run-time change is a small diff against that cache;
+after a restart or a failed write the cache is refreshed by reading the switch.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import queue
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from p4rt import P4RuntimeError, P4RuntimeWriteError, Switch
+
+from . import names as N
+from . import packets as pk
+from .config import ConfigError, Network, SwitchConfig, load
+from .desired import Neighbor, Runtime, desired_state
+from .plan import Canon, Item, Plan, plan
+from .reconcile import ensure_pipeline, read_actual, recover_runtime, write_plan
+
+log = logging.getLogger("vrouter")
+IP = ipaddress.IPv4Address
+
+
+def event(name: str, level: int = logging.INFO, **fields: Any) -> None:
+    """A structured log line: `event=NAME key=value ...` (logfmt)."""
+    parts = [f"event={name}"]
+    for k, v in fields.items():
+        text = str(v)
+        parts.append(f'{k}="{text}"' if " " in text or not text else f"{k}={text}")
+    log.log(level, " ".join(parts))
+
+
+class Router:
+    """The daemon's work for one switch."""
+
+    RESOLVE_EVERY = 5.0
+
+    def __init__(self, net: Network, cfg: SwitchConfig, election_id: int, stop: threading.Event) -> None:
+        self.net, self.cfg, self.stop = net, cfg, stop
+        self.election_id = election_id
+        self.sw: Switch | None = None
+        self.canon: Canon | None = None
+        self.rt = Runtime()
+        self.installed: dict[tuple, Item] = {}
+        self.lock = threading.RLock()
+        self.synced = False
+        self.down_since: float | None = None
+        self.last_resolve = 0.0
+        self.pending: dict[IP, list[bytes]] = {}
+        self.static_macs = {(m.vlan, m.mac) for m in cfg.static_macs}
+
+    # --- connection and reconciliation ----------------------------------------------------
+
+    def connect(self) -> None:
+        """Connect (retrying until stopped), then push the pipeline if needed and reconcile."""
+        while not self.stop.is_set():
+            try:
+                self.sw = Switch(self.cfg.address, device_id=self.cfg.device_id,
+                                 election_id=self.election_id, backoff=(0.1, 1.0)).connect(timeout=3)
+                self.sw.wait_primary(timeout=10)
+                break
+            except P4RuntimeError as exc:
+                event("switch_unreachable", logging.WARNING, switch=self.cfg.name, address=self.cfg.address,
+                      error=exc)
+                if self.sw is not None:
+                    self.sw.close()
+                    self.sw = None
+                self.stop.wait(1.0)
+        if self.sw is not None:
+            self.sync(first=True)
+
+    def sync(self, first: bool = False) -> None:
+        """Pipeline check, full read of the switch, and the writes that make it match."""
+        assert self.sw is not None
+        start = time.monotonic()
+        pushed = ensure_pipeline(self.sw, self.net)
+        self.canon = Canon(self.sw.schema)
+        with self.lock:
+            d = desired_state(self.net, self.cfg, self.rt)
+            actual = read_actual(self.sw, self.canon, d)
+            if first:
+                self.rt = recover_runtime(self.canon, actual)   # keep what a previous daemon learned
+                d = desired_state(self.net, self.cfg, self.rt)
+            self.installed = {i.key: i for i in actual}
+            p = plan(self.canon, d, actual)
+            self._write(p)
+            self.synced = True
+        event("reconciled", switch=self.cfg.name, pipeline_pushed=pushed, writes=len(p), summary=p.summary(),
+              seconds=f"{time.monotonic() - start:.3f}")
+
+    def _write(self, p: Plan) -> None:
+        """Write a plan and record it in the cache."""
+        if not len(p):
+            return
+        write_plan(self.sw, p)
+        for item in p.deletes:
+            self.installed.pop(item.key, None)
+        for item in p.inserts + p.modifies:
+            self.installed[item.key] = item
+
+    def refresh(self) -> None:
+        """Bring the switch in line with the run-time state (diff against the cache)."""
+        if self.sw is None or not self.synced:
+            return
+        with self.lock:
+            p = plan(self.canon, desired_state(self.net, self.cfg, self.rt), self.installed.values())
+            try:
+                self._write(p)
+            except P4RuntimeWriteError as exc:
+                event("write_failed", logging.WARNING, switch=self.cfg.name, error=str(exc).splitlines()[0])
+                self.synced = False
+                self.sync()
+
+    def reload(self, net: Network) -> None:
+        """Take a changed description and write only the difference."""
+        with self.lock:
+            self.net, self.cfg = net, net.switches[self.cfg.name]
+            self.static_macs = {(m.vlan, m.mac) for m in self.cfg.static_macs}
+            if self.sw is None or not self.synced:
+                return
+            start = time.monotonic()
+            p = plan(self.canon, desired_state(self.net, self.cfg, self.rt), self.installed.values())
+            try:
+                self._write(p)
+            except P4RuntimeWriteError as exc:
+                event("write_failed", logging.WARNING, switch=self.cfg.name, error=str(exc).splitlines()[0])
+                self.synced = False
+                self.sync()
+                return
+        event("reconciled", switch=self.cfg.name, reason="reload", writes=len(p), summary=p.summary(),
+              seconds=f"{time.monotonic() - start:.3f}")
+
+    # --- the loop -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Serve packet-ins, digests and idle timeouts until stopped; recover after restarts."""
+        self.connect()
+        while not self.stop.is_set() and self.sw is not None:
+            sw = self.sw
+            if not sw.is_primary:
+                if self.down_since is None:
+                    self.down_since = time.monotonic()
+                    self.synced = False
+                    event("switch_lost", logging.WARNING, switch=self.cfg.name)
+                self.stop.wait(0.05)
+                continue
+            if self.down_since is not None:
+                try:
+                    self.sync()
+                except P4RuntimeError as exc:
+                    event("recovery_retry", logging.WARNING, switch=self.cfg.name, error=str(exc).splitlines()[0])
+                    self.stop.wait(0.2)
+                    continue
+                event("recovered", switch=self.cfg.name, seconds=f"{time.monotonic() - self.down_since:.3f}")
+                self.down_since = None
+                self.last_resolve = 0.0
+            try:
+                self.poll(sw)
+            except P4RuntimeError as exc:
+                event("rpc_failed", logging.WARNING, switch=self.cfg.name, error=str(exc).splitlines()[0])
+                self.stop.wait(0.1)
+        if self.sw is not None:
+            self.sw.close()
+
+    def poll(self, sw: Switch) -> None:
+        """One round: resolve next hops if due, then handle what the stream delivered."""
+        now = time.monotonic()
+        if now - self.last_resolve > self.RESOLVE_EVERY:
+            self.last_resolve = now
+            self.resolve_next_hops()
+        busy = False
+        for q, handler in ((sw.digest_queue, self.on_digest), (sw.idle_timeout_queue, self.on_idle_timeout),
+                           (sw.packet_in_queue, self.on_packet_in)):
+            for _ in range(100):
+                try:
+                    item = q.get_nowait()
+                except queue.Empty:
+                    break
+                busy = True
+                try:
+                    handler(item)
+                except P4RuntimeError:
+                    raise
+                except Exception as exc:  # one bad message must not stop the router
+                    event("handler_error", logging.ERROR, switch=self.cfg.name, handler=handler.__name__,
+                          error=repr(exc))
+        if not busy:
+            self.stop.wait(0.01)
+
+    # --- learning -------------------------------------------------------------------------
+
+    def on_digest(self, digest) -> None:
+        """Learn or move stations; acknowledge the list."""
+        self.sw.ack_digest(digest)
+        changed = False
+        for data in digest.data:
+            vlan, port = int(data["vlan_id"]), int(data["ingress_port"])
+            mac = data["src_mac"] if isinstance(data["src_mac"], str) else pk.mac_text(
+                int(data["src_mac"]).to_bytes(6, "big"))
+            if (vlan, mac) in self.static_macs or port not in self.cfg.ports:
+                continue
+            old = self.rt.macs.get((vlan, mac))
+            if old == port:
+                continue
+            self.rt.macs[(vlan, mac)] = port
+            changed = True
+            if old is None:
+                event("mac_learned", switch=self.cfg.name, vlan=vlan, mac=mac, port=port)
+            else:
+                event("mac_moved", switch=self.cfg.name, vlan=vlan, mac=mac, old_port=old, port=port)
+        if changed:
+            self.refresh()
+
+    def on_idle_timeout(self, note) -> None:
+        """Age out stations whose l2_learning entry expired."""
+        changed = False
+        for entry in note.entries:
+            if not entry.table.endswith("l2_learning"):
+                continue
+            vlan, port = int(entry.match["vlan_id"]), int(entry.match["ingress_port"])
+            mac = entry.match["src_mac"]
+            mac = mac if isinstance(mac, str) else pk.mac_text(int(mac).to_bytes(6, "big"))
+            if self.rt.macs.get((vlan, mac)) == port:
+                del self.rt.macs[(vlan, mac)]
+                changed = True
+                event("mac_aged_out", switch=self.cfg.name, vlan=vlan, mac=mac, port=port)
+        if changed:
+            self.refresh()
+
+    # --- packet-ins -----------------------------------------------------------------------
+
+    def on_packet_in(self, pkt) -> None:
+        """Dispatch a punted packet by its reason."""
+        reason = int(pkt.metadata.get("reason", 0))
+        port = int(pkt.metadata.get("ingress_port", 0))
+        vlan = int(pkt.metadata.get("vlan_id", 0))
+        frame = pk.Frame.parse(pkt.payload)
+        if frame is None:
+            return
+        if frame.ether_type == pk.ETH_ARP:
+            arp = pk.Arp.parse(frame.payload)
+            if arp is not None:
+                self.on_arp(arp, port, vlan)
+            return
+        if frame.ether_type != pk.ETH_IPV4:
+            return
+        ip = pk.Ipv4.parse(frame.payload)
+        if ip is None:
+            return
+        if reason == N.ROUTER_ADDRESS_HIT:
+            self.on_router_address(frame, ip, port, vlan)
+        elif reason == N.TTL_EXPIRED:
+            self.send_icmp_error(frame, ip, port, vlan, 11, 0)
+        elif reason == N.ROUTE_TO_CPU:
+            self.on_unresolved(frame, ip)
+        else:
+            event("packet_in", logging.DEBUG, switch=self.cfg.name, reason=N.PUNT_REASONS.get(reason, reason),
+                  port=port, vlan=vlan, src=ip.src, dst=ip.dst)
+
+    def send(self, port: int, vlan: int, frame_dst: str, frame_src: str, ether_type: int, payload: bytes) -> None:
+        """Send a frame out of `port` in `vlan` (tagged on trunks unless it is the native VLAN)."""
+        p = self.cfg.ports.get(port)
+        if p is None or vlan not in p.carries():
+            return
+        tag = vlan if p.mode == "trunk" and vlan != p.native else None
+        frame = pk.ethernet(frame_dst, frame_src, ether_type, payload, tag)
+        self.sw.packet_out(frame, egress_port=port, submit_to_ingress=0, _pad=0)
+
+    def on_arp(self, arp: pk.Arp, port: int, vlan: int) -> None:
+        """Answer requests for router addresses; learn the sender as a neighbour."""
+        v = self.cfg.vlans.get(vlan)
+        if v is None or v.interface is None:
+            return
+        iface = v.interface
+        if arp.sender_ip in iface.address.network and arp.sender_ip != iface.address.ip:
+            self.learn_neighbor(Neighbor(arp.sender_ip, arp.sender_mac, port, vlan))
+        if arp.op == 1 and arp.target_ip == iface.address.ip:
+            reply = pk.Arp(2, iface.mac, iface.address.ip, arp.sender_mac, arp.sender_ip)
+            self.send(port, vlan, arp.sender_mac, iface.mac, pk.ETH_ARP, reply.encode())
+            event("arp_reply", logging.DEBUG, switch=self.cfg.name, to=arp.sender_ip, port=port, vlan=vlan)
+
+    def learn_neighbor(self, nb: Neighbor) -> None:
+        """Install or update a neighbour; forward packets that waited for it."""
+        if self.rt.neighbors.get(nb.ip) == nb:
+            return
+        moved = nb.ip in self.rt.neighbors
+        self.rt.neighbors[nb.ip] = nb
+        event("neighbor_moved" if moved else "neighbor_resolved", switch=self.cfg.name, ip=nb.ip, mac=nb.mac,
+              port=nb.port, vlan=nb.vlan)
+        self.refresh()
+        for frame in self.pending.pop(nb.ip, []):
+            self.forward(frame, nb)
+
+    def on_router_address(self, frame: pk.Frame, ip: pk.Ipv4, port: int, vlan: int) -> None:
+        """ICMP echo to a router address: reply out of the port it came from."""
+        if ip.protocol != 1 or len(ip.payload) < 8 or ip.payload[0] != 8:
+            return
+        v = self.cfg.vlans.get(vlan)
+        if v is None or v.interface is None:
+            return
+        reply = pk.icmp(0, 0, ip.payload[4:8], ip.payload[8:])
+        self.send(port, vlan, frame.src, v.interface.mac, pk.ETH_IPV4, pk.ipv4(ip.dst, ip.src, 1, reply))
+        event("icmp_echo_reply", logging.DEBUG, switch=self.cfg.name, to=ip.src, address=ip.dst)
+
+    def send_icmp_error(self, frame: pk.Frame, ip: pk.Ipv4, port: int, vlan: int, kind: int, code: int) -> None:
+        """ICMP error (e.g. time exceeded) back to the sender, from the ingress interface's address."""
+        v = self.cfg.vlans.get(vlan)
+        if v is None or v.interface is None:
+            return
+        body = ip.header + ip.payload[:8]
+        msg = pk.icmp(kind, code, bytes(4), body)
+        self.send(port, vlan, frame.src, v.interface.mac, pk.ETH_IPV4, pk.ipv4(v.interface.address.ip, ip.src, 1, msg))
+        event("icmp_error", logging.DEBUG, switch=self.cfg.name, type=kind, code=code, to=ip.src)
+
+    def on_unresolved(self, frame: pk.Frame, ip: pk.Ipv4) -> None:
+        """A packet towards an unresolved host or next hop: keep it, ask who has the address."""
+        target = self.next_hop_for(ip.dst)
+        if target is None:
+            return
+        queue_ = self.pending.setdefault(target, [])
+        if len(queue_) < 8:
+            queue_.append(frame.payload)
+        self.arp_request(target)
+
+    def next_hop_for(self, dst: IP) -> IP | None:
+        """The neighbour a packet to `dst` needs: the host itself if on-link, else its route's next hop."""
+        if self.cfg.interface_for(dst) is not None:
+            return dst
+        best = None
+        for r in self.cfg.routes:
+            if dst in r.prefix and r.via and (best is None or r.prefix.prefixlen > best.prefix.prefixlen):
+                best = r
+        for hop in (best.via if best else ()):
+            if hop not in self.rt.neighbors:
+                return hop
+        return None
+
+    def arp_request(self, target: IP) -> None:
+        """Ask every port of the target's VLAN who has `target`."""
+        vlan = self.cfg.interface_for(target)
+        if vlan is None:
+            return
+        iface = vlan.interface
+        req = pk.Arp(1, iface.mac, iface.address.ip, "00:00:00:00:00:00", target).encode()
+        for p in self.cfg.ports.values():
+            if vlan.id in p.carries():
+                self.send(p.number, vlan.id, pk.BROADCAST, iface.mac, pk.ETH_ARP, req)
+
+    def resolve_next_hops(self) -> None:
+        """Ask for every configured next hop that is not resolved yet."""
+        hops = {h for r in self.cfg.routes for h in r.via} | {l.via for l in self.cfg.lsps if l.via is not None}
+        for hop in sorted(hops - set(self.rt.neighbors)):
+            self.arp_request(hop)
+
+    def forward(self, ip_packet: bytes, nb: Neighbor) -> None:
+        """Route a packet that waited for its neighbour (TTL - 1, new checksum)."""
+        ip = pk.Ipv4.parse(ip_packet)
+        if ip is None or ip.ttl <= 1:
+            return
+        head = bytearray(ip.header)
+        head[8] -= 1
+        head[10:12] = b"\0\0"
+        head[10:12] = pk.checksum(bytes(head)).to_bytes(2, "big")
+        rmac = self.cfg.vlans[nb.vlan].interface.mac
+        self.send(nb.port, nb.vlan, nb.mac, rmac, pk.ETH_IPV4, bytes(head) + ip.payload)
+
+
+def run(net: Network, names: list[str], election_id: int = 10, path: Path | None = None) -> int:
+    """Run the daemon for the named switches until SIGTERM/SIGINT; 0 on a clean stop.
+
+    The description file is re-read when it changes (or on SIGHUP) and only the
+    difference is written; an invalid new file is reported and the old one kept.
+    """
+    stop = threading.Event()
+    hup = threading.Event()
+
+    def on_signal(signum, _frame) -> None:
+        if signum == signal.SIGHUP:
+            hup.set()
+            return
+        event("stopping", signal=signal.Signals(signum).name)
+        stop.set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, on_signal)
+    routers = {n: Router(net, net.switches[n], election_id, stop) for n in names}
+    threads = [threading.Thread(target=r.run, name=f"vrouter-{r.cfg.name}", daemon=True) for r in routers.values()]
+    event("started", file=net.file, switches=",".join(names))
+    for t in threads:
+        t.start()
+    mtime = _mtime(path)
+    while not stop.is_set() and any(t.is_alive() for t in threads):
+        stop.wait(0.5)
+        now = _mtime(path)
+        if path is None or (now == mtime and not hup.is_set()):
+            continue
+        mtime = now
+        hup.clear()
+        try:
+            new = load(path)
+        except ConfigError as exc:
+            event("reload_refused", logging.ERROR, problems=len(exc.problems))
+            for problem in exc.problems:
+                log.error("%s", problem)
+            continue
+        event("reload", file=new.file)
+        for name, router in routers.items():
+            if name in new.switches:
+                router.reload(new)
+    stop.set()
+    for t in threads:
+        t.join(timeout=10)
+    event("stopped")
+    return 0
+
+
+def _mtime(path: Path | None) -> float | None:
+    try:
+        return path.stat().st_mtime if path is not None else None
+    except OSError:
+        return None
