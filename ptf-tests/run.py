@@ -53,12 +53,12 @@ def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
     return done
 
 
-def compile_program() -> tuple[Path, Path]:
-    """Compile vrouter.p4 with $P4C into build/ptf/; return (json, p4info)."""
+def compile_program(program: Path = PROGRAM) -> tuple[Path, Path]:
+    """Compile vrouter.p4 (or a variant of it) with $P4C into build/ptf/; return (json, p4info)."""
     BUILD.mkdir(parents=True, exist_ok=True)
     json_path, p4info = BUILD / "vrouter.json", BUILD / "vrouter.p4info.txtpb"
     cmd = [*tool("P4C", ROOT / ".venv" / "bin" / "p4compile", "p4compile"),
-           str(PROGRAM), "-o", str(json_path), "--p4runtime-files", str(p4info)]
+           str(program), "-o", str(json_path), "--p4runtime-files", str(p4info)]
     print("compile:", " ".join(cmd), flush=True)
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
@@ -188,6 +188,8 @@ def run_ptf(specs: list[str], veths: Veths, params: str, log_name: str) -> dict[
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ports", type=int, default=DEFAULT_PORTS, help="data ports 1..N (default 8)")
+    ap.add_argument("--program", type=Path, default=PROGRAM,
+                    help="P4 program to test (default p4src/vrouter.p4; e.g. a deliberately broken copy)")
     ap.add_argument("specs", nargs="*", help="PTF test specs (module or module.Class); default: all")
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -207,7 +209,7 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        json_path, p4info = compile_program()
+        json_path, p4info = compile_program(args.program.resolve())
         veths = Veths(args.ports)
         switch, addr = start_switch(veths, BUILD / "switch.log")
         params = f"grpc_addr='{addr}';p4info='{p4info}';json='{json_path}';cpu_port={CPU_PORT}"
