@@ -13,9 +13,9 @@ from .diag import Reporter, Span
 from .scope import Scope, Symbol
 from .visitor import Visitor
 from .consteval import const_value  # noqa: F401  (re-exported for the lowering)
-from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite,
-                    Enum, IntT, ListT, NewType, ObjectT, Simple, Stack, StructInitT, Tuple, Type,
-                    TypeVar, Varbit, bit_width, header_bits, same_type, strip_newtype)
+from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT,
+                    ListT, NewType, ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width,
+                    same_type, strip_newtype)
 
 
 class Unknown(Type):

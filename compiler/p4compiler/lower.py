@@ -11,13 +11,12 @@ import copy
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .bmv2 import Document, const, expr, hex_bytes, hexstr, scalar_width
-from .check import Checker, TableResult, ActionRun, const_value
+from .bmv2 import Document, const, expr, scalar_width
+from .check import Checker, ActionRun, const_value
 from .diag import Reporter, Span
 from .lower_expr import ExprLowering, Unsupported, unsupported
 from .storage import (FieldLoc, HeaderLoc, Loc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc, leaves)
-from .types import (BOOL, ERROR, Bits, Composite, Enum, IntT, ListT, Simple, Stack, StructInitT, Tuple,
-                    Type, Varbit, strip_newtype)
+from .types import Bits, Composite, Simple, Stack, Tuple, Type, Varbit, strip_newtype
 from .lower_control import ControlLowering
 from .lower_parser import ParserLowering
 from .lower_externs import ExternLowering

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
-from .check import ActionRun, TableResult, const_value
+from .check import ActionRun, const_value
 from .lower_expr import Unsupported, unsupported
 from .model import MatchFieldInfo, TableInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, ValueLoc
-from .types import BOOL, Bits, Composite, Enum, NewType, strip_newtype
+from .types import BOOL, Enum, NewType, strip_newtype
 
 _KIND_ORDER = {"range": 4, "ternary": 3, "optional": 3, "lpm": 2, "exact": 1}
 

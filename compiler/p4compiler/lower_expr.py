@@ -5,9 +5,8 @@ from . import ast as A
 from .bmv2 import const, expr, scalar_width
 from .check import TypeName, const_value
 from .diag import CompileError, Diagnostic, Span
-from .storage import (DynHeaderLoc, FieldLoc, HeaderLoc, LastLoc, Loc, ObjLoc, StackLoc, StructLoc, UnionLoc,
-                      ValueLoc)
-from .types import BOOL, ERROR, Bits, Composite, Enum, IntT, Stack, Varbit, strip_newtype
+from .storage import DynHeaderLoc, FieldLoc, HeaderLoc, LastLoc, Loc, StackLoc, StructLoc, UnionLoc, ValueLoc
+from .types import BOOL, ERROR, Bits, Composite, Enum, Stack, strip_newtype
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
 _CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}

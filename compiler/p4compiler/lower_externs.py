@@ -4,10 +4,10 @@ from __future__ import annotations
 from . import ast as A
 from .bmv2 import const, expr, hexstr, scalar_width
 from .check import TypeName, const_value
-from .lower_expr import Unsupported, unsupported
+from .lower_expr import unsupported
 from .model import DigestInfo, ResourceInfo
-from .storage import FieldLoc, HeaderLoc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc, leaves
-from .types import BOOL, Bits, Composite, Enum, ListT, ObjectT, Stack, StructInitT, Tuple, strip_newtype
+from .storage import FieldLoc, HeaderLoc, ObjLoc, StructLoc, ValueLoc, leaves
+from .types import Composite, ObjectT, Tuple, strip_newtype
 
 HASH_ALGOS = {"crc32", "crc32_custom", "crc16", "crc16_custom", "random", "identity", "csum16", "xor16"}
 

@@ -8,8 +8,8 @@ from .bmv2 import const, expr, hex_bytes, scalar_width
 from .check import const_value
 from .lower_expr import Unsupported, unsupported
 from .model import ValueSetInfo
-from .storage import FieldLoc, HeaderLoc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc, leaves
-from .types import Bits, Composite, Stack, Varbit, strip_newtype
+from .storage import FieldLoc, HeaderLoc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc
+from .types import Bits, Composite, strip_newtype
 from .lower_externs import HASH_ALGOS
 
 

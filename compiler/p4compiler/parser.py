@@ -7,7 +7,7 @@ declaration (the parser skips to the next declaration and carries on).
 from __future__ import annotations
 
 from . import ast as A
-from .diag import Reporter, Span
+from .diag import Reporter
 from .lexer import Token
 
 
