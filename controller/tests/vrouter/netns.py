@@ -81,6 +81,17 @@ class Host:
         """Ping until one answer arrives (the first packets may wait for ARP)."""
         return any(self.ping(target) for _ in range(tries))
 
+    def run(self, *cmd: str) -> str:
+        """Run a command in the namespace; its stdout and stderr."""
+        done = subprocess.run(["ip", "netns", "exec", self.ns, *cmd], capture_output=True, text=True)
+        return done.stdout + done.stderr
+
+    def mac(self) -> str:
+        return self.run("cat", "/sys/class/net/eth0/address").strip()
+
+    def set_mac(self, mac: str) -> None:
+        sh("ip", "netns", "exec", self.ns, "ip", "link", "set", "eth0", "address", mac)
+
     def destroy(self) -> None:
         subprocess.run(["ip", "link", "del", self.switch_side], capture_output=True)
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)

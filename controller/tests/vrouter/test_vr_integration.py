@@ -14,7 +14,7 @@ from netns import Daemon, Host, SwitchProc, vrouter
 pytestmark = pytest.mark.integration
 
 DESCRIPTION = """
-mac_aging: 300s
+mac_aging: {aging}
 pipeline: {{p4info: {p4info}, config: {json}}}
 switches:
   s1:
@@ -47,9 +47,9 @@ def lab(tmp_path, vrouter_program):
         switch = SwitchProc({h.port: h.switch_side for h in hosts}, tmp_path / "switch.log").start()
         path = tmp_path / "lab.yaml"
 
-        def write(extra: str = "") -> Path:
+        def write(extra: str = "", aging: str = "300s") -> Path:
             path.write_text(DESCRIPTION.format(p4info=vrouter_program.p4info, json=vrouter_program.json,
-                                               address=switch.address, extra=extra))
+                                               address=switch.address, extra=extra, aging=aging))
             return path
 
         write()
@@ -120,3 +120,27 @@ def test_daemon_routes_learns_reloads_and_recovers(lab) -> None:
         code = daemon.stop()
     assert code == 0, daemon.text()[-2000:]
     assert "event=stopped" in daemon.text()
+
+
+def test_stations_move_and_age_out_and_ttl_expiry_is_reported(lab) -> None:
+    hosts, switch, write, tmp = lab
+    path = write(aging="2s")
+    daemon = Daemon(path, tmp / "vrouter.log")
+    try:
+        daemon.wait_for("event=reconciled")
+        h1, h2, h3 = hosts["h1"], hosts["h2"], hosts["h3"]
+        assert h2.reaches(h1.ip)
+        h2_mac = h2.mac()
+        line = daemon.wait_for(f"mac={h2_mac} port=2")
+        assert "event=mac_learned" in line
+        # h1 takes h2's MAC: the station now appears on port 1
+        h1.set_mac(h2_mac)
+        h1.ping(h3.ip)
+        assert "old_port=2 port=1" in daemon.wait_for(f"event=mac_moved switch=s1 vlan=10 mac={h2_mac}")
+        # TTL 1 towards another VLAN: the router answers with ICMP time exceeded from its address
+        out = h1.run("ping", "-n", "-c", "1", "-W", "2", "-t", "1", h3.ip)
+        assert "From 10.0.10.1" in out and "Time to live exceeded" in out, out
+        # silent stations age out after mac_aging (2 s)
+        daemon.wait_for("event=mac_aged_out", timeout=20)
+    finally:
+        assert daemon.stop() == 0
