@@ -169,9 +169,9 @@ fn bit_width_of(spec: &Option<cfg::P4DataTypeSpec>) -> Option<u32> {
     use cfg::p4_data_type_spec::TypeSpec as T;
     match spec.as_ref()?.type_spec.as_ref()? {
         T::Bitstring(b) => match b.type_spec.as_ref()? {
-            B::Bit(b) => Some(b.bitwidth as u32),
-            B::Int(i) => Some(i.bitwidth as u32),
-            B::Varbit(v) => Some(v.max_bitwidth as u32),
+            B::Bit(b) => u32::try_from(b.bitwidth).ok(),
+            B::Int(i) => u32::try_from(i.bitwidth).ok(),
+            B::Varbit(v) => u32::try_from(v.max_bitwidth).ok(),
         },
         T::Bool(_) => Some(1),
         _ => None,
@@ -337,17 +337,19 @@ impl Schema {
 
         for c in &p4info.counters {
             let (id, name) = preamble(&c.preamble, "counter")?;
-            if !prog.counters.iter().any(|e| e.name == name && e.direct_table.is_none()) {
-                return Err(RtError::invalid(format!("P4Info counter '{name}' is not in the device config")));
-            }
-            insert_unique(&mut s.counters, id, ArrayS { id, name, size: c.size, bitwidth: 0 }, "counter")?;
+            let eng = prog.counters.iter().find(|e| e.name == name && e.direct_table.is_none()).ok_or_else(|| {
+                RtError::invalid(format!("P4Info counter '{name}' is not in the device config"))
+            })?;
+            let size = eng.size as i64; // the device's size is authoritative
+            insert_unique(&mut s.counters, id, ArrayS { id, name, size, bitwidth: 0 }, "counter")?;
         }
         for m in &p4info.meters {
             let (id, name) = preamble(&m.preamble, "meter")?;
-            if !prog.meters.iter().any(|e| e.name == name && e.direct_table.is_none()) {
-                return Err(RtError::invalid(format!("P4Info meter '{name}' is not in the device config")));
-            }
-            insert_unique(&mut s.meters, id, ArrayS { id, name, size: m.size, bitwidth: 0 }, "meter")?;
+            let eng = prog.meters.iter().find(|e| e.name == name && e.direct_table.is_none()).ok_or_else(|| {
+                RtError::invalid(format!("P4Info meter '{name}' is not in the device config"))
+            })?;
+            let size = eng.size as i64;
+            insert_unique(&mut s.meters, id, ArrayS { id, name, size, bitwidth: 0 }, "meter")?;
         }
         for c in &p4info.direct_counters {
             let (id, name) = preamble(&c.preamble, "direct counter")?;
@@ -372,8 +374,17 @@ impl Schema {
             let eng = prog.registers.iter().find(|e| e.name == name).ok_or_else(|| {
                 RtError::invalid(format!("P4Info register '{name}' is not in the device config"))
             })?;
-            let bw = bit_width_of(&r.type_spec).unwrap_or(eng.bitwidth);
-            let a = ArrayS { id, name, size: r.size as i64, bitwidth: bw };
+            // The device config's width is authoritative; a P4Info that says
+            // otherwise describes another program.
+            let bw = eng.bitwidth;
+            if let Some(p4w) = bit_width_of(&r.type_spec) {
+                if p4w != bw {
+                    return Err(RtError::invalid(format!(
+                        "register '{name}': P4Info says bit<{p4w}>, device config bit<{bw}>"
+                    )));
+                }
+            }
+            let a = ArrayS { id, name, size: eng.size as i64, bitwidth: bw };
             insert_unique(&mut s.registers, id, a, "register")?;
         }
         for (i, d) in p4info.digests.iter().enumerate() {
