@@ -11,6 +11,7 @@ import argparse
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,10 +102,21 @@ def main() -> int:
             res = compile_file(path)
             serialize(res.p4info, "text")
             times.append(time.perf_counter() - t0)
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    line = (f"p4compile bench: {len(text.splitlines())} lines, {n} features; best {min(times):.3f} s, "
-            f"median {statistics.median(times):.3f} s over {args.runs} runs; peak RSS {rss_mb:.0f} MB "
-            f"(goal < 2 s, < 300 MB): {'PASS' if max(times) < 2 and rss_mb < 300 else 'FAIL'}")
+        rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        # the whole command as a user runs it: interpreter start, imports, output files
+        cli_times = []
+        env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.abspath(__file__))}
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "p4compiler", path, "-o", os.path.join(d, "b.json"),
+                            "--p4runtime-files", os.path.join(d, "b.p4info.txtpb")], check=True, env=env)
+            cli_times.append(time.perf_counter() - t0)
+        cli_rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    ok = max(cli_times) < 2 and max(rss_mb, cli_rss_mb) < 300
+    line = (f"p4compile bench: {len(text.splitlines())} lines, {n} features; in-process best {min(times):.3f} s, "
+            f"median {statistics.median(times):.3f} s, peak RSS {rss_mb:.0f} MB; command line (p4compile with "
+            f"output files) median {statistics.median(cli_times):.3f} s, max {max(cli_times):.3f} s, peak RSS "
+            f"{cli_rss_mb:.0f} MB; {args.runs} runs (goal < 2 s, < 300 MB): {'PASS' if ok else 'FAIL'}")
     print(line)
     if args.out:
         with open(args.out, "w") as f:
