@@ -193,9 +193,10 @@ class P4InfoBuilder:
                 pt.is_const_table = True
             if t.has_initial_entries:
                 pt.has_initial_entries = True
+        ralias = _aliases([r.name for r in m.resources])
         for r in sorted(res["action_profile"], key=lambda r: r.name):
             ap = info.action_profiles.add()
-            self.preamble(ap, "action_profile", r.name, r.name.split(".")[-1], r.decl)
+            self.preamble(ap, "action_profile", r.name, ralias[r.name], r.decl)
             ap.table_ids.extend(table_ids[t] for t in r.tables if t in table_ids)
             ap.with_selector = r.with_selector
             ap.size = r.size
@@ -204,31 +205,31 @@ class P4InfoBuilder:
         munits = {"BYTES": p4info_pb2.MeterSpec.BYTES, "PACKETS": p4info_pb2.MeterSpec.PACKETS}
         for r in sorted(res["counter"], key=lambda r: r.name):
             c = info.counters.add()
-            self.preamble(c, "counter", r.name, r.name.split(".")[-1], r.decl)
+            self.preamble(c, "counter", r.name, ralias[r.name], r.decl)
             c.spec.unit = units[r.unit]
             c.size = r.size
         for r in sorted(res["direct_counter"], key=lambda r: r.name):
             if r.table is None:
                 continue
             c = info.direct_counters.add()
-            self.preamble(c, "direct_counter", r.name, r.name.split(".")[-1], r.decl)
+            self.preamble(c, "direct_counter", r.name, ralias[r.name], r.decl)
             c.spec.unit = units[r.unit]
             c.direct_table_id = table_ids[r.table]
         for r in sorted(res["meter"], key=lambda r: r.name):
             c = info.meters.add()
-            self.preamble(c, "meter", r.name, r.name.split(".")[-1], r.decl)
+            self.preamble(c, "meter", r.name, ralias[r.name], r.decl)
             c.spec.unit = munits[r.unit]
             c.size = r.size
         for r in sorted(res["direct_meter"], key=lambda r: r.name):
             if r.table is None:
                 continue
             c = info.direct_meters.add()
-            self.preamble(c, "direct_meter", r.name, r.name.split(".")[-1], r.decl)
+            self.preamble(c, "direct_meter", r.name, ralias[r.name], r.decl)
             c.spec.unit = munits[r.unit]
             c.direct_table_id = table_ids[r.table]
         for r in sorted(res["register"], key=lambda r: r.name):
             c = info.registers.add()
-            self.preamble(c, "register", r.name, r.name.split(".")[-1], r.decl)
+            self.preamble(c, "register", r.name, ralias[r.name], r.decl)
             self.type_spec(c.type_spec, getattr(r, "elem_type", Bits(r.bitwidth)))
             c.size = r.size
         for d in sorted(m.digests, key=lambda d: d.name):
@@ -249,7 +250,7 @@ class P4InfoBuilder:
                 md.bitwidth = w
         for v in sorted(m.value_sets, key=lambda v: v.name):
             c = info.value_sets.add()
-            self.preamble(c, "value_set", v.name, v.name.split(".")[-1], v.decl)
+            self.preamble(c, "value_set", v.name, _aliases([x.name for x in m.value_sets])[v.name], v.decl)
             for i, (fname, w) in enumerate(v.fields, 1):
                 mf = c.match.add()
                 mf.id = i
