@@ -975,7 +975,8 @@ fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<
     w.scratch = scratch;
     let plen = pkt.data.len() as u64;
     let eaction = match hit {
-        Some(e) => {
+        Some(ref h) => {
+            let e = h.entry;
             if tab.direct_counter.is_some() {
                 e.stats.packets.fetch_add(1, Ordering::Relaxed);
                 e.stats.bytes.fetch_add(plen, Ordering::Relaxed);
@@ -994,7 +995,7 @@ fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<
                     store_i128(pkt, rt, color as i128);
                 }
             }
-            Some(&e.action)
+            Some(h.action)
         }
         None => st.default.as_ref(),
     };

@@ -187,26 +187,51 @@ fn cmp_limbs(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
     std::cmp::Ordering::Equal
 }
 
-/// Entries sharing one hash (usually one).
+/// Entries sharing one hash (usually one). A single entry keeps a copy of
+/// its key and action in the hash map's own slot, so a hit costs one memory
+/// access instead of two dependent ones.
 #[derive(Clone)]
 pub enum Bucket {
-    One(Arc<Entry>),
+    One { value: Limbs, action: EAction, e: Arc<Entry> },
     Many(Arc<[Arc<Entry>]>),
+}
+
+/// A lookup result: the action to run and the entry (for its statistics).
+pub struct Hit<'a> {
+    pub action: &'a EAction,
+    pub entry: &'a Arc<Entry>,
 }
 
 impl Bucket {
     #[inline(always)]
     pub fn iter(&self) -> std::slice::Iter<'_, Arc<Entry>> {
         match self {
-            Bucket::One(e) => std::slice::from_ref(e).iter(),
+            Bucket::One { e, .. } => std::slice::from_ref(e).iter(),
             Bucket::Many(v) => v.iter(),
         }
+    }
+    fn one(e: Arc<Entry>) -> Bucket {
+        Bucket::One { value: e.value.clone(), action: e.action.clone(), e }
     }
     fn from_vec(mut v: Vec<Arc<Entry>>) -> Option<Bucket> {
         match v.len() {
             0 => None,
-            1 => v.pop().map(Bucket::One),
+            1 => v.pop().map(Bucket::one),
             _ => Some(Bucket::Many(v.into())),
+        }
+    }
+    /// The entry whose value equals `key` (exact and lpm indexes).
+    #[inline(always)]
+    fn find_eq<'a>(&'a self, key: &[u64]) -> Option<Hit<'a>> {
+        match self {
+            Bucket::One { value, action, e } => {
+                if eq_limbs(value, key) {
+                    Some(Hit { action, entry: e })
+                } else {
+                    None
+                }
+            }
+            Bucket::Many(v) => v.iter().find(|e| eq_limbs(&e.value, key)).map(|e| Hit { action: &e.action, entry: e }),
         }
     }
 }
@@ -242,7 +267,7 @@ fn bucket_insert(b: Option<&Bucket>, e: Arc<Entry>) -> Bucket {
     let mut v: Vec<Arc<Entry>> = b.map(|b| b.iter().cloned().collect()).unwrap_or_default();
     let pos = v.iter().position(|x| x.priority < e.priority).unwrap_or(v.len());
     v.insert(pos, e.clone());
-    Bucket::from_vec(v).unwrap_or(Bucket::One(e))
+    Bucket::from_vec(v).unwrap_or_else(|| Bucket::one(e))
 }
 
 fn bucket_remove(b: &Bucket, e: &Arc<Entry>) -> Option<Bucket> {
@@ -390,12 +415,9 @@ impl TableState {
     /// Data-plane lookup. `key` has the table's key layout; `scratch` has at
     /// least as many limbs.
     #[inline]
-    pub fn lookup<'a>(&'a self, key: &[u64], scratch: &mut [u64]) -> Option<&'a Arc<Entry>> {
+    pub fn lookup<'a>(&'a self, key: &[u64], scratch: &mut [u64]) -> Option<Hit<'a>> {
         match &self.index {
-            Index::Exact(m) => {
-                let b = m.get(&hash_words(key))?;
-                b.iter().find(|e| eq_limbs(&e.value, key))
-            }
+            Index::Exact(m) => m.get(&hash_words(key))?.find_eq(key),
             Index::Lpm { off, nl, width, groups } => {
                 let n = key.len();
                 let s = scratch.get_mut(..n)?;
@@ -405,8 +427,8 @@ impl TableState {
                 for (plen, m) in groups {
                     apply_prefix(&mut s[o..o + nl], *width, *plen);
                     if let Some(b) = m.get(&hash_words(s)) {
-                        if let Some(e) = b.iter().find(|e| eq_limbs(&e.value, s)) {
-                            return Some(e);
+                        if let Some(h) = b.find_eq(s) {
+                            return Some(h);
                         }
                     }
                 }
@@ -439,7 +461,7 @@ impl TableState {
                         }
                     }
                 }
-                best
+                best.map(|e| Hit { action: &e.action, entry: e })
             }
         }
     }
