@@ -68,6 +68,8 @@ struct OneShot {
 #[derive(Default)]
 struct Books {
     oneshots: HashMap<(u32, Vec<MatchKey>, i32), OneShot>,
+    /// `controller_metadata` and `metadata` of table entries that carry them.
+    entry_meta: HashMap<(u32, Vec<MatchKey>, i32), (u64, Vec<u8>)>,
     hidden: HashSet<(String, u32)>,
     next_hidden: u32,
     /// Multicast groups / clone sessions written with `Replica.port` bytes
@@ -318,7 +320,11 @@ impl Device {
         let name = t.name.as_str();
         if op == Op::Delete {
             self.switch.table_delete(name, &key, prio)?;
-            if let Some(os) = books.oneshots.remove(&(t.id, key, prio)) {
+            let k = (t.id, key, prio);
+            if !books.entry_meta.is_empty() {
+                books.entry_meta.remove(&k);
+            }
+            if let Some(os) = books.oneshots.remove(&k) {
                 self.drop_oneshot(books, &os);
             }
             return Ok(());
@@ -374,8 +380,15 @@ impl Device {
             return Err(e);
         }
         let k = (t.id, key, prio);
-        if let Some(old) = books.oneshots.remove(&k) {
-            self.drop_oneshot(books, &old);
+        if te.controller_metadata != 0 || !te.metadata.is_empty() {
+            books.entry_meta.insert(k.clone(), (te.controller_metadata, te.metadata.clone()));
+        } else if !books.entry_meta.is_empty() {
+            books.entry_meta.remove(&k);
+        }
+        if !books.oneshots.is_empty() {
+            if let Some(old) = books.oneshots.remove(&k) {
+                self.drop_oneshot(books, &old);
+            }
         }
         if let Some(os) = oneshot {
             books.oneshots.insert(k, os);
@@ -869,10 +882,17 @@ impl Device {
             },
             None => encode_entry_action(s, &e.entry.action),
         };
+        let (controller_metadata, metadata) = if books.entry_meta.is_empty() {
+            (0, Vec::new())
+        } else {
+            books.entry_meta.get(&(t.id, e.entry.key.clone(), e.entry.priority)).cloned().unwrap_or_default()
+        };
         p4v1::TableEntry {
             table_id: t.id,
             r#match: encode_match(t, &e.entry.key),
             action: Some(action),
+            controller_metadata,
+            metadata,
             priority: prio,
             counter_data: if req.counter_data.is_some() && t.direct_counter != 0 {
                 Some(counter_data(&e.counter.unwrap_or_default()))
@@ -943,6 +963,8 @@ impl Device {
                 key_only.action = None;
                 key_only.idle_timeout_ns = 0;
                 key_only.is_const = false;
+                key_only.controller_metadata = 0;
+                key_only.metadata.clear();
                 let entity = if counter {
                     E::DirectCounterEntry(p4v1::DirectCounterEntry {
                         table_entry: Some(key_only),

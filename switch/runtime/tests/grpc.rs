@@ -113,11 +113,16 @@ async fn table_entries_round_trip_in_canonical_form() {
     assert_eq!(consts[0].table_id, fixture::T_CONST);
     assert_eq!(consts[0].r#match, vec![exact(&[0x08, 0x00])]);
     assert_eq!(consts[0].action, action(fixture::A_SET_PORT, &[&[1]]));
-    // modify, then delete
-    c.write(vec![update(Type::Modify, entry(fixture::T_EXACT, vec![exact(&[5])], action(fixture::A_DROP, &[]), 0))])
-        .await
-        .unwrap();
-    assert_eq!(te(&c.read(read_table(fixture::T_EXACT)).await.unwrap()[0]).action, action(fixture::A_DROP, &[]));
+    // modify (with controller metadata, kept and read back), then delete
+    let mut modified = entry(fixture::T_EXACT, vec![exact(&[5])], action(fixture::A_DROP, &[]), 0);
+    if let p4v1::entity::Entity::TableEntry(t) = &mut modified {
+        t.controller_metadata = 7;
+        t.metadata = b"cookie".to_vec();
+    }
+    c.write(vec![update(Type::Modify, modified)]).await.unwrap();
+    let got = c.read(read_table(fixture::T_EXACT)).await.unwrap();
+    assert_eq!(te(&got[0]).action, action(fixture::A_DROP, &[]));
+    assert_eq!((te(&got[0]).controller_metadata, te(&got[0]).metadata.as_slice()), (7, &b"cookie"[..]));
     c.write(vec![update(Type::Delete, entry(fixture::T_EXACT, vec![exact(&[5])], None, 0))]).await.unwrap();
     assert!(c.read(read_table(fixture::T_EXACT)).await.unwrap().is_empty());
 }
