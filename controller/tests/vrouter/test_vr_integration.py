@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -97,7 +98,18 @@ def test_daemon_routes_learns_reloads_and_recovers(lab) -> None:
         daemon.wait_for("event=neighbor_resolved")
         shown = vrouter("show", "macs", str(path))
         assert shown.returncode == 0, shown.stderr
-        assert "10" in shown.stdout and shown.stdout.count("\n") >= 3
+        assert shown.stdout.splitlines()[1].split() == ["VLAN", "MAC", "PORT", "TYPE", "PACKETS"]
+        macs = json.loads(vrouter("show", "macs", str(path), "--json").stdout)["s1"]
+        assert {(m["vlan"], m["port"], m["type"]) for m in macs} >= {(10, 1, "learned"), (10, 2, "learned"),
+                                                                    (20, 3, "learned")}
+        routes = {r["prefix"]: r for r in json.loads(vrouter("show", "routes", str(path), "--json").stdout)["s1"]}
+        assert routes["10.0.20.11/32"]["next_hop"].startswith("port 3 vlan 20 ")
+        assert routes["10.0.20.0/24"]["action"] == "route_to_cpu"
+        for what in ("ports", "vlans", "lsps", "acl", "meters", "counters"):
+            done = vrouter("show", what, str(path))
+            assert done.returncode == 0 and done.stdout.startswith(f"== s1: {what}"), done.stdout + done.stderr
+        acl = json.loads(vrouter("show", "acl", str(path), "--json").stdout)["s1"]
+        assert [r["action"] for r in acl] == ["deny()"]
 
         # change the file: the daemon writes only the difference
         mark = len(daemon.text())
