@@ -1,0 +1,721 @@
+"""Type checking of expressions: names, members, operators and P4's width rules, casts,
+calls (with generic type inference), and the coercion of unsized constants and list or
+struct initialisers to the type a context expects. A mixin of check.Checker."""
+from __future__ import annotations
+
+from . import ast as A
+from .check_types import UNKNOWN, ActionRun, MethodRef, TableResult, TypeName
+from .consteval import const_value
+from .scope import Scope, Symbol
+from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
+                    ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
+                    strip_newtype)
+
+
+class ExprChecker:
+    """Expression typing for Checker (needs err, resolve_type, check_lvalue from it)."""
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e: A.Expr, scope: Scope, stmt_ctx: bool = False) -> Type:
+        try:
+            t = self._expr(e, scope, stmt_ctx)
+        except RecursionError:
+            self.err(e, "expression nested too deeply")
+            t = UNKNOWN
+        e.type = t
+        return t
+
+    def _expr(self, e, scope, stmt_ctx):
+        return self.visit(e, scope, stmt_ctx)
+
+    def visit_IntLiteral(self, e, scope, stmt_ctx):
+        if e.width is not None:
+            if e.width == 0 and e.value != 0 or e.width < 0:
+                self.err(e, f"invalid width {e.width}")
+                return UNKNOWN
+            return Bits(e.width, e.signed)
+        return INT
+
+    def visit_BoolLiteral(self, e, scope, stmt_ctx):
+        return BOOL
+
+    def visit_StringLiteral(self, e, scope, stmt_ctx):
+        return STRING
+
+    def visit_Name(self, e, scope, stmt_ctx):
+        return self.name(e, scope)
+
+    def visit_Member(self, e, scope, stmt_ctx):
+        return self.member(e, scope)
+
+    def visit_Index(self, e, scope, stmt_ctx):
+        bt = self.expr(e.expr, scope)
+        it = self.expr(e.index, scope)
+        if bt is UNKNOWN:
+            return UNKNOWN
+        if isinstance(bt, Stack):
+            if not (isinstance(strip_newtype(it), (Bits, IntT)) or it is UNKNOWN):
+                self.err(e.index, f"stack index must be an integer, not {it}")
+            v = self.const_value(e.index)
+            if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < bt.size:
+                self.err(e.index, f"index {v} out of bounds for {bt}")
+            if isinstance(it, IntT):
+                e.index.type = Bits(32)
+            return bt.elem
+        if isinstance(bt, Tuple):
+            v = self.const_value(e.index)
+            if not isinstance(v, int) or not 0 <= v < len(bt.elems):
+                self.err(e.index, "tuple index must be a constant in range")
+                return UNKNOWN
+            return bt.elems[v]
+        self.err(e, f"cannot index a value of type {bt}")
+        return UNKNOWN
+
+    def visit_Slice(self, e, scope, stmt_ctx):
+        bt = strip_newtype(self.expr(e.expr, scope))
+        self.expr(e.hi, scope)
+        self.expr(e.lo, scope)
+        hi, lo = self.const_value(e.hi), self.const_value(e.lo)
+        if bt is UNKNOWN:
+            return UNKNOWN
+        if isinstance(bt, IntT):
+            if isinstance(hi, int) and isinstance(lo, int):
+                return Bits(hi - lo + 1)
+        if not isinstance(bt, Bits):
+            self.err(e, f"cannot slice a value of type {bt}")
+            return UNKNOWN
+        if not isinstance(hi, int) or not isinstance(lo, int):
+            self.err(e, "slice bounds must be compile-time constants")
+            return UNKNOWN
+        if not (0 <= lo <= hi < bt.width):
+            self.err(e, f"slice [{hi}:{lo}] out of range for {bt}")
+            return UNKNOWN
+        return Bits(hi - lo + 1)
+
+    def visit_Unary(self, e, scope, stmt_ctx):
+        return self.unary(e, scope)
+
+    def visit_Binary(self, e, scope, stmt_ctx):
+        return self.binary(e, scope)
+
+    def visit_Ternary(self, e, scope, stmt_ctx):
+        ct = self.expr(e.cond, scope)
+        if ct not in (BOOL, UNKNOWN):
+            self.err(e.cond, f"condition must be bool, not {ct}")
+        a = self.expr(e.then, scope)
+        b = self.expr(e.other, scope)
+        if a is UNKNOWN or b is UNKNOWN:
+            return UNKNOWN
+        if isinstance(a, IntT) and not isinstance(b, IntT):
+            self.coerce(e.then, b, "'?:' branch")
+            return b
+        if isinstance(b, IntT) and not isinstance(a, IntT):
+            self.coerce(e.other, a, "'?:' branch")
+            return a
+        if isinstance(a, IntT) and isinstance(b, IntT):
+            if self.const_value(e.cond) is None:
+                self.err(e, "'?:' with unsized integer branches needs a width (cast one branch)")
+            return INT
+        if not same_type(a, b):
+            self.err(e, f"'?:' branches have different types: {a} and {b}")
+            return UNKNOWN
+        return a
+
+    def visit_Cast(self, e, scope, stmt_ctx):
+        return self.cast(e, scope)
+
+    def visit_Call(self, e, scope, stmt_ctx):
+        return self.call(e, scope, stmt_ctx)
+
+    def visit_ListExpr(self, e, scope, stmt_ctx):
+        return ListT([self.expr(x, scope) for x in e.items])
+
+    def visit_StructInit(self, e, scope, stmt_ctx):
+        return StructInitT(list(e.names), [self.expr(x, scope) for x in e.values])
+
+    def visit_DontCare(self, e, scope, stmt_ctx):
+        return DONTCARE
+
+    visit_DefaultExpr = visit_DontCare
+
+    def visit_TypeExpr(self, e, scope, stmt_ctx):
+        t = self.resolve_type(e.ref, scope)
+        return TypeName(t)
+
+    def visit_Mask(self, e, scope, stmt_ctx):
+        self.err(e, "'&&&' and '..' are only allowed in select and table entry keysets")
+        return UNKNOWN
+
+    visit_Range = visit_Mask
+
+    def visit_Expr(self, e, scope, stmt_ctx):
+        self.err(e, f"unsupported: expression {type(e).__name__}")
+        return UNKNOWN
+
+
+    def name(self, e: A.Name, scope: Scope) -> Type:
+        sym = (scope.root() if e.top_level else scope).lookup(e.name)
+        if sym is None:
+            self.err(e, f"undeclared name '{e.name}'")
+            return UNKNOWN
+        e.sym = sym
+        k = sym.kind
+        if k in ("var", "param", "const", "value_set"):
+            return sym.type
+        if k == "type":
+            return TypeName(sym.type)
+        if k == "match_kind":
+            return MATCH_KIND
+        if k in ("instance", "table", "action", "parser", "control", "extern_type"):
+            return sym.type
+        if k in ("extern_function", "function"):
+            return MethodRef("extern_function" if k == "extern_function" else "function", e.name, None,
+                             list(sym.overloads), sym.decl)
+        if k == "state":
+            return STATE
+        return UNKNOWN
+
+    def member(self, e: A.Member, scope: Scope) -> Type:
+        bt = self.expr(e.expr, scope)
+        if bt is UNKNOWN:
+            return UNKNOWN
+        n = e.name
+        if isinstance(bt, TypeName):
+            tt = bt.target
+            if tt == ERROR:
+                if n not in self.errors:
+                    self.err(e, f"undeclared error '{n}'")
+                    return UNKNOWN
+                return ERROR
+            if isinstance(tt, Enum):
+                if n not in tt.members:
+                    self.err(e, f"enum {tt.tname} has no member '{n}'")
+                    return UNKNOWN
+                return tt
+            self.err(e, f"type {tt} has no member '{n}'")
+            return UNKNOWN
+        sbt = strip_newtype(bt)
+        if isinstance(sbt, Composite):
+            ft = sbt.field(n)
+            if ft is not None:
+                return ft
+            if sbt.kind in ("header", "header_union") and n in ("isValid", "setValid", "setInvalid"):
+                return MethodRef("builtin", n, e.expr, recv_type=sbt)
+            if n in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
+                return MethodRef("builtin", n, e.expr, recv_type=sbt)
+            self.err(e, f"{sbt.kind} {sbt.tname} has no field '{n}'")
+            return UNKNOWN
+        if isinstance(sbt, Stack):
+            if n in ("next", "last"):
+                return sbt.elem
+            if n in ("lastIndex",):
+                return Bits(32)
+            if n == "size":
+                return INT
+            if n in ("push_front", "pop_front"):
+                return MethodRef("builtin", n, e.expr, recv_type=sbt)
+            self.err(e, f"header stack has no member '{n}'")
+            return UNKNOWN
+        if isinstance(sbt, ObjectT) and sbt.kind == "extern" and sbt.tname in ("packet_in", "packet_out"):
+            sbt = Simple(sbt.tname)
+        if isinstance(sbt, Simple) and sbt.kind in ("packet_in", "packet_out"):
+            ok = {"packet_in": ("extract", "lookahead", "advance", "length"), "packet_out": ("emit",)}[sbt.kind]
+            if n not in ok:
+                self.err(e, f"{sbt.kind} has no method '{n}'")
+                return UNKNOWN
+            return MethodRef("builtin", n, e.expr, recv_type=sbt)
+        if isinstance(sbt, ObjectT):
+            if sbt.kind == "extern":
+                if sbt.tname in ("packet_in", "packet_out"):
+                    pass
+                protos = [m for m in sbt.decl.methods if m.name == n and m.ret is not None]
+                if not protos:
+                    self.err(e, f"extern {sbt.tname} has no method '{n}'")
+                    return UNKNOWN
+                return MethodRef("extern_method", n, e.expr, protos, sbt.decl, recv_type=sbt)
+            if sbt.kind == "table":
+                if n == "apply":
+                    return MethodRef("table_apply", n, e.expr, None, sbt.decl)
+                self.err(e, f"table {sbt.tname} has no member '{n}'")
+                return UNKNOWN
+            if sbt.kind in ("parser", "control"):
+                if n == "apply":
+                    return MethodRef("apply", n, e.expr, None, sbt.decl, recv_type=sbt)
+                self.err(e, f"{sbt.kind} {sbt.tname} has no member '{n}'")
+                return UNKNOWN
+        if isinstance(bt, TableResult):
+            if n in ("hit", "miss"):
+                return BOOL
+            if n == "action_run":
+                return ActionRun(bt.table)
+            self.err(e, f"table apply result has no member '{n}'")
+            return UNKNOWN
+        self.err(e, f"a value of type {bt} has no member '{n}'")
+        return UNKNOWN
+
+    def unary(self, e: A.Unary, scope: Scope) -> Type:
+        t = self.expr(e.expr, scope)
+        st = strip_newtype(t)
+        if t is UNKNOWN:
+            return UNKNOWN
+        if e.op == "!":
+            if t != BOOL:
+                self.err(e, f"'!' needs a bool operand, not {t}")
+                return UNKNOWN
+            return BOOL
+        if e.op == "~":
+            if not isinstance(st, Bits):
+                self.err(e, f"'~' needs a bit<W> or int<W> operand, not {t}")
+                return UNKNOWN
+            return t
+        if not isinstance(st, (Bits, IntT)):
+            self.err(e, f"'{e.op}' needs a numeric operand, not {t}")
+            return UNKNOWN
+        return t
+
+    def binary(self, e: A.Binary, scope: Scope) -> Type:
+        op = e.op
+        lt = self.expr(e.left, scope)
+        rt = self.expr(e.right, scope)
+        if lt is UNKNOWN or rt is UNKNOWN:
+            return UNKNOWN
+        if op in ("&&", "||"):
+            for side, t in ((e.left, lt), (e.right, rt)):
+                if t != BOOL:
+                    self.err(side, f"'{op}' needs bool operands, not {t}")
+                    return UNKNOWN
+            return BOOL
+        if op in ("==", "!="):
+            if isinstance(lt, IntT) and not isinstance(rt, IntT):
+                self.coerce(e.left, rt, f"operand of '{op}'")
+            elif isinstance(rt, IntT) and not isinstance(lt, IntT):
+                self.coerce(e.right, lt, f"operand of '{op}'")
+            elif isinstance(rt, (ListT, StructInitT)):
+                self.coerce(e.right, lt, f"operand of '{op}'")
+            elif isinstance(lt, (ListT, StructInitT)):
+                self.coerce(e.left, rt, f"operand of '{op}'")
+            elif not self.equal_types(lt, rt):
+                self.err(e, f"cannot compare {lt} and {rt} with '{op}'")
+            return BOOL
+        if op == "++":
+            slt, srt = strip_newtype(lt), strip_newtype(rt)
+            if not isinstance(slt, Bits) or not isinstance(srt, Bits):
+                self.err(e, f"'++' needs bit<W>/int<W> operands, not {lt} and {rt}")
+                return UNKNOWN
+            return Bits(slt.width + srt.width, slt.signed)
+        if op in ("<<", ">>"):
+            slt, srt = strip_newtype(lt), strip_newtype(rt)
+            if not isinstance(slt, (Bits, IntT)):
+                self.err(e.left, f"'{op}' needs a numeric left operand, not {lt}")
+                return UNKNOWN
+            if not isinstance(srt, (Bits, IntT)) or (isinstance(srt, Bits) and srt.signed):
+                self.err(e.right, f"shift amount must be unsigned, not {rt}")
+                return UNKNOWN
+            if isinstance(slt, IntT) and not isinstance(srt, IntT) and self.const_value(e.left) is not None:
+                self.err(e, "shifting an unsized constant by a run-time amount needs a width (cast the constant)")
+                return UNKNOWN
+            if isinstance(srt, IntT):
+                v = self.const_value(e.right)
+                if isinstance(v, int) and v < 0:
+                    self.err(e.right, "shift amount must not be negative")
+                e.right.type = Bits(32) if not isinstance(slt, IntT) else INT
+            return lt
+        # arithmetic, bitwise and relational
+        slt, srt = strip_newtype(lt), strip_newtype(rt)
+        num = (Bits, IntT)
+        if isinstance(slt, Enum) and slt.underlying:
+            slt = slt.underlying
+        if isinstance(srt, Enum) and srt.underlying:
+            srt = srt.underlying
+        if not isinstance(slt, num) or not isinstance(srt, num):
+            bad = lt if not isinstance(slt, num) else rt
+            self.err(e, f"'{op}' needs numeric operands, not {bad}")
+            return UNKNOWN
+        if isinstance(slt, IntT) and isinstance(srt, Bits):
+            self.coerce(e.left, srt, f"operand of '{op}'")
+            res = srt
+        elif isinstance(srt, IntT) and isinstance(slt, Bits):
+            self.coerce(e.right, slt, f"operand of '{op}'")
+            res = slt
+        elif isinstance(slt, IntT):
+            res = INT
+            if op in ("/", "%"):
+                lv, rv = self.const_value(e.left), self.const_value(e.right)
+                if rv == 0:
+                    self.err(e.right, "division by zero")
+                elif isinstance(lv, int) and isinstance(rv, int) and (lv < 0 or rv < 0):
+                    self.err(e, "division of negative unsized constants is not allowed")
+        else:
+            if slt != srt:
+                self.err(e, f"'{op}' operands have different types: {lt} and {rt}")
+                return UNKNOWN
+            res = lt if isinstance(strip_newtype(lt), Bits) else slt
+            if op in ("/", "%") and slt.signed:
+                self.err(e, f"'{op}' is not defined on signed values")
+        if op in ("<", ">", "<=", ">="):
+            return BOOL
+        if op in ("/", "%") and not isinstance(res, IntT):
+            rv = self.const_value(e.right)
+            if rv == 0:
+                self.err(e.right, "division by zero")
+        return res
+
+    def equal_types(self, a: Type, b: Type) -> bool:
+        a, b = strip_newtype(a), strip_newtype(b)
+        if isinstance(a, Enum) and a.underlying and isinstance(b, Bits):
+            return a.underlying == b
+        if isinstance(b, Enum) and b.underlying and isinstance(a, Bits):
+            return b.underlying == a
+        return same_type(a, b)
+
+    def cast(self, e: A.Cast, scope: Scope) -> Type:
+        to = self.resolve_type(e.to, scope)
+        ft = self.expr(e.expr, scope)
+        if to is UNKNOWN or ft is UNKNOWN:
+            return to if ft is UNKNOWN else UNKNOWN
+        sto, sft = strip_newtype(to), strip_newtype(ft)
+        if isinstance(sft, Enum) and sft.underlying:
+            sft = sft.underlying
+        if isinstance(sto, Enum) and sto.underlying and isinstance(sft, (Bits, IntT)):
+            if isinstance(sft, IntT):
+                e.expr.type = sto.underlying
+            return to
+        if isinstance(sto, Bits):
+            if isinstance(sft, IntT):
+                self.set_const_type(e.expr, sto)
+                return to
+            if isinstance(sft, Bits):
+                if sft.signed != sto.signed and sft.width != sto.width:
+                    self.err(e, f"cannot cast {ft} to {to} directly (change the width and the sign in two casts)")
+                    return UNKNOWN
+                return to
+            if sft == BOOL and sto.width == 1 and not sto.signed:
+                return to
+        if sto == BOOL and (isinstance(sft, Bits) and sft.width == 1 and not sft.signed or isinstance(sft, IntT) or sft == BOOL):
+            if isinstance(sft, IntT):
+                v = self.const_value(e.expr)
+                if v not in (0, 1):
+                    self.err(e, "only 0 and 1 can be cast to bool")
+                e.expr.type = Bits(1)
+            return BOOL
+        if isinstance(sto, IntT) and isinstance(sft, (Bits, IntT)):
+            return INT
+        if isinstance(sto, (Composite, Tuple, Stack)) and isinstance(ft, (ListT, StructInitT)):
+            self.coerce(e.expr, to, "cast")
+            return to
+        if same_type(sto, sft):
+            return to
+        self.err(e, f"cannot cast {ft} to {to}")
+        return UNKNOWN
+
+    # ------------------------------------------------------------ calls
+    def arity_ok(self, params: list[A.Param], args: list[A.Argument]) -> bool:
+        if any(a.name for a in args):
+            names = {p.name for p in params}
+            if not all(a.name in names for a in args if a.name):
+                return False
+            given = {a.name for a in args if a.name}
+            return all(p.name in given or p.default is not None for p in params)
+        required = sum(1 for p in params if p.default is None)
+        return required <= len(args) <= len(params)
+
+    def order_args(self, params: list[A.Param], args: list[A.Argument]) -> list[A.Expr | None]:
+        if any(a.name for a in args):
+            by = {a.name: a.expr for a in args}
+            return [by.get(p.name, p.default) for p in params]
+        out: list[A.Expr | None] = [a.expr for a in args]
+        out += [p.default for p in params[len(args):]]
+        return out
+
+    def call(self, e: A.Call, scope: Scope, stmt_ctx: bool) -> Type:
+        ft = self.expr(e.func, scope)
+        targs = [self.resolve_type(t, scope) for t in e.type_args]
+        for a in e.args:
+            if not isinstance(a.expr, A.DontCare):
+                self.expr(a.expr, scope)
+            else:
+                a.expr.type = DONTCARE
+        if ft is UNKNOWN:
+            return UNKNOWN
+        if isinstance(ft, ObjectT) and ft.kind in ("parser", "control", "extern") and isinstance(e.func, A.Name) \
+                and getattr(e.func, "sym", None) is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
+            e.target = ("ctor", ft.decl)
+            return ft
+        if isinstance(ft, ObjectT) and ft.kind == "action":
+            decl = ft.decl
+            e.target = ("action", decl)
+            if len(e.args) != len(decl.params):
+                self.err(e, f"wrong number of arguments to action '{decl.name}': expected {len(decl.params)}, got {len(e.args)}")
+                return UNKNOWN
+            for a, p in zip(self.order_args(decl.params, e.args), decl.params):
+                if a is not None:
+                    self.coerce(a, p.resolved_type, f"argument '{p.name}' of '{decl.name}'")
+                    if p.direction in ("out", "inout"):
+                        self.check_lvalue(a, scope)
+            return VOID
+        if not isinstance(ft, MethodRef):
+            self.err(e, f"cannot call a value of type {ft}")
+            return UNKNOWN
+        if ft.kind == "builtin":
+            return self.builtin_call(e, ft, targs, scope)
+        if ft.kind == "table_apply":
+            if e.args:
+                self.err(e, "table apply takes no arguments")
+            e.target = ("table_apply", ft.decl)
+            return TableResult(ft.decl)
+        if ft.kind == "apply":
+            decl = ft.decl
+            e.target = ("apply", decl)
+            params = decl.params
+            if len(e.args) != len(params):
+                self.err(e, f"wrong number of arguments to {decl.name}.apply: expected {len(params)}, got {len(e.args)}")
+                return UNKNOWN
+            for a, p in zip(e.args, params):
+                pt = getattr(p, "resolved_type", None)
+                if pt is not None and not isinstance(pt, TypeVar):
+                    self.coerce(a.expr, pt, f"argument '{p.name}' of {decl.name}.apply")
+            return VOID
+        # extern methods, extern functions, functions
+        protos = [p for p in ft.protos if self.arity_ok(p.params, e.args)]
+        if not protos:
+            counts = sorted({len(p.params) for p in ft.protos})
+            self.err(e, f"wrong number of arguments to '{ft.mname}': expected {' or '.join(map(str, counts))}, got {len(e.args)}")
+            return UNKNOWN
+        proto = protos[0]
+        if len(protos) > 1:
+            # prefer exact arity without defaults
+            exact = [p for p in protos if len(p.params) == len(e.args)]
+            proto = exact[0] if exact else proto
+        binding: dict[str, Type] = {}
+        if isinstance(ft.recv_type, ObjectT):
+            binding.update(ft.recv_type.type_args)
+        if targs:
+            if len(targs) != len(proto.type_params):
+                self.err(e, f"'{ft.mname}' expects {len(proto.type_params)} type arguments, got {len(targs)}")
+            binding.update({tp: t for tp, t in zip(proto.type_params, targs) if t != DONTCARE})
+        ret = self.bind_args(proto, e.args, binding, e, ft.mname, scope)
+        e.target = (ft.kind, proto, ft.obj, ft.decl, binding)
+        return ret
+
+    def bind_args(self, proto: A.MethodProto, args: list[A.Argument], binding: dict, node, fname: str, scope: Scope, type_binding=None) -> Type:
+        ordered = self.order_args(proto.params, args)
+        for p, a in zip(proto.params, ordered):
+            pt = self.resolve_type(p.type_ref, self.generic_scope(proto, binding))
+            if a is None:
+                continue
+            at = a.type
+            if isinstance(pt, TypeVar):
+                if pt.tname in binding:
+                    pt = binding[pt.tname]
+                elif at is not None and at is not UNKNOWN and at != DONTCARE:
+                    if isinstance(at, IntT) and p.direction in ("out", "inout"):
+                        self.err(a, f"argument '{p.name}' of '{fname}' must be a variable")
+                        continue
+                    if isinstance(at, IntT):
+                        continue
+                    binding[pt.tname] = at
+                    pt = at
+                else:
+                    continue
+            if at == DONTCARE:
+                if p.direction not in ("out",):
+                    self.err(a, f"'_' can only be passed to an out parameter")
+                continue
+            if not self.coerce(a, pt, f"argument '{p.name}' of '{fname}'"):
+                continue
+            if p.direction in ("out", "inout"):
+                self.check_lvalue(a, scope)
+        if type_binding is not None:
+            type_binding.update(binding)
+        if proto.ret is None:
+            return VOID
+        rt = self.resolve_type(proto.ret, self.generic_scope(proto, binding))
+        if isinstance(rt, TypeVar):
+            if rt.tname in binding:
+                return binding[rt.tname]
+            self.err(node, f"cannot infer the type of the result of '{fname}'; give it as a type argument")
+            return UNKNOWN
+        return rt
+
+    def generic_scope(self, proto: A.MethodProto, binding: dict) -> Scope:
+        s = Scope(self.top)
+        ext = getattr(proto, "_extern_tps", None)
+        for tp in list(proto.type_params) + list(ext or []):
+            s.names[tp] = Symbol("type", tp, None, binding.get(tp, TypeVar(tp)))
+        for tp, t in binding.items():
+            s.names[tp] = Symbol("type", tp, None, t)
+        # extern type parameters not bound: leave as type variables
+        return s
+
+    def builtin_call(self, e: A.Call, ft: MethodRef, targs: list[Type], scope: Scope) -> Type:
+        n = ft.mname
+        args = e.args
+        e.target = ("builtin", n, ft.obj, ft.recv_type)
+        rt = ft.recv_type
+
+        def nargs(*ok):
+            if len(args) not in ok:
+                self.err(e, f"wrong number of arguments to '{n}': expected {' or '.join(map(str, ok))}, got {len(args)}")
+                return False
+            return True
+        if n in ("isValid",):
+            nargs(0)
+            return BOOL
+        if n in ("setValid", "setInvalid"):
+            nargs(0)
+            if isinstance(rt, Composite) and rt.is_union:
+                self.err(e, f"'{n}' is not defined on a header_union")
+            return VOID
+        if n in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
+            nargs(0)
+            return INT
+        if n in ("push_front", "pop_front"):
+            if nargs(1):
+                v = self.const_value(args[0].expr)
+                if not isinstance(v, int) or v < 0:
+                    self.err(args[0], f"'{n}' count must be a non-negative compile-time constant")
+            return VOID
+        if n == "extract":
+            if nargs(1, 2):
+                at = args[0].expr.type
+                if not (isinstance(at, Composite) and at.is_header) and at is not UNKNOWN:
+                    self.err(args[0], f"extract needs a header, not {at}")
+                else:
+                    self.check_lvalue(args[0].expr, scope)
+                    hv = any(isinstance(ft_, Varbit) for _, ft_ in getattr(at, "fields", []))
+                    if len(args) == 1 and hv:
+                        self.err(e, f"extract of header {at} with a varbit field needs the varbit size argument")
+                    if len(args) == 2:
+                        if not hv:
+                            self.err(e, f"two-argument extract needs a header with a varbit field")
+                        self.coerce(args[1].expr, Bits(32), "extract size")
+            return VOID
+        if n == "lookahead":
+            nargs(0)
+            if len(targs) != 1:
+                self.err(e, "lookahead needs one type argument")
+                return UNKNOWN
+            t = targs[0]
+            if not (bit_width(t) or isinstance(t, Composite) and t.is_header):
+                self.err(e, f"lookahead of {t} is not supported")
+            return t
+        if n == "advance":
+            if nargs(1):
+                self.coerce(args[0].expr, Bits(32), "advance size")
+            return VOID
+        if n == "length":
+            nargs(0)
+            return Bits(32)
+        if n == "emit":
+            if nargs(1):
+                at = args[0].expr.type
+                if not isinstance(strip_newtype(at), (Composite, Stack)) and at is not UNKNOWN:
+                    self.err(args[0], f"emit needs a header, header stack, header_union or struct, not {at}")
+            return VOID
+        self.err(e, f"unsupported: method '{n}'")
+        return UNKNOWN
+
+    # ------------------------------------------------------------ coercion
+    def coerce(self, e: A.Expr, target: Type, what: str) -> bool:
+        """Check that e can be used where `target` is expected; give unsized
+        constants and list/struct expressions their type. Reports and returns False if not."""
+        src = e.type
+        if src is None or src is UNKNOWN or target is UNKNOWN or target is None:
+            return True
+        if isinstance(target, TypeVar):
+            return True
+        st, tt = strip_newtype(src), strip_newtype(target)
+        if same_type(src, target) or (isinstance(src, NewType) or isinstance(target, NewType)) and same_type(st, tt):
+            return True
+        if isinstance(st, IntT):
+            if isinstance(tt, Bits):
+                v = self.const_value(e)
+                if isinstance(v, int) and not isinstance(v, bool):
+                    lim = 1 << tt.width
+                    if not tt.signed and (v >= lim or v < -(lim >> 1) and v < 0 and -v > lim):
+                        self.err(e, f"value {v} does not fit in {target} ({what})")
+                        return False
+                self.set_const_type(e, tt)
+                return True
+            if isinstance(tt, IntT):
+                return True
+            if isinstance(tt, Enum) and tt.underlying:
+                self.err(e, f"cannot use int for {target} without a cast ({what})")
+                return False
+        if isinstance(st, Enum) and st.underlying and isinstance(tt, Bits) and st.underlying == tt:
+            return True
+        if isinstance(st, (ListT, StructInitT)) and isinstance(tt, (Composite, Tuple, Stack)):
+            return self.coerce_aggregate(e, tt, what)
+        if isinstance(st, Bits) and isinstance(tt, Bits):
+            self.err(e, f"type mismatch in {what}: expected {target}, got {src}")
+            return False
+        if isinstance(tt, Tuple) and isinstance(st, Tuple):
+            return True
+        if st == DONTCARE:
+            return True
+        self.err(e, f"type mismatch in {what}: expected {target}, got {src}")
+        return False
+
+    def coerce_aggregate(self, e: A.Expr, tt: Type, what: str) -> bool:
+        if isinstance(e, A.ListExpr):
+            if isinstance(tt, Composite):
+                if len(e.items) != len(tt.fields):
+                    self.err(e, f"{tt} has {len(tt.fields)} fields but the list has {len(e.items)} elements ({what})")
+                    return False
+                for item, (_, ftp) in zip(e.items, tt.fields):
+                    self.coerce(item, ftp, what)
+            elif isinstance(tt, Tuple):
+                if len(e.items) != len(tt.elems):
+                    self.err(e, f"tuple has {len(tt.elems)} elements but the list has {len(e.items)} ({what})")
+                    return False
+                for item, et in zip(e.items, tt.elems):
+                    self.coerce(item, et, what)
+            elif isinstance(tt, Stack):
+                for item in e.items:
+                    self.coerce(item, tt.elem, what)
+            e.type = tt
+            return True
+        if isinstance(e, A.StructInit) and isinstance(tt, Composite):
+            names = set(e.names)
+            for fname, ftp in tt.fields:
+                if fname not in names:
+                    self.err(e, f"field '{fname}' of {tt} is missing from the initializer ({what})")
+                    return False
+            for n, v in zip(e.names, e.values):
+                ftp = tt.field(n)
+                if ftp is None:
+                    self.err(v, f"{tt} has no field '{n}'")
+                    return False
+                self.coerce(v, ftp, what)
+            e.type = tt
+            return True
+        if isinstance(e, A.Cast):
+            return True
+        self.err(e, f"type mismatch in {what}: expected {tt}, got {e.type}")
+        return False
+
+    def set_const_type(self, e: A.Expr, t: Type) -> None:
+        # unsized constants are folded with infinite precision first, then converted
+        v = const_value(e)
+        if isinstance(v, int) and not isinstance(v, bool):
+            e.folded = v
+            e.type = t
+            return
+        e.type = t
+        if isinstance(e, A.Binary) and e.op not in ("<<", ">>"):
+            for x in (e.left, e.right):
+                if isinstance(x.type, IntT):
+                    self.set_const_type(x, t)
+        elif isinstance(e, A.Binary):
+            if isinstance(e.left.type, IntT):
+                self.set_const_type(e.left, t)
+        elif isinstance(e, A.Unary) and isinstance(e.expr.type, IntT):
+            self.set_const_type(e.expr, t)
+        elif isinstance(e, A.Ternary):
+            for x in (e.then, e.other):
+                if isinstance(x.type, IntT):
+                    self.set_const_type(x, t)
+
+    # ------------------------------------------------------------ constants
+    def const_value(self, e: A.Expr):
+        return const_value(e)
