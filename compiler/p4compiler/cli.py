@@ -12,8 +12,16 @@ from .diag import CompileError, SourceCache
 _FORMATS = {".txt": "text", ".txtpb": "text", ".pbtxt": "text", ".bin": "binary", ".pb": "binary", ".json": "json"}
 
 
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str):
+        """Usage errors exit with status 1 like every other error."""
+        self.print_usage(sys.stderr)
+        print(f"p4compile: error: {message}", file=sys.stderr)
+        raise SystemExit(1)
+
+
 def make_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="p4compile", description="Compile a P4-16 v1model program to BMv2 JSON and P4Info.")
+    ap = _ArgParser(prog="p4compile", description="Compile a P4-16 v1model program to BMv2 JSON and P4Info.")
     ap.add_argument("source", help="P4 source file")
     ap.add_argument("-o", dest="output", help="BMv2 JSON output file")
     ap.add_argument("--p4runtime-files", dest="p4runtime_files", default="",

@@ -79,3 +79,9 @@ def test_never_a_traceback(tmp_path):
         assert "error:" in r.stderr, name
     r = p4compile(str(tmp_path / "missing.p4"))
     assert r.returncode == 1 and "cannot open file" in r.stderr
+
+
+def test_usage_errors_exit_1():
+    assert p4compile("--no-such-flag", BASIC).returncode == 1
+    r = p4compile(BASIC, "--arch", "psa")
+    assert r.returncode == 1 and "unsupported: --arch psa" in r.stderr
