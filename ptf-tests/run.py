@@ -208,6 +208,7 @@ def main() -> int:
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)   # also when started with SIGINT ignored (background)
     try:
         json_path, p4info = compile_program(args.program.resolve())
         veths = Veths(args.ports)

@@ -6,9 +6,9 @@ VLAN 10. Router interface on VLANs 10 and 20; next hop 3 = host 3.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from scapy.layers.l2 import ARP, Dot1Q, Ether
+from scapy.layers.l2 import ARP, Ether
 
 from base import (BROADCAST_MAC, HOST1_IP, HOST1_MAC, HOST2_IP, HOST2_MAC, HOST3_MAC, HOST5_MAC, ROUTER_IP10,
                   ROUTER_IP20, ROUTER_MAC, VLAN10, VLAN20, Drop, Reason, VrouterTest, generate_cases, routed,

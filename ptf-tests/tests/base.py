@@ -10,7 +10,6 @@ Names used with p4rt are the P4Info aliases of docs/p4-program.md.
 """
 from __future__ import annotations
 
-import logging
 import time
 from typing import Any, Iterable
 
@@ -23,10 +22,8 @@ from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Packet, Raw
 
 from p4rt import (Action, ActionProfileGroup, ActionProfileMember, CloneSessionEntry, CounterData, CounterEntry,
-                  DigestEntry, Entity, MeterConfig, MeterEntry, MulticastGroupEntry, P4RuntimeWriteError, PacketIn,
+                  DigestEntry, DirectCounterEntry, Entity, MeterConfig, MeterEntry, MulticastGroupEntry, P4RuntimeWriteError, PacketIn,
                   Replica, Switch, TableEntry)
-
-log = logging.getLogger("vrouter-ptf")
 
 # --- named constants (docs/p4-program.md) --------------------------------------------------
 
@@ -372,7 +369,6 @@ class VrouterTest(BaseTest):
 
     def direct_counter(self, entry: TableEntry) -> CounterData:
         """The direct counter of a table entry (read with the entry)."""
-        from p4rt import DirectCounterEntry
         for e in self.sw.read(DirectCounterEntry(TableEntry(entry.table, entry.match, priority=entry.priority))):
             return e.data or CounterData()
         raise AssertionError(f"direct counter of {entry.describe()} could not be read")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scapy.layers.l2 import ARP, Dot1Q, Ether
+from scapy.layers.l2 import ARP, Ether
 
 from base import (BROADCAST_MAC, HOST1_MAC, HOST2_MAC, HOST3_MAC, HOST4_MAC, HOST5_MAC, UNKNOWN_MAC, VLAN10,
                   VLAN20, VLAN30, Drop, VrouterTest, generate_cases, udp_packet)

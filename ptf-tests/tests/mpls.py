@@ -15,7 +15,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Dot1Q, Ether
 from scapy.packet import Raw
 
-from base import (HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, PEER2_MAC, PEER_MAC, PIPE, REMOTE_IP, ROUTER_IP10,
+from base import (HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, PEER2_MAC, PEER_MAC, PIPE, ROUTER_IP10,
                   ROUTER_IP20, ROUTER_IP40, ROUTER_MAC, UNIFORM, VLAN10, VLAN20, VLAN40, Drop, VrouterTest,
                   generate_cases, mpls_packet)
 

@@ -7,8 +7,6 @@ Ports: 1, 2 access VLAN 10 (host 2 known on 2), 3 access VLAN 20 (host 3),
 """
 from __future__ import annotations
 
-from scapy.layers.l2 import Dot1Q, Ether
-
 from base import (BROADCAST_MAC, CPU_PORT, HOST1_MAC, HOST2_IP, HOST2_MAC, HOST3_IP, HOST3_MAC, ROUTER_IP10,
                   ROUTER_IP20, ROUTER_MAC, VLAN10, VLAN20, VrouterTest, routed, udp_packet)
 

@@ -8,7 +8,9 @@ Next hops: 1 host 1, 3 host 3, 4 host 4, 40 peer (port 6, VLAN 40, tagged).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+import ptf.testutils as tu
 
 from scapy.layers.inet import ICMP, IP, UDP
 from scapy.layers.l2 import ARP, Dot1Q, Ether
@@ -292,7 +294,6 @@ class EcmpSpreadAndStick(RoutingTest):
 
     def member_of(self, flow) -> int:
         """Send one packet of `flow`; return the member whose rewrite it left with (exactly)."""
-        import ptf.testutils as tu
         self.send(1, flow)
         result = tu.dp_poll(self, timeout=2)
         self.assertTrue(isinstance(result, self.dataplane.PollSuccess), "a routed ECMP packet did not come out")
