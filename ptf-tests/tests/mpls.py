@@ -3,7 +3,7 @@ null / PHP, egress LER pop-and-route (explicit null and local labels), uniform a
 TTL models (docs/p4-program.md section 9), label TTL expiry, too-deep and unknown labels.
 
 Ports: 1 access VLAN 10 (host 1), 3 access VLAN 20 (host 3), 6 trunk VLAN 40 (the MPLS
-core: upstream peer PEER_MAC sends, downstream peer PEER2_MAC receives). Router
+core: upstream peer PEER_MAC sends, downstream peer PEER2_MAC receives), 5 trunk VLAN 40. Router
 interfaces on VLANs 10, 20, 40. Next hops: 3 host 3, 41 downstream peer (plain).
 Labels written as (label, EXP, TTL), top first.
 """
@@ -22,9 +22,10 @@ from base import (HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, PEER2_MAC, PEER_MAC,
 EF = 46 << 2          # DSCP 46 (EF) in the TOS byte -> EXP 5
 
 
-def inner(ttl: int = 64, tos: int = 0, dst: str = HOST3_IP):
-    """The IPv4 packet carried by the LSPs (checksum computed by scapy)."""
-    return IP(src=HOST1_IP, dst=dst, ttl=ttl, tos=tos, id=7) / UDP(sport=4000, dport=5000) / Raw(bytes(range(40)))
+def inner(ttl: int = 64, tos: int = 0, dst: str = HOST3_IP, length: int = 68):
+    """The IPv4 packet carried by the LSPs, `length` bytes (checksum computed by scapy)."""
+    return (IP(src=HOST1_IP, dst=dst, ttl=ttl, tos=tos, id=7) / UDP(sport=4000, dport=5000)
+            / Raw(bytes(i % 256 for i in range(length - 28))))
 
 
 def from_host1(dst: str, ttl: int = 64, tos: int = 0):
@@ -125,7 +126,7 @@ CASES = [
 class MplsTest(VrouterTest):
     def setUp(self) -> None:
         super().setUp()
-        self.setup_ports({1: VLAN10, 3: VLAN20}, {6: ((VLAN40,), 0)})
+        self.setup_ports({1: VLAN10, 3: VLAN20}, {5: ((VLAN40,), 0), 6: ((VLAN40,), 0)})
         self.add_router_interface(VLAN10, ROUTER_IP10)
         self.add_router_interface(VLAN20, ROUTER_IP20)
         self.add_router_interface(VLAN40, ROUTER_IP40)
@@ -176,3 +177,45 @@ class MplsLspEndToEnd(MplsTest):
                 self.expect_only({6: out})
                 # Uniform: every hop counted (64 -> 61 after A, core hop, B); pipe: the LSP is one hop.
                 self.assertEqual(ip_ttl, 61 if mode == UNIFORM else 63)
+
+
+class MplsMtuCountsLabels(MplsTest):
+    """VLAN 40's MTU 500 with a 2-label push: IPv4 of 492 bytes + 8 fits, 493 + 8 is dropped."""
+
+    def runTest(self) -> None:
+        self.table_add("interface_mtu", {"vlan_id": VLAN40}, "set_mtu", {"mtu": 500})
+        self.add_nexthop(52, 6, VLAN40, PEER2_MAC, labels=(102, 2000), ttl_mode=UNIFORM)
+        self.add_route("172.16.3.0/24", 52)
+        fits = Ether(src=HOST1_MAC, dst=ROUTER_MAC) / inner(dst="172.16.3.1", length=492)
+        self.send(1, fits)
+        self.expect_only({6: mpls_packet(ROUTER_MAC, PEER2_MAC, [(102, 0, 63), (2000, 0, 63)],
+                                         inner(63, dst="172.16.3.1", length=492), vlan=VLAN40)})
+        big = Ether(src=HOST1_MAC, dst=ROUTER_MAC) / inner(dst="172.16.3.1", length=493)
+        self.send(1, big)
+        self.expect_only({})
+        self.assert_drops({Drop.MTU_EXCEEDED: 1})
+
+
+class MplsNotToRouterIsBridged(MplsTest):
+    """An MPLS frame to another station's MAC is bridged untouched, even with 4 labels."""
+
+    def runTest(self) -> None:
+        self.add_station(VLAN40, PEER2_MAC, 5)
+        frame = mpls_packet(PEER_MAC, PEER2_MAC, [(200, 0, 9), (201, 0, 9), (202, 0, 9), (203, 0, 9)], inner(),
+                            vlan=VLAN40)
+        self.send(6, frame)
+        self.expect_only({5: frame})
+        self.assert_no_drops(Drop.MPLS_TOO_DEEP)
+
+
+class MplsPopToRouterAddressPunted(MplsTest):
+    """Explicit null over IPv4 to the router's own address: popped, then punted ROUTER_ADDRESS."""
+
+    def runTest(self) -> None:
+        frame = mpls_packet(PEER_MAC, ROUTER_MAC, [(0, 0, 10)], inner(dst=ROUTER_IP20), vlan=VLAN40)
+        self.send(6, frame)
+        self.expect_only({})
+        got = self.packet_in()
+        self.assertEqual((got.metadata.get("reason"), got.metadata.get("ingress_port"), got.metadata.get("vlan_id")),
+                         (2, 6, VLAN40), "packet_in (reason ROUTER_ADDRESS, ingress_port, vlan_id)")
+        self.assertIn(bytes(inner(dst=ROUTER_IP20))[12:], got.payload, "the IPv4 packet for the router is in the payload")

@@ -139,3 +139,16 @@ class VlanCounters(VlanTest):
         # Bytes: 3 frames; allow for a target counting before/after the tag is re-added.
         self.assertGreaterEqual(out.bytes - out0.bytes, 3 * (len(pkt) - 4), "egress_port_counter bytes")
         self.assertLessEqual(out.bytes - out0.bytes, 3 * (len(pkt) + 4), "egress_port_counter bytes")
+
+
+class VlanHighestVid(VrouterTest):
+    """VLAN 4094, the highest usable id, bridged trunk -> trunk and trunk -> access."""
+
+    def runTest(self) -> None:
+        self.setup_ports({1: 4094}, {5: ((4094,), 0), 6: ((4094,), 0)})
+        self.add_station(4094, HOST6_MAC, 6)
+        self.add_station(4094, HOST1_MAC, 1)
+        self.send(5, udp_packet(HOST5_MAC, HOST6_MAC, vlan=4094))
+        self.expect_only({6: udp_packet(HOST5_MAC, HOST6_MAC, vlan=4094)})
+        self.send(5, udp_packet(HOST5_MAC, HOST1_MAC, vlan=4094))
+        self.expect_only({1: udp_packet(HOST5_MAC, HOST1_MAC)})
