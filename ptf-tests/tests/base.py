@@ -210,7 +210,7 @@ class VrouterTest(BaseTest):
             except Exception as exc:  # keep undoing the rest
                 errors.append(f"{how} {entity.describe()}: {exc}")
         self._undo.clear()
-        leftovers = [e.describe() for e in self.sw.read(TableEntry())]
+        leftovers = [e.describe() for e in self.sw.read(TableEntry()) if not (e.is_default or e.is_const)]
         leftovers += [f"group {g.group_id}" for g in self.sw.read(ActionProfileGroup("ecmp_selector"))]
         leftovers += [f"member {m.member_id}" for m in self.sw.read(ActionProfileMember("ecmp_selector"))]
         if leftovers:
