@@ -1,9 +1,9 @@
 """Base class, named constants and set-up helpers of the vrouter.p4 PTF suite.
 
 Every test reads as a recipe: program state (helpers below, each write recorded) ->
-packet -> expected packet -> send -> verify -> verify no other packets. tearDown
-undoes every write in reverse order, also when the test failed, and then checks the
-switch holds no table entry, group or member any more.
+packet -> expected packet -> send -> verify -> verify no other packets. A cleanup
+registered in setUp undoes every write in reverse order, also when the test (or its
+setUp) failed, and then checks the switch holds no table entry, group or member any more.
 
 Test params (PTF `--test-params`): grpc_addr, p4info, json, cpu_port [, device_id].
 Names used with p4rt are the P4Info aliases of docs/p4-program.md.
@@ -183,13 +183,15 @@ def switch() -> Switch:
 
 
 class VrouterTest(BaseTest):
-    """Connects as primary, records every write and undoes it in tearDown."""
+    """Connects as primary, records every write and undoes it after the test (see module doc)."""
 
     def setUp(self) -> None:
         super().setUp()
         self.dataplane = ptf.dataplane_instance
         self.sw = switch()
         self._undo: list[tuple[str, Entity]] = []   # ("delete" | "reset_meter", entity)
+        # A cleanup, not tearDown: it also runs when a subclass's setUp fails half-way.
+        self.addCleanup(self._undo_writes)
         self.dataplane.flush()
         for q in (self.sw.packet_in_queue, self.sw.digest_queue):
             while not q.empty():
@@ -199,7 +201,8 @@ class VrouterTest(BaseTest):
             "egress_drop_counter": self.counter_array("egress_drop_counter"),
         }
 
-    def tearDown(self) -> None:
+    def _undo_writes(self) -> None:
+        """Undo every recorded write in reverse order; fail if anything is left on the switch."""
         errors = []
         for how, entity in reversed(self._undo):
             try:
@@ -216,7 +219,6 @@ class VrouterTest(BaseTest):
         if leftovers:
             self.sw.delete_all()
         self.dataplane.flush()
-        super().tearDown()
         if errors or leftovers:
             raise AssertionError("cleanup incomplete: " + "; ".join(errors + leftovers))
 
