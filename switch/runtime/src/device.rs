@@ -2,8 +2,9 @@
 //! every RPC, as plain methods that tests call without a socket. The tonic
 //! service (`service.rs`) only moves messages in and out.
 
-// The deprecated role ids are still honoured for old clients.
-#![allow(deprecated)]
+// The deprecated role ids and controller_metadata are still honoured for old
+// clients; RPC results are tonic's own Status, large as it is.
+#![allow(deprecated, clippy::result_large_err)]
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,12 +65,15 @@ struct OneShot {
     set: p4v1::ActionProfileActionSet,
 }
 
+/// A table entry's identity: table id, engine key, priority.
+type EntryKey = (u32, Vec<MatchKey>, i32);
+
 /// Write-side bookkeeping the engine does not keep.
 #[derive(Default)]
 struct Books {
-    oneshots: HashMap<(u32, Vec<MatchKey>, i32), OneShot>,
+    oneshots: HashMap<EntryKey, OneShot>,
     /// `controller_metadata` and `metadata` of table entries that carry them.
-    entry_meta: HashMap<(u32, Vec<MatchKey>, i32), (u64, Vec<u8>)>,
+    entry_meta: HashMap<EntryKey, (u64, Vec<u8>)>,
     hidden: HashSet<(String, u32)>,
     next_hidden: u32,
     /// Multicast groups / clone sessions written with `Replica.port` bytes
@@ -562,11 +566,12 @@ impl Device {
             Op::Insert | Op::Modify => {
                 let spec = Self::profile_action(s, m.action_profile_id, &m.action)?;
                 let mem = Member { member_id: m.member_id, action: spec };
-                Ok(if op == Op::Insert {
+                if op == Op::Insert {
                     self.switch.member_add(&prof.name, mem)?
                 } else {
                     self.switch.member_modify(&prof.name, mem)?
-                })
+                }
+                Ok(())
             }
         }
     }
@@ -604,11 +609,12 @@ impl Device {
             ));
         }
         let group = Group { group_id: g.group_id, members, max_size: g.max_size as u32 };
-        Ok(if op == Op::Insert {
+        if op == Op::Insert {
             self.switch.group_add(&prof.name, group)?
         } else {
             self.switch.group_modify(&prof.name, group)?
-        })
+        }
+        Ok(())
     }
 
     // ----- counters, meters, registers ------------------------------------
@@ -843,7 +849,7 @@ impl Device {
         Ok(out)
     }
 
-    fn tables_of<'a>(s: &'a Schema, table_id: u32) -> RtResult<Vec<&'a TableS>> {
+    fn tables_of(s: &Schema, table_id: u32) -> RtResult<Vec<&TableS>> {
         if table_id == 0 {
             Ok(s.tables.values().collect())
         } else {

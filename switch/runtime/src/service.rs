@@ -2,6 +2,8 @@
 //! between gRPC and [`Device`]. Blocking engine work (writes, reads, pipeline
 //! loads) runs on tokio's blocking pool so streams keep flowing.
 
+#![allow(clippy::result_large_err)]
+
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -95,25 +97,19 @@ impl P4Runtime for Service {
         let dev = self.device.clone();
         let id = dev.open_stream(tx.clone());
         tokio::spawn(async move {
-            loop {
-                match incoming.next().await {
-                    Some(Ok(msg)) => {
-                        let d = dev.clone();
-                        let r = tokio::task::spawn_blocking(move || d.stream_message(id, msg)).await;
-                        match r {
-                            Ok(Ok(())) => {}
-                            Ok(Err(e)) => {
-                                let _ = tx.send(Err(Status::from(e))).await;
-                                break;
-                            }
-                            Err(e) => {
-                                let _ = tx.send(Err(Status::internal(format!("stream handler failed: {e}")))).await;
-                                break;
-                            }
-                        }
+            // Ends when the client closes its side or the connection breaks.
+            while let Some(Ok(msg)) = incoming.next().await {
+                let d = dev.clone();
+                match tokio::task::spawn_blocking(move || d.stream_message(id, msg)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => {
+                        let _ = tx.send(Err(Status::from(e))).await;
+                        break;
                     }
-                    // Client closed its side, or the connection broke.
-                    Some(Err(_)) | None => break,
+                    Err(e) => {
+                        let _ = tx.send(Err(Status::internal(format!("stream handler failed: {e}")))).await;
+                        break;
+                    }
                 }
             }
             dev.close_stream(id);

@@ -14,10 +14,13 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 use tonic::transport::Channel;
 
+/// Frames a server transmitted: (port, bytes).
+pub type Sent = Arc<std::sync::Mutex<Vec<(u32, Vec<u8>)>>>;
+
 pub struct Conn {
     pub server: Option<ServerHandle>,
     /// Frames the server transmitted (packet-out results): (port, bytes).
-    pub sent: Arc<std::sync::Mutex<Vec<(u32, Vec<u8>)>>>,
+    pub sent: Sent,
     pub client: P4RuntimeClient<Channel>,
     pub to_switch: mpsc::Sender<p4v1::StreamMessageRequest>,
     pub from_switch: tonic::Streaming<p4v1::StreamMessageResponse>,
