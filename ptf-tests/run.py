@@ -4,7 +4,8 @@
     run.py [--ports N] [--keep-logs] [PTF test specs...]
 
 Environment: P4C (compiler, default the project's p4compile), SWITCH (default the
-project's p4switch; `simple_switch_grpc` takes the same command line). Needs root
+project's p4switch; `simple_switch_grpc` takes the same command line), SWITCH_ARGS
+(extra switch options before `--`, e.g. `--thrift-port 9091` for BMv2). Needs root
 (veth pairs, raw sockets). Every veth pair, the switch and PTF are removed again
 on success, failure and Ctrl-C. The last line is `N passed, N failed`; the exit
 status is non-zero when a test outside KNOWN_FAILURES fails.
@@ -108,6 +109,7 @@ def start_switch(veths: Veths, log_path: Path) -> tuple[subprocess.Popen, str]:
     cmd = [*tool("SWITCH", ROOT / "target" / "release" / "p4switch", "p4switch"), "--device-id", "0"]
     for port, (sw, _) in sorted(veths.pairs.items()):
         cmd += ["-i", f"{port}@{sw}"]
+    cmd += shlex.split(os.environ.get("SWITCH_ARGS", ""))   # e.g. BMv2's --thrift-port N
     cmd += ["--no-p4", "--", "--grpc-server-addr", addr, "--cpu-port", str(CPU_PORT)]
     print("switch:", " ".join(cmd), flush=True)
     log = log_path.open("wb")
