@@ -113,6 +113,12 @@ def iperf(net, client, server, seconds: int = 3) -> float | None:
         return None
 
 
+def clean(switch_name: str, plans) -> None:
+    """`mn -c` for this topology's own names only: links left behind by an interrupted run."""
+    for h in plans:
+        subprocess.run(["ip", "link", "del", f"{switch_name}-eth{h.port}"], capture_output=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--file", type=Path, default=HERE / "campus.yaml")
@@ -143,6 +149,7 @@ def main() -> int:
     os.environ.setdefault("VROUTER_CONFIG", str(desc_file))
     plans = host_plan(sw, args.prefix)
     setLogLevel("warning")
+    clean(args.prefix + name, plans)
     topo = CampusTopo(hosts=plans, switch_name=args.prefix + name, grpc_port=grpc_port, log_dir=str(args.log_dir))
     net = Mininet(topo=topo, switch=P4Switch, controller=None, build=True, autoStaticArp=False)
     daemon = None
@@ -197,6 +204,7 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 daemon.kill()
         net.stop()
+        clean(args.prefix + name, plans)
     return status
 
 

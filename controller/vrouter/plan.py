@@ -276,16 +276,45 @@ def _short(name: str) -> str:
     return name.split(".")[-1]
 
 
-def _fmt(value: Any) -> str:
-    if isinstance(value, tuple):
-        return "&&&".join(str(v) for v in value) if len(value) == 2 else str(value)
+_IPV4_FIELDS = {"ipv4_src", "ipv4_dst", "ipv4_addr"}
+_MAC_FIELDS = {"src_mac", "dst_mac"}
+_RANGE_FIELDS = {"l4_src_port", "l4_dst_port"}
+
+
+def _num(value: Any, width: int) -> int:
+    return codec.parse_value(value, width)
+
+
+def format_field(name: str, value: Any) -> str:
+    """A match value as an operator writes it: 10.0.0.0/24, aa:bb:.., 80-443, 6."""
+    try:
+        if name in _IPV4_FIELDS:
+            if isinstance(value, str):
+                return value
+            number, mask = (value if isinstance(value, tuple) else (value, 0xFFFFFFFF))
+            number, mask = _num(number, 32), _num(mask, 32)
+            plen = bin(mask).count("1")
+            text = ".".join(str(b) for b in number.to_bytes(4, "big"))
+            return text if plen == 32 else f"{text}/{plen}" if mask == (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF \
+                else f"{text}&&&{mask:#x}"
+        if name in _MAC_FIELDS or name == "mac":
+            v = value.split("&&&")[0] if isinstance(value, str) else value[0] if isinstance(value, tuple) else value
+            return v if isinstance(v, str) else ":".join(f"{b:02x}" for b in _num(v, 48).to_bytes(6, "big"))
+        if name in _RANGE_FIELDS and isinstance(value, tuple):
+            low, high = value
+            return str(low) if low == high else f"{low}-{high}"
+        if isinstance(value, tuple):
+            v, mask = value
+            return str(v) if mask in (0xFF, 0xFFF, 0x1FF, 0xFFFF, 0x3F) else f"{v}&&&{mask:#x}"
+    except Exception:  # display only: never fail on an odd value
+        pass
     return str(value)
 
 
 def describe_entity(e: Entity) -> str:
     """A one-line rendering of a p4rt entity."""
     if isinstance(e, TableEntry):
-        match = " ".join(f"{k}={_fmt(v)}" for k, v in e.match.items()) or "*"
+        match = " ".join(f"{k}={format_field(k, v)}" for k, v in e.match.items()) or "*"
         prio = f" prio={e.priority}" if e.priority else ""
         if e.member_id is not None:
             act = f"member {e.member_id}"

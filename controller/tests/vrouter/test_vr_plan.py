@@ -254,3 +254,18 @@ switches:
     policy = {(i.entity.match["src_zone"], i.entity.match["dst_zone"]): i.entity.action.name.split(".")[-1]
               for i in p.inserts if i.key[1:2] == (N.FW_POLICY,)}
     assert policy == {(1, 2): "track_connection", (2, 1): "allow_established"}   # inside=1, outside=2
+
+
+def test_full_example_of_the_docs_is_valid_and_plans(canon) -> None:
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "controller.md").read_text()
+    block = docs.split("```yaml\n", 1)[1].split("```", 1)[0]
+    net = loads(block, "network.yaml")
+    cfg = net.switches["core1"]
+    rt = Runtime()
+    for ip, port, vlan in (("10.255.0.2", 5, 40), ("10.0.20.251", 2, 20), ("10.0.20.252", 4, 20)):
+        rt.neighbors[IP(ip)] = Neighbor(IP(ip), "02:00:00:00:00:01", port, vlan)
+    p, switch = converge(canon, net, cfg, rt)
+    names = tables(p.inserts)
+    assert names[N.MPLS_LABEL] == 4 and names["group"] == 1 and names[N.FW_POLICY] == 2 and names[N.ACL] == 6
+    again, _ = converge(canon, net, cfg, rt, switch)
+    assert len(again) == 0
