@@ -296,7 +296,7 @@ impl std::error::Error for ApiError {}
 pub type ApiResult<T> = Result<T, ApiError>;
 
 /// Match value of one key field (big-endian bytes).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MatchKey {
     Exact(Vec<u8>),
     /// Value and prefix length in bits.

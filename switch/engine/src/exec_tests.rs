@@ -864,3 +864,23 @@ fn controller_header_layouts_and_introspection() {
     assert!(t.support_timeout);
     assert_eq!(tp.info().action("set_a").unwrap().params, vec![("v".to_string(), 8)]);
 }
+
+#[test]
+fn reading_100k_entries_is_fast() {
+    let sw = switch(&table_prog(&["exact"], false));
+    let mut v = table_prog(&["exact"], false);
+    v["pipelines"][0]["tables"][0]["key"][0]["target"] = json!(["h", "d"]);
+    v["pipelines"][0]["tables"][0]["max_size"] = json!(200000);
+    let sw2 = switch(&v);
+    drop(sw);
+    for i in 0..100_000u32 {
+        sw2.table_insert("t", entry(vec![MatchKey::Exact(i.to_be_bytes().to_vec())], 1, 0)).unwrap();
+    }
+    let t0 = std::time::Instant::now();
+    let rd = sw2.table_read("t").unwrap();
+    let el = t0.elapsed();
+    eprintln!("table_read of 100,000 entries: {el:?}");
+    assert_eq!(rd.len(), 100_000);
+    assert!(rd.windows(2).all(|w| w[0].entry.key < w[1].entry.key), "sorted by key");
+    assert!(el.as_secs_f64() < 5.0, "table_read of 100k entries took {el:?}");
+}

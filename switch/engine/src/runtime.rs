@@ -385,7 +385,8 @@ impl Runtime {
         let t = self.table(table)?;
         let cur = self.tables[t].load();
         let mut v: Vec<EntryData> = cur.entries().map(|e| self.entry_data(t, e, now)).collect();
-        v.sort_by(|a, b| b.entry.priority.cmp(&a.entry.priority).then_with(|| format!("{:?}", a.entry.key).cmp(&format!("{:?}", b.entry.key))));
+        // deterministic order: priority (highest first), then key
+        v.sort_unstable_by(|a, b| b.entry.priority.cmp(&a.entry.priority).then_with(|| a.entry.key.cmp(&b.entry.key)));
         Ok(v)
     }
 
