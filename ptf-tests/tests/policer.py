@@ -120,3 +120,26 @@ class PolicerAclOnlyMatchingTraffic(PolicerTest):
         self.expect(2, self.frame(0))
         self.expect_only({})
         self.assert_drops({Drop.METER_RED: 2})
+
+
+class PolicerColourCombination(PolicerTest):
+    """Port and ACL policers on one packet: yellow at both -> the ACL's DSCP wins;
+    red at either -> dropped, even when the other says yellow."""
+
+    def runTest(self) -> None:
+        self.table_add("port_policer", {"ingress_port": 1}, "set_port_policer", {"yellow_remark": 1, "yellow_dscp": 10})
+        self.add_acl(10, {"ip_protocol": (17, 0xff), "l4_dst_port": (9000, 9000)}, "police",
+                     {"meter_id": METER_ID, "yellow_remark": 1, "yellow_dscp": 12})
+        # Port: CBS 50 < one frame, PBS 150 -> yellow, then red. ACL: CBS 50, PBS 1000 -> yellow, yellow.
+        self.set_meter("port_meter", 1, RATE, 50, RATE, 150)
+        self.set_meter("acl_meter", METER_ID, RATE, 50, RATE, 1000)
+        cells = [("port_meter_color_counter", 4 + YELLOW, 1), ("port_meter_color_counter", 4 + RED, 1),
+                 ("acl_meter_color_counter", METER_ID * 4 + YELLOW, 2)]
+        before = [self.counter(name, index).packets for name, index, _ in cells]
+        self.send(1, self.frame(0))
+        self.send(1, self.frame(1))
+        self.expect_only({2: self.frame(0, tos=12 << 2)})
+        # Both meters run on both packets: port yellow then red, ACL yellow twice.
+        for (name, index, n), b in zip(cells, before):
+            self.wait_counter(name, index, b + n)
+        self.assert_drops({Drop.METER_RED: 1})
