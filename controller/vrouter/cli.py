@@ -17,6 +17,10 @@ log = logging.getLogger("vrouter")
 DEFAULT_FILE = os.environ.get("VROUTER_CONFIG", "topo/campus.yaml")
 
 
+class CommandError(Exception):
+    """A refusal explained in one line."""
+
+
 def _connect(net: Network, name: str, election_id: int = 1) -> Switch:
     cfg = net.switches[name]
     return Switch(cfg.address, device_id=cfg.device_id, election_id=election_id).connect(timeout=5)
@@ -46,6 +50,11 @@ def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
     for name in _selected(net, args.switch):
         cfg = net.switches[name]
         with _connect(net, name) as sw:
+            if not dry_run and not sw.is_primary:
+                arb = sw.arbitration
+                raise CommandError(f"{name}: another controller is primary (election id "
+                                   f"{arb.primary_election_id if arb else '?'}); if `vrouter run` manages this "
+                                   f"switch, edit the file instead: the daemon applies the change")
             if dry_run:
                 sw.load_schema()
             elif ensure_pipeline(sw, net):
@@ -126,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         for failure in exc.errors[:20]:
             print(f"  {failure}", file=sys.stderr)
         return 1
-    except (P4RuntimeError, EntityError, SchemaError) as exc:
+    except (P4RuntimeError, EntityError, SchemaError, CommandError) as exc:
         print(f"vrouter: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

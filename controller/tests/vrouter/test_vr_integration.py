@@ -118,6 +118,8 @@ def test_daemon_routes_learns_reloads_and_recovers(lab) -> None:
         assert "writes=1 " in line, line
         assert not h1.ping(h3.ip, count=2)
         assert h2.reaches(h3.ip)
+        refused = vrouter("apply", str(path))   # the daemon is primary: apply explains instead of failing writes
+        assert refused.returncode == 1 and "another controller is primary (election id 10)" in refused.stderr
 
         # kill the switch, start it again on the same ports: the daemon re-pushes and reconciles
         switch.kill()
