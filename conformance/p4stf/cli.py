@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="files: pcap files via --use-files (default; control commands must "
                          "precede packets); veth: live veth pairs, commands in file order (root)")
     ap.add_argument("-j", "--jobs", type=int, default=1,
-                    help="cases run at once (default 1; each has its own ports, build folder "
-                         "and gRPC port; simple_switch_grpc instances share device 0, keep -j 1)")
+                    help="cases run at once (default 1; each has its own ports, build folder, "
+                         "gRPC and Thrift ports and device id)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="print details of passing cases too")
     a = ap.parse_args(argv)

@@ -7,6 +7,7 @@ control command after the first packet cannot be honoured and the file is refuse
 """
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
 import signal
@@ -20,6 +21,10 @@ from .control import ControlError, Controller, wait_for_port
 from .p4info import load as load_p4info
 
 PASS, FAIL, NOT_RUN = "passed", "failed", "not run"
+
+# Every switch a run starts gets its own device id, so cases run at once (-j) never share
+# simple_switch_grpc's per-device IPC socket; P4Runtime requests carry the same id.
+_DEVICE_IDS = itertools.count(1)
 
 
 @dataclass
@@ -142,8 +147,10 @@ def _execute(opts: Options, cmds: list, js: str, info_path: str, work: str, res:
     addr = f"127.0.0.1:{_free_port()}"
     # A free Thrift port too: simple_switch_grpc opens one (9090 by default), p4switch
     # accepts and ignores the option.
+    device = next(_DEVICE_IDS)
     argv = shlex.split(opts.switch) + ["--use-files", str(int(wait + 0.999)),
-                                       "--thrift-port", str(_free_port())]
+                                       "--thrift-port", str(_free_port()),
+                                       "--device-id", str(device)]
     for p in ports:
         argv += ["-i", f"{p}@p{p}"]
     argv += [os.path.abspath(js), "--", "--grpc-server-addr", addr]
@@ -160,7 +167,7 @@ def _execute(opts: Options, cmds: list, js: str, info_path: str, work: str, res:
     ctl = None
     try:
         if need_rt:
-            ctl = _program(opts, sw, addr, cmds, controls, js, info_path, res, started)
+            ctl = _program(opts, sw, addr, cmds, controls, js, info_path, res, started, device)
             if ctl is None:
                 return
         _settle(opts, sw, work, ports, len(expects), started + wait)
@@ -203,7 +210,9 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
         res.reason = f"veth ports: {exc}"
         return
     addr = f"127.0.0.1:{_free_port()}"
-    argv = shlex.split(opts.switch) + ["--thrift-port", str(_free_port())]
+    device = next(_DEVICE_IDS)
+    argv = shlex.split(opts.switch) + ["--thrift-port", str(_free_port()),
+                                       "--device-id", str(device)]
     for p in ports:
         argv += ["-i", f"{p}@{vp.switch_iface(p)}"]
     argv += [os.path.abspath(js), "--", "--grpc-server-addr", addr]
@@ -230,7 +239,7 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
                 res.skipped = [_cmd_text(c) for c in needs_rt]
                 return
             try:
-                ctl = Controller(addr, timeout=5.0)
+                ctl = Controller(addr, device_id=device, timeout=5.0)
                 with open(js, "rb") as f:
                     ctl.set_pipeline(load_p4info(info_path), f.read())
                 for c in cmds:
@@ -285,7 +294,7 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
     res.status = PASS
 
 
-def _program(opts, sw, addr, cmds, controls, js, info_path, res, started):
+def _program(opts, sw, addr, cmds, controls, js, info_path, res, started, device):
     """Connect, push the pipeline and run the control commands; None if not possible."""
     ready = wait_for_port(addr, max(0.5, opts.wait - 0.5))
     if not ready:
@@ -299,7 +308,7 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started):
             res.details = _tail(os.path.join(os.path.dirname(js), "switch.log"))
         return None
     try:
-        ctl = Controller(addr, timeout=2.0)
+        ctl = Controller(addr, device_id=device, timeout=2.0)
     except ControlError as exc:
         res.status = NOT_RUN
         res.reason = f"P4Runtime not usable: {exc}"
