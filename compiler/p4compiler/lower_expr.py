@@ -213,103 +213,121 @@ class ExprLowering:
         return d
 
     def _val(self, e: A.Expr, ctx) -> dict:
-        t = strip_newtype(e.type)
-        if isinstance(e, A.IntLiteral):
-            return const(e.value)
-        if isinstance(e, A.BoolLiteral):
-            return const(int(e.value))
-        if isinstance(e, A.Name):
-            sym = getattr(e, "sym", None)
-            if sym is not None and sym.kind == "const":
-                v = sym.value
-                if isinstance(v, (int, bool)):
-                    return const(int(v))
-                if sym.decl is not None and getattr(sym.decl, "value", None) is not None:
-                    return self.val(sym.decl.value, ctx)
-            loc = self.loc(e, ctx)
-            if isinstance(loc, (FieldLoc, ValueLoc)):
-                return loc.json()
-            if isinstance(loc, HeaderLoc):
-                return loc.json()
-            raise unsupported(e, f"'{e.name}' as a value")
-        if isinstance(e, A.Member):
-            bt = e.expr.type
-            if isinstance(bt, TypeName):
-                tt = bt.target
-                if tt == ERROR:
-                    return const(self.errors.index(e.name))
-                if isinstance(tt, Enum):
-                    if tt.underlying:
-                        return const(tt.values[e.name])
-                    return const(tt.members.index(e.name))
-            sbt = strip_newtype(bt)
-            if isinstance(sbt, Stack):
-                if e.name == "lastIndex":
-                    loc = self.loc(e.expr, ctx)
-                    return expr("last_stack_index", None, loc.json())
-                if e.name == "size":
-                    return const(sbt.size)
-            loc = self.loc(e, ctx)
-            if isinstance(loc, (FieldLoc, ValueLoc)):
-                return loc.json()
-            if isinstance(loc, HeaderLoc):
-                return loc.json()
-            raise unsupported(e, f"member '{e.name}' as a value")
-        if isinstance(e, A.Index):
-            loc = self.loc(e, ctx)
+        """Data value of a non-constant expression: dispatches to val_<Expr>."""
+        return self.dispatch("val", e, ctx)
+
+    def val_IntLiteral(self, e, ctx) -> dict:
+        return const(e.value)
+
+    def val_BoolLiteral(self, e, ctx) -> dict:
+        return const(int(e.value))
+
+    def val_Name(self, e, ctx) -> dict:
+        sym = getattr(e, "sym", None)
+        if sym is not None and sym.kind == "const":
+            v = sym.value
+            if isinstance(v, (int, bool)):
+                return const(int(v))
+            if sym.decl is not None and getattr(sym.decl, "value", None) is not None:
+                return self.val(sym.decl.value, ctx)
+        loc = self.loc(e, ctx)
+        if isinstance(loc, (FieldLoc, ValueLoc)):
             return loc.json()
-        if isinstance(e, A.Slice):
-            hi, lo = const_value(e.hi), const_value(e.lo)
-            base = self.val(e.expr, ctx)
-            w = hi - lo + 1
-            if lo:
-                base = expr(">>", base, const(lo))
-            return expr("&", base, const((1 << w) - 1))
-        if isinstance(e, A.Unary):
-            if e.op == "-":
-                return self.mask(expr("-", const(0), self.val(e.expr, ctx)), t)
-            if e.op == "+":
-                return self.val(e.expr, ctx)
-            if e.op == "~":
-                return self.mask(expr("~", None, self.val(e.expr, ctx)), t)
-            if e.op == "!":
-                return expr("b2d", None, self.cond(e, ctx))
-        if isinstance(e, A.Binary):
-            op = e.op
-            if op in ("&&", "||") or op in _CMP:
-                return expr("b2d", None, self.cond(e, ctx))
-            if op == "++":
-                rw = scalar_width(e.right.type) or 0
-                r = self.val(e.right, ctx)
-                rt = strip_newtype(e.right.type)
-                if isinstance(rt, Bits) and rt.signed:
-                    r = expr("&", r, const((1 << rw) - 1))
-                return self.mask(expr("|", expr("<<", self.val(e.left, ctx), const(rw)), r), t)
-            if op in ("|+|", "|-|"):
-                inner = expr("+" if op == "|+|" else "-", self.val(e.left, ctx), self.val(e.right, ctx))
-                if isinstance(t, Bits):
-                    return expr("sat_cast" if t.signed else "usat_cast", inner, const(t.width))
-                return inner
-            if op in ("/", "%"):
-                d = const_value(e.right)
-                if isinstance(d, int) and d > 0 and d & (d - 1) == 0:
-                    if op == "/":
-                        return expr(">>", self.val(e.left, ctx), const(d.bit_length() - 1))
-                    return expr("&", self.val(e.left, ctx), const(d - 1))
-                raise unsupported(e, f"'{op}' with a run-time operand (BMv2 has no division)")
-            if op in _ARITH:
-                l = self.val(e.left, ctx)
-                r = self.val(e.right, ctx)
-                d = expr(_ARITH[op], l, r)
-                if op in ("+", "-", "*", "<<"):
-                    return self.mask(d, t)
-                return d
-        if isinstance(e, A.Ternary):
-            return expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx))
-        if isinstance(e, A.Cast):
-            return self.cast(e, ctx)
-        if isinstance(e, A.Call):
-            return self.call_value(e, ctx)
+        if isinstance(loc, HeaderLoc):
+            return loc.json()
+        raise unsupported(e, f"'{e.name}' as a value")
+
+    def val_Member(self, e, ctx) -> dict:
+        bt = e.expr.type
+        if isinstance(bt, TypeName):
+            tt = bt.target
+            if tt == ERROR:
+                return const(self.errors.index(e.name))
+            if isinstance(tt, Enum):
+                if tt.underlying:
+                    return const(tt.values[e.name])
+                return const(tt.members.index(e.name))
+        sbt = strip_newtype(bt)
+        if isinstance(sbt, Stack):
+            if e.name == "lastIndex":
+                loc = self.loc(e.expr, ctx)
+                return expr("last_stack_index", None, loc.json())
+            if e.name == "size":
+                return const(sbt.size)
+        loc = self.loc(e, ctx)
+        if isinstance(loc, (FieldLoc, ValueLoc)):
+            return loc.json()
+        if isinstance(loc, HeaderLoc):
+            return loc.json()
+        raise unsupported(e, f"member '{e.name}' as a value")
+
+    def val_Index(self, e, ctx) -> dict:
+        loc = self.loc(e, ctx)
+        return loc.json()
+
+    def val_Slice(self, e, ctx) -> dict:
+        hi, lo = const_value(e.hi), const_value(e.lo)
+        base = self.val(e.expr, ctx)
+        w = hi - lo + 1
+        if lo:
+            base = expr(">>", base, const(lo))
+        return expr("&", base, const((1 << w) - 1))
+
+    def val_Unary(self, e, ctx) -> dict:
+        t = strip_newtype(e.type)
+        if e.op == "-":
+            return self.mask(expr("-", const(0), self.val(e.expr, ctx)), t)
+        if e.op == "+":
+            return self.val(e.expr, ctx)
+        if e.op == "~":
+            return self.mask(expr("~", None, self.val(e.expr, ctx)), t)
+        if e.op == "!":
+            return expr("b2d", None, self.cond(e, ctx))
+        return self.val_default(e, ctx)
+
+    def val_Binary(self, e, ctx) -> dict:
+        t = strip_newtype(e.type)
+        op = e.op
+        if op in ("&&", "||") or op in _CMP:
+            return expr("b2d", None, self.cond(e, ctx))
+        if op == "++":
+            rw = scalar_width(e.right.type) or 0
+            r = self.val(e.right, ctx)
+            rt = strip_newtype(e.right.type)
+            if isinstance(rt, Bits) and rt.signed:
+                r = expr("&", r, const((1 << rw) - 1))
+            return self.mask(expr("|", expr("<<", self.val(e.left, ctx), const(rw)), r), t)
+        if op in ("|+|", "|-|"):
+            inner = expr("+" if op == "|+|" else "-", self.val(e.left, ctx), self.val(e.right, ctx))
+            if isinstance(t, Bits):
+                return expr("sat_cast" if t.signed else "usat_cast", inner, const(t.width))
+            return inner
+        if op in ("/", "%"):
+            d = const_value(e.right)
+            if isinstance(d, int) and d > 0 and d & (d - 1) == 0:
+                if op == "/":
+                    return expr(">>", self.val(e.left, ctx), const(d.bit_length() - 1))
+                return expr("&", self.val(e.left, ctx), const(d - 1))
+            raise unsupported(e, f"'{op}' with a run-time operand (BMv2 has no division)")
+        if op in _ARITH:
+            l = self.val(e.left, ctx)
+            r = self.val(e.right, ctx)
+            d = expr(_ARITH[op], l, r)
+            if op in ("+", "-", "*", "<<"):
+                return self.mask(d, t)
+            return d
+        return self.val_default(e, ctx)
+
+    def val_Ternary(self, e, ctx) -> dict:
+        return expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx))
+
+    def val_Cast(self, e, ctx) -> dict:
+        return self.cast(e, ctx)
+
+    def val_Call(self, e, ctx) -> dict:
+        return self.call_value(e, ctx)
+
+    def val_default(self, e, ctx) -> dict:
         raise unsupported(e, f"expression {type(e).__name__} in this context")
 
     def cast(self, e: A.Cast, ctx) -> dict:
