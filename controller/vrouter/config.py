@@ -574,8 +574,12 @@ def _next_hop(c: _Checker, sw: SwitchConfig, value: Any, path: str) -> ipaddress
     addr = c.convert(parse_ipv4, value, path)
     if addr is None:
         return None
-    if sw.interface_for(addr) is None:
+    vlan = sw.interface_for(addr)
+    if vlan is None:
         c.fail(path, f"next hop {addr} is not in the subnet of any router interface of {sw.name}")
+        return None
+    if addr == vlan.interface.address.ip:
+        c.fail(path, f"next hop {addr} is {sw.name}'s own address on VLAN {vlan.id}")
         return None
     return addr
 

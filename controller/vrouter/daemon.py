@@ -44,6 +44,8 @@ class Router:
     """The daemon's work for one switch."""
 
     RESOLVE_EVERY = 5.0
+    MAX_PENDING_ADDRESSES = 256     # addresses with packets waiting for ARP
+    MAX_PENDING_PER_ADDRESS = 8
 
     def __init__(self, net: Network, cfg: SwitchConfig, election_id: int, stop: threading.Event) -> None:
         self.net, self.cfg, self.stop = net, cfg, stop
@@ -57,6 +59,7 @@ class Router:
         self.down_since: float | None = None
         self.last_resolve = 0.0
         self.pending: dict[IP, list[bytes]] = {}
+        self.asked: dict[IP, float] = {}
         self.static_macs = {(m.vlan, m.mac) for m in cfg.static_macs}
 
     # --- connection and reconciliation ----------------------------------------------------
@@ -327,9 +330,10 @@ class Router:
         target = self.next_hop_for(ip.dst)
         if target is None:
             return
-        queue_ = self.pending.setdefault(target, [])
-        if len(queue_) < 8:
-            queue_.append(frame.payload)
+        if target in self.pending or len(self.pending) < self.MAX_PENDING_ADDRESSES:
+            waiting = self.pending.setdefault(target, [])
+            if len(waiting) < self.MAX_PENDING_PER_ADDRESS:
+                waiting.append(frame.payload)
         self.arp_request(target)
 
     def next_hop_for(self, dst: IP) -> IP | None:
@@ -346,10 +350,15 @@ class Router:
         return None
 
     def arp_request(self, target: IP) -> None:
-        """Ask every port of the target's VLAN who has `target`."""
+        """Ask every port of the target's VLAN who has `target` (at most once a second per address)."""
         vlan = self.cfg.interface_for(target)
-        if vlan is None:
+        now = time.monotonic()
+        if vlan is None or now - self.asked.get(target, -1e9) < 1.0:
             return
+        self.asked[target] = now
+        if len(self.asked) > 4 * self.MAX_PENDING_ADDRESSES:
+            self.asked = {ip: t for ip, t in self.asked.items() if now - t < 1.0}
+            self.pending = {ip: q for ip, q in self.pending.items() if ip in self.asked}
         iface = vlan.interface
         req = pk.Arp(1, iface.mac, iface.address.ip, "00:00:00:00:00:00", target).encode()
         for p in self.cfg.ports.values():
