@@ -21,7 +21,7 @@ from pathlib import Path
 
 from p4rt import Switch
 
-from .config import load
+from .config import load, loads
 from .reconcile import ensure_pipeline, reconcile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +64,22 @@ def timed_apply(path: Path, fresh: bool) -> dict:
             "summary": result.plan.summary()}
 
 
+def baseline_insert(address: str, routes: int, p4info: Path, config: Path) -> float:
+    """The same number of route entries written straight through p4rt (no read, no plan): the floor."""
+    from p4rt import Action, TableEntry
+
+    with Switch(address, election_id=1).connect() as sw:
+        sw.set_pipeline(p4info, config)
+        entries = [TableEntry("ingress.routing.ipv4_route",
+                              {"ipv4_dst": f"10.{100 + i // 65536 % 100}.{i // 256 % 256}.{i % 256}/32"},
+                              Action("ingress.routing.route_to_cpu")) for i in range(routes)]
+        t0 = time.monotonic()
+        sw.insert(entries, batch_size=2000)
+        seconds = time.monotonic() - t0
+        sw.delete_all()
+    return seconds
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--switch", default=os.environ.get("SWITCH", str(ROOT / "target" / "release" / "p4switch")))
@@ -92,6 +108,13 @@ def main() -> int:
                 results[name] = timed_apply(path, fresh)
                 print(f"{name:22s} load {results[name]['load_s']:6.3f} s  apply {results[name]['apply_s']:6.3f} s  "
                       f"{results[name]['summary']}")
+        probe = loads(description(0, 0, address), "probe.yaml")
+        floor = baseline_insert(address, 10_000, probe.p4info, probe.device_config)
+        results["baseline_p4rt_insert_10000_routes"] = {"apply_s": round(floor, 3)}
+        ratio = results["routes_10000"]["apply_s"] / floor if floor else float("nan")
+        results["routes_10000_vs_baseline"] = round(ratio, 2)
+        print(f"{'baseline p4rt insert':22s}              apply {floor:6.3f} s  10,000 routes straight through p4rt "
+              f"(no read, no plan); vrouter apply / baseline = {ratio:.2f}")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
