@@ -154,6 +154,10 @@ class LearnNoDigestForKnownStation(LearningTest):
         self.send(1, pkt)
         self.expect_only({2: pkt})
         self.assertEqual(self.digests(timeout=1.0), [], "digest for a known station")
+        # Control: host 2 is known on port 2 only; from port 1 it is a move, and that is reported.
+        self.send(1, udp_packet(HOST2_MAC, HOST1_MAC))
+        self.expect_only({})     # hairpin: host 1 is on port 1
+        self.expect_digest(VLAN10, HOST2_MAC, 1)
 
 
 class LearnStationMove(LearningTest):
@@ -176,6 +180,11 @@ class LearnNoDigestForRefusedFrame(LearningTest):
         self.expect_only({})
         self.assert_drops({Drop.TAGGED_ON_ACCESS: 1})
         self.assertEqual(self.digests(timeout=1.0), [], "digest for a refused frame")
+        # Control: the same station untagged is accepted and learnt.
+        pkt = udp_packet(HOST5_MAC, UNKNOWN_MAC)
+        self.send(1, pkt)
+        self.expect_only({2: pkt, 5: udp_packet(HOST5_MAC, UNKNOWN_MAC, vlan=VLAN10)})
+        self.expect_digest(VLAN10, HOST5_MAC, 1)
 
 
 class HairpinDrop(VrouterTest):
