@@ -95,7 +95,7 @@ def print_matrix(plans, got, want) -> int:
                 continue
             ok, expect = got.get((a, b), False), want[(a, b)]
             bad += ok != expect
-            cells.append(("o" if ok else ".") + ("!" if ok != expect else " ") + "   ")
+            cells.append(("o" if ok else ".") + ("!" if ok != expect else ""))
         print(a.ljust(width + 1) + " ".join(c.rjust(5) for c in cells))
     return bad
 
