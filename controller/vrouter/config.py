@@ -379,9 +379,11 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
         c.fail(f"{path}.address", f"{address!r} is not a gRPC address (host:port)")
     sw = SwitchConfig(name, str(address))
     if "device_id" in m:
-        sw.device_id = c.integer(m["device_id"], f"{path}.device_id", 0, (1 << 64) - 1, "a device id") or 0
+        device = c.integer(m["device_id"], f"{path}.device_id", 0, (1 << 64) - 1, "a device id")
+        sw.device_id = 0 if device is None else device
     if "cpu_port" in m:
-        sw.cpu_port = c.port(m["cpu_port"], f"{path}.cpu_port") or 255
+        cpu = c.port(m["cpu_port"], f"{path}.cpu_port")
+        sw.cpu_port = 255 if cpu is None else cpu
     vlans = m.get("vlans") or {}
     if not isinstance(vlans, dict):
         c.fail(f"{path}.vlans", f"expected a mapping of VLAN ids to VLANs, got {_kind(vlans)}")

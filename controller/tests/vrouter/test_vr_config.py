@@ -92,3 +92,8 @@ def test_unreadable_file() -> None:
     with pytest.raises(ConfigError) as info:
         load(HERE / "no-such-file.yaml")
     assert str(info.value) == "no-such-file.yaml: cannot read: No such file or directory"
+
+
+def test_cpu_port_zero_and_device_id_are_kept() -> None:
+    net = loads("switches:\n  s1: {address: '127.0.0.1:1', cpu_port: 0, device_id: 7}\n", "z.yaml")
+    assert (net.switches["s1"].cpu_port, net.switches["s1"].device_id) == (0, 7)
