@@ -1,7 +1,9 @@
 // Checks: an I2E clone and a resubmit requested in the same ingress pass both happen
-// (clones are handled first): the clone (instance_type 1) leaves on session 5's port 3,
-// and the resubmitted pass (instance_type 6) sends the packet to port 2.
-// Egress writes b1 = instance_type. Expected packets: by hand.
+// (clones are handled first): the clone (instance_type 1 in egress) leaves on session
+// 5's port 3, and the resubmitted pass (instance_type 6 in ingress, so it sets port 2)
+// reaches egress as a normal unicast packet (instance_type 0, as simple_switch resets it
+// when it queues a unicast packet). Egress writes b1 = instance_type.
+// Expected packets: by hand.
 #include <core.p4>
 #include <v1model.p4>
 

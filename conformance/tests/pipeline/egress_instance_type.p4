@@ -1,8 +1,10 @@
-// Checks: egress sees the instance_type the packet had in ingress: 6 for a resubmitted
-// packet (b2 = 1), 4 for a recirculated one (b2 = 2), 0 for a normal one (b2 = 0).
-// Ingress counts passes in m.x (field list 1, preserved); egress recirculates only on
-// the first pass of b2 = 2 packets, so the test ends even if instance_type is wrong.
-// Egress writes h1 = instance_type, b1 = m.x. Expected packets: by hand.
+// Checks: instance_type per pipeline: ingress sees 6 in a resubmitted pass (b2 = 1) and
+// 4 in a recirculated pass (b2 = 2), 0 for a normal packet (b2 = 0); egress sees 0 for
+// all three, because simple_switch sets instance_type back to normal (0) when it queues
+// a unicast packet for egress (only clones and multicast copies keep 1, 2 or 5 there).
+// Ingress counts passes in m.x (field list 1, preserved) and writes f2 = instance_type;
+// egress recirculates only on the first pass of b2 = 2 packets and writes
+// h1 = instance_type, b1 = m.x. Expected packets: by hand.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -18,6 +20,7 @@ control VC(inout headers_t h, inout meta_t m) { apply { } }
 control Ing(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     apply {
         m.x = m.x + 1;
+        h.d.f2 = (bit<32>)sm.instance_type;
         sm.egress_spec = 2;
         if (h.d.b2 == 1 && m.x == 1) {
             resubmit_preserving_field_list(1);
