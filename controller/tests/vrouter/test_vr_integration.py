@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -157,4 +159,39 @@ def test_stations_move_and_age_out_and_ttl_expiry_is_reported(lab) -> None:
         # silent stations age out after mac_aging (2 s)
         daemon.wait_for("event=mac_aged_out", timeout=20)
     finally:
+        assert daemon.stop() == 0
+
+
+FIREWALL = """    firewall:
+      zones: {servers: [20], classrooms: [10]}
+      pairs: [{trusted: servers, untrusted: classrooms}]
+"""
+
+ECHO_SERVER = ("import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.bind(('0.0.0.0', 9000))\n"
+               "while True:\n    data, peer = s.recvfrom(2048)\n    s.sendto(data, peer)\n")
+ECHO_CLIENT = ("import socket, sys\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.settimeout(0.5)\n"
+               "for _ in range(8):\n    s.sendto(b'hello', (sys.argv[1], 9000))\n    try:\n"
+               "        s.recvfrom(2048)\n        print('ok')\n        break\n    except OSError:\n        pass\n"
+               "else:\n    print('no')\n")
+
+
+def test_zone_firewall_lets_only_trusted_side_open_flows(lab) -> None:
+    hosts, switch, write, tmp = lab
+    path = write(FIREWALL)
+    daemon = Daemon(path, tmp / "vrouter.log")
+    servers = []
+    try:
+        daemon.wait_for("event=reconciled")
+        h1, h3 = hosts["h1"], hosts["h3"]
+        for h in (h1, h3):
+            servers.append(subprocess.Popen(["ip", "netns", "exec", h.ns, sys.executable, "-c", ECHO_SERVER]))
+        assert h3.run(sys.executable, "-c", ECHO_CLIENT, h1.ip).strip() == "ok"    # trusted opens: replies pass
+        assert h1.run(sys.executable, "-c", ECHO_CLIENT, h3.ip).strip() == "no"    # untrusted cannot open
+        assert not h1.ping(h3.ip, count=2)                                         # ICMP is not tracked
+        drops = json.loads(vrouter("show", "counters", str(path), "--json").stdout)["s1"]
+        assert any(r["what"] == "FIREWALL" and r["packets"] > 0 for r in drops), drops
+    finally:
+        for p in servers:
+            p.kill()
+            p.wait()
         assert daemon.stop() == 0
