@@ -156,7 +156,12 @@ def tail(path: Path, lines: int = 20) -> str:
         return ""
 
 
-RESULT_LINE = re.compile(r"^(?P<name>[\w.]+) \.\.\. (?P<status>ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
+# unittest's verbose lines: "mod.Class ... ok", or "mod.Class ... " followed by subtest lines
+# "  mod.Class (x=1) ... FAIL", or by a bare status after output the test printed.
+TEST_LINE = re.compile(r"^(?P<name>[\w.]+) \.\.\. ?(?P<status>.*)$")
+SUBTEST_LINE = re.compile(r"^\s+(?P<name>[\w.]+) \(.*\) \.\.\. (?P<status>FAIL|ERROR)$")
+STATUS = re.compile(r"^(ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)$")
+RAN_LINE = re.compile(r"^Ran (?P<n>\d+) tests? in ")
 
 
 def run_ptf(specs: list[str], veths: Veths, params: str, log_name: str) -> dict[str, str]:
@@ -171,19 +176,33 @@ def run_ptf(specs: list[str], veths: Veths, params: str, log_name: str) -> dict[
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=BUILD,
                             start_new_session=True)
     results: dict[str, str] = {}
+    current, ran = None, None
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
             sys.stdout.write(line)
             sys.stdout.flush()
-            m = RESULT_LINE.match(line.rstrip("\n"))
-            if m:
+            text = line.rstrip("\n")
+            if m := SUBTEST_LINE.match(text):
                 results[m["name"]] = m["status"]
+            elif m := TEST_LINE.match(text):
+                current = m["name"]
+                if STATUS.match(m["status"].strip()):
+                    results[current] = m["status"].strip()
+            elif current and current not in results and STATUS.match(text.strip()):
+                results[current] = text.strip()
+            elif m := RAN_LINE.match(text):
+                ran = int(m["n"])
         proc.wait()
     finally:
         stop(proc)
     if proc.returncode not in (0, 1) and not results:
         raise RuntimeError(f"ptf exited with {proc.returncode} before running any test")
+    if ran is not None and ran != len(results):
+        # A test whose outcome could not be read is a failure, never a silent pass.
+        results[f"<{ran - len(results)} test(s) with unreadable results in {log_name}>"] = "ERROR"
+    if proc.returncode != 0 and all(s == "ok" or s.startswith("skipped") for s in results.values()):
+        results[f"<ptf exited with {proc.returncode}>"] = "ERROR"
     return results
 
 

@@ -152,31 +152,42 @@ class MplsTest(VrouterTest):
 generate_cases(globals(), MplsTest, CASES, "Mpls")
 
 
-class MplsLspEndToEnd(MplsTest):
-    """One router playing LER A, LSR B (PHP) and LER D in turn: the TTLs a host sees
-    (section 9's example) for uniform and pipe LSPs."""
+@dataclass
+class EndToEnd:
+    id: str
+    doc: str
+    mode: int
+    label: int
+    prefix: str
 
-    def runTest(self) -> None:
-        self.add_nexthop(60, 6, VLAN40, PEER2_MAC, labels=(600,), ttl_mode=UNIFORM)
-        self.add_nexthop(61, 6, VLAN40, PEER2_MAC, labels=(601,), ttl_mode=PIPE)
-        self.add_route("172.16.60.0/24", 60)
-        self.add_route("172.16.61.0/24", 61)
-        self.table_add("mpls_label", {"label": 600}, "php", {"nexthop_id": 41, "ttl_mode": UNIFORM})
-        self.table_add("mpls_label", {"label": 601}, "php", {"nexthop_id": 41, "ttl_mode": PIPE})
-        for dst, label, mode in (("172.16.60.1", 600, UNIFORM), ("172.16.61.1", 601, PIPE)):
-            with self.subTest(mode="uniform" if mode == UNIFORM else "pipe"):
-                # A: push.
-                self.send(1, from_host1(dst))
-                label_ttl = 63 if mode == UNIFORM else 255
-                self.expect_only({6: to_core([(label, 0, label_ttl)], ttl=63, dst=dst)})
-                # B: the labelled packet comes back from the upstream peer, one hop later.
-                came = mpls_packet(PEER_MAC, ROUTER_MAC, [(label, 0, label_ttl - 1)], inner(63, dst=dst), vlan=VLAN40)
-                self.send(6, came)
-                ip_ttl = label_ttl - 2 if mode == UNIFORM else 63
-                out = Ether(src=ROUTER_MAC, dst=PEER2_MAC) / Dot1Q(vlan=VLAN40) / inner(ip_ttl, dst=dst)
-                self.expect_only({6: out})
-                # Uniform: every hop counted (64 -> 61 after A, core hop, B); pipe: the LSP is one hop.
-                self.assertEqual(ip_ttl, 61 if mode == UNIFORM else 63)
+
+END_TO_END = [
+    EndToEnd("Uniform", "uniform: every router counts (64 -> 63 at A, 62 in the core, 61 after B's PHP)",
+             UNIFORM, 600, "172.16.60"),
+    EndToEnd("Pipe", "pipe: the LSP counts as one hop (63 after A, still 63 after B's PHP)", PIPE, 601, "172.16.61"),
+]
+
+
+class MplsLspEndToEnd(MplsTest):
+    """One router playing LER A (push) and then LSR B (PHP): the IPv4 TTL the next hop sees."""
+
+    def run_case(self, c: EndToEnd) -> None:
+        dst = f"{c.prefix}.1"
+        self.add_nexthop(60, 6, VLAN40, PEER2_MAC, labels=(c.label,), ttl_mode=c.mode)
+        self.add_route(f"{c.prefix}.0/24", 60)
+        self.table_add("mpls_label", {"label": c.label}, "php", {"nexthop_id": 41, "ttl_mode": c.mode})
+        # A: push.
+        self.send(1, from_host1(dst))
+        label_ttl = 63 if c.mode == UNIFORM else 255
+        self.expect_only({6: to_core([(c.label, 0, label_ttl)], ttl=63, dst=dst)})
+        # B: the labelled packet comes back from the upstream peer, one core hop later.
+        came = mpls_packet(PEER_MAC, ROUTER_MAC, [(c.label, 0, label_ttl - 1)], inner(63, dst=dst), vlan=VLAN40)
+        self.send(6, came)
+        ip_ttl = 61 if c.mode == UNIFORM else 63
+        self.expect_only({6: Ether(src=ROUTER_MAC, dst=PEER2_MAC) / Dot1Q(vlan=VLAN40) / inner(ip_ttl, dst=dst)})
+
+
+generate_cases(globals(), MplsLspEndToEnd, END_TO_END, "MplsLspEndToEnd")
 
 
 class MplsMtuCountsLabels(MplsTest):
