@@ -135,6 +135,7 @@ class AclMatch:
     dscp: int | None = None
     src_port: tuple[int, int] | None = None
     dst_port: tuple[int, int] | None = None
+    tcp_flags: tuple[int, int] | None = None       # (value, mask)
 
 
 @dataclass(frozen=True)
@@ -692,7 +693,8 @@ def _check_labels(c: _Checker, sw: SwitchConfig, path: str) -> None:
 
 
 _ACL_MATCH_KEYS = ("in_port", "vlan", "src_mac", "dst_mac", "ether_type", "src", "dst", "protocol", "dscp",
-                   "src_port", "dst_port")
+                   "src_port", "dst_port", "tcp_flags")
+TCP_FLAGS = {"fin": 0x01, "syn": 0x02, "rst": 0x04, "psh": 0x08, "ack": 0x10, "urg": 0x20, "ece": 0x40, "cwr": 0x80}
 
 
 def _acl_rule(c: _Checker, net: Network, sw: SwitchConfig, spec: Any, path: str) -> AclRule | None:
@@ -740,9 +742,36 @@ def _acl_rule(c: _Checker, net: Network, sw: SwitchConfig, spec: Any, path: str)
             fields[key] = _port_range(c, mm[key], f"{mp}.{key}")
             if fields.get("protocol") not in (6, 17):
                 c.fail(f"{mp}.{key}", "L4 ports need protocol: tcp or udp")
+    if "tcp_flags" in mm:
+        fields["tcp_flags"] = _tcp_flags(c, mm["tcp_flags"], f"{mp}.tcp_flags")
+        if fields.get("protocol") != 6:
+            c.fail(f"{mp}.tcp_flags", "TCP flags need protocol: tcp")
     if len(c.problems) != before:
         return None
     return AclRule(AclMatch(**fields), action, str(m.get("name", "")), policer)
+
+
+def _tcp_flags(c: _Checker, value: Any, path: str) -> tuple[int, int] | None:
+    """`{set: [syn], clear: [ack]}`: the named flags must be set / clear, the others are ignored."""
+    m = c.mapping(value, path, ("set", "clear"))
+    if m is None:
+        return None
+    bits: dict[str, int] = {}
+    for key in ("set", "clear"):
+        total = 0
+        for i, flag in enumerate(c.seq(m.get(key), f"{path}.{key}")):
+            if not isinstance(flag, str) or flag.lower() not in TCP_FLAGS:
+                c.fail(f"{path}.{key}[{i}]", f"{flag!r} is not a TCP flag ({', '.join(TCP_FLAGS)})")
+                return None
+            total |= TCP_FLAGS[flag.lower()]
+        bits[key] = total
+    if bits["set"] & bits["clear"]:
+        c.fail(path, "a flag cannot be both set and clear")
+        return None
+    if not bits["set"] | bits["clear"]:
+        c.fail(path, "name at least one flag under 'set' or 'clear'")
+        return None
+    return bits["set"], bits["set"] | bits["clear"]
 
 
 def _port_range(c: _Checker, value: Any, path: str) -> tuple[int, int] | None:

@@ -94,6 +94,8 @@ def acl_entry(rule: AclRule, meter_ids: dict[str, int], net: Network, priority: 
         match["l4_src_port"] = m.src_port
     if m.dst_port is not None:
         match["l4_dst_port"] = m.dst_port
+    if m.tcp_flags is not None:
+        match["tcp_flags"] = m.tcp_flags
     if rule.policer is not None:
         action = Action("ingress.acl.police", {"meter_id": meter_ids[rule.policer],
                                                **_policer_params(net.policers[rule.policer])})

@@ -305,6 +305,8 @@ def format_field(name: str, value: Any) -> str:
             return str(low) if low == high else f"{low}-{high}"
         if isinstance(value, tuple):
             v, mask = value
+            if name == "tcp_flags":
+                return f"{v:#04x}&&&{mask:#04x}"
             return str(v) if mask in (0xFF, 0xFFF, 0x1FF, 0xFFFF, 0x3F) else f"{v}&&&{mask:#x}"
     except Exception:  # display only: never fail on an odd value
         pass

@@ -195,3 +195,23 @@ def test_zone_firewall_lets_only_trusted_side_open_flows(lab) -> None:
             p.kill()
             p.wait()
         assert daemon.stop() == 0
+
+
+def test_full_example_of_the_docs_applies_to_a_real_switch(tmp_path, vrouter_program) -> None:
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "controller.md").read_text()
+    block = docs.split("```yaml\n", 1)[1].split("```", 1)[0]
+    switch = SwitchProc({}, tmp_path / "switch.log").start()
+    try:
+        text = block.replace("127.0.0.1:9559", switch.address)
+        text = text.replace("../build/vrouter.p4info.txtpb", str(vrouter_program.p4info))
+        text = text.replace("../build/vrouter.json", str(vrouter_program.json))
+        path = tmp_path / "network.yaml"
+        path.write_text(text)
+        first = vrouter("apply", str(path))
+        assert first.returncode == 0 and "core1: wrote" in first.stdout, first.stdout + first.stderr
+        assert vrouter("apply", str(path)).stdout.strip() == "core1: in sync, nothing to write"
+        meters = json.loads(vrouter("show", "meters", str(path), "--json").stdout)["core1"]
+        assert {(m["meter"], m["index"], m["cir_bit_s"]) for m in meters} >= {
+            ("port_meter", 3, 100_000_000), ("vlan_meter", 30, 50_000_000)}
+    finally:
+        switch.kill()

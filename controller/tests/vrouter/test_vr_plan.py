@@ -266,6 +266,14 @@ def test_full_example_of_the_docs_is_valid_and_plans(canon) -> None:
         rt.neighbors[IP(ip)] = Neighbor(IP(ip), "02:00:00:00:00:01", port, vlan)
     p, switch = converge(canon, net, cfg, rt)
     names = tables(p.inserts)
-    assert names[N.MPLS_LABEL] == 4 and names["group"] == 1 and names[N.FW_POLICY] == 2 and names[N.ACL] == 6
+    assert names[N.MPLS_LABEL] == 4 and names["group"] == 1 and names[N.FW_POLICY] == 2 and names[N.ACL] == 7
     again, _ = converge(canon, net, cfg, rt, switch)
     assert len(again) == 0
+
+
+def test_tcp_flags_become_a_ternary_match(canon) -> None:
+    net = loads("switches:\n  s1:\n    address: 127.0.0.1:1\n    acl:\n"
+                "      - {match: {protocol: tcp, tcp_flags: {set: [syn], clear: [ack]}}, action: deny}\n", "f.yaml")
+    entry = desired_state(net, net.switches["s1"]).acl[0]
+    assert entry.match["tcp_flags"] == (0x02, 0x12)
+    assert "tcp_flags=0x02&&&0x12" in canon.describe(canon.item(entry))
