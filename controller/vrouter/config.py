@@ -15,7 +15,7 @@ from .units import BadValue, parse_duration, parse_interface, parse_ipv4, parse_
 MAX_PORT = 510          # bit<9>, 511 is the drop port
 MAX_LABEL = (1 << 20) - 1
 PROTOCOLS = {"icmp": 1, "tcp": 6, "udp": 17, "gre": 47, "ospf": 89}
-ACL_ACTIONS = ("permit", "deny", "punt", "copy")
+ACL_ACTIONS = ("permit", "deny", "punt", "copy", "redirect")
 LSP_ROLES = ("ingress", "transit", "egress")
 TTL_MODELS = {"uniform": 0, "pipe": 1}
 NULL_LABELS = {"implicit-null": 3, "explicit-null": 0}
@@ -146,6 +146,7 @@ class AclRule:
     action: str
     name: str = ""
     policer: str | None = None
+    via: ipaddress.IPv4Address | None = None      # redirect: the next hop
 
 
 @dataclass(frozen=True)
@@ -698,12 +699,23 @@ TCP_FLAGS = {"fin": 0x01, "syn": 0x02, "rst": 0x04, "psh": 0x08, "ack": 0x10, "u
 
 
 def _acl_rule(c: _Checker, net: Network, sw: SwitchConfig, spec: Any, path: str) -> AclRule | None:
-    m = c.mapping(spec, path, ("name", "match", "action", "policer"), ("action",))
+    m = c.mapping(spec, path, ("name", "match", "action", "policer", "via"), ("action",))
     if m is None:
         return None
     action = m["action"]
     if action not in ACL_ACTIONS:
         c.fail(f"{path}.action", f"{action!r} is not an ACL action ({', '.join(ACL_ACTIONS)})")
+        return None
+    via = None
+    if action == "redirect":
+        if "via" not in m:
+            c.fail(path, "missing key 'via' (the next hop of a redirect)")
+            return None
+        via = _next_hop(c, sw, m["via"], f"{path}.via")
+        if via is None:
+            return None
+    elif "via" in m:
+        c.fail(f"{path}.via", f"only 'redirect' rules have a next hop (this rule is '{action}')")
         return None
     policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
     if "policer" in m and action != "permit":
@@ -748,7 +760,7 @@ def _acl_rule(c: _Checker, net: Network, sw: SwitchConfig, spec: Any, path: str)
             c.fail(f"{mp}.tcp_flags", "TCP flags need protocol: tcp")
     if len(c.problems) != before:
         return None
-    return AclRule(AclMatch(**fields), action, str(m.get("name", "")), policer)
+    return AclRule(AclMatch(**fields), action, str(m.get("name", "")), policer, via)
 
 
 def _tcp_flags(c: _Checker, value: Any, path: str) -> tuple[int, int] | None:

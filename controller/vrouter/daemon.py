@@ -367,7 +367,8 @@ class Router:
 
     def resolve_next_hops(self) -> None:
         """Ask for every configured next hop that is not resolved yet."""
-        hops = {h for r in self.cfg.routes for h in r.via} | {l.via for l in self.cfg.lsps if l.via is not None}
+        hops = {h for r in self.cfg.routes for h in r.via} | {l.via for l in self.cfg.lsps if l.via is not None} \
+            | {a.via for a in self.cfg.acl if a.via is not None}
         for hop in sorted(hops - set(self.rt.neighbors)):
             self.arp_request(hop)
 

@@ -68,8 +68,12 @@ def _policer_params(p: Policer) -> dict[str, int]:
     return {"yellow_remark": int(p.yellow_dscp is not None), "yellow_dscp": p.yellow_dscp or 0}
 
 
-def acl_entry(rule: AclRule, meter_ids: dict[str, int], net: Network, priority: int = 0) -> TableEntry:
-    """The acl_ingress_table entry of one rule (priority set later by the planner)."""
+def acl_entry(rule: AclRule, meter_ids: dict[str, int], net: Network, priority: int = 0,
+              resolved: dict[ipaddress.IPv4Address, int] | None = None) -> TableEntry:
+    """The acl_ingress_table entry of one rule (priority set later by the planner).
+
+    A redirect whose next hop is not resolved yet punts to the controller, which resolves it.
+    """
     m = rule.match
     match: dict[str, object] = {}
     if m.in_port is not None:
@@ -96,7 +100,11 @@ def acl_entry(rule: AclRule, meter_ids: dict[str, int], net: Network, priority: 
         match["l4_dst_port"] = m.dst_port
     if m.tcp_flags is not None:
         match["tcp_flags"] = m.tcp_flags
-    if rule.policer is not None:
+    if rule.action == "redirect":
+        nid = (resolved or {}).get(rule.via)
+        action = Action("ingress.acl.redirect_to_nexthop", {"nexthop_id": nid}) if nid is not None \
+            else Action("ingress.acl.punt_to_cpu")
+    elif rule.policer is not None:
         action = Action("ingress.acl.police", {"meter_id": meter_ids[rule.policer],
                                                **_policer_params(net.policers[rule.policer])})
     else:
@@ -254,7 +262,7 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
     # ACL (ordered) and its meters.
     meter_ids = acl_meter_ids(net)
     for rule in sw.acl:
-        out.acl.append(acl_entry(rule, meter_ids, net))
+        out.acl.append(acl_entry(rule, meter_ids, net, resolved=resolved))
         if rule.policer is not None:
             out.meters[(N.ACL_METER, meter_ids[rule.policer])] = meter_config(net.policers[rule.policer])
 

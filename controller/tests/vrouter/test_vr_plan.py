@@ -266,7 +266,7 @@ def test_full_example_of_the_docs_is_valid_and_plans(canon) -> None:
         rt.neighbors[IP(ip)] = Neighbor(IP(ip), "02:00:00:00:00:01", port, vlan)
     p, switch = converge(canon, net, cfg, rt)
     names = tables(p.inserts)
-    assert names[N.MPLS_LABEL] == 4 and names["group"] == 1 and names[N.FW_POLICY] == 2 and names[N.ACL] == 7
+    assert names[N.MPLS_LABEL] == 4 and names["group"] == 1 and names[N.FW_POLICY] == 2 and names[N.ACL] == 8
     again, _ = converge(canon, net, cfg, rt, switch)
     assert len(again) == 0
 
@@ -277,3 +277,25 @@ def test_tcp_flags_become_a_ternary_match(canon) -> None:
     entry = desired_state(net, net.switches["s1"]).acl[0]
     assert entry.match["tcp_flags"] == (0x02, 0x12)
     assert "tcp_flags=0x02&&&0x12" in canon.describe(canon.item(entry))
+
+
+def test_redirect_punts_until_its_next_hop_resolves(canon) -> None:
+    net = loads("""
+switches:
+  s1:
+    address: 127.0.0.1:1
+    vlans: {10: {interface: {address: 10.0.10.1/24, mac: "00:00:5e:00:01:0a"}}}
+    ports: {1: {vlan: 10}}
+    acl:
+      - {match: {protocol: tcp, dst_port: 80}, action: redirect, via: 10.0.10.9}
+""", "r.yaml")
+    cfg = net.switches["s1"]
+    p1, switch = converge(canon, net, cfg)
+    assert [i.entity.action.name for i in p1.inserts if i.key[1:2] == (N.ACL,)] == ["ingress.acl.punt_to_cpu"]
+    rt = Runtime()
+    rt.neighbors[IP("10.0.10.9")] = Neighbor(IP("10.0.10.9"), "02:00:00:00:00:09", 1, 10)
+    p2, _ = converge(canon, net, cfg, rt, switch)
+    acl = [i for i in p2.inserts + p2.modifies if i.key[1:2] == (N.ACL,)]
+    assert [(i.entity.action.name, i.entity.action.params) for i in acl] == [
+        ("ingress.acl.redirect_to_nexthop", {"nexthop_id": rt.nexthop_ids[IP("10.0.10.9")]})]
+    assert len(acl) == 1 and not p2.deletes   # same match, same priority: one MODIFY
