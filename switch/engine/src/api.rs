@@ -83,10 +83,13 @@ impl fmt::Debug for Program {
 }
 
 impl Program {
-    /// Layout of a `@controller_header("packet_in" | "packet_out")` header:
-    /// field names and bit widths in wire order (hidden fields like `$valid$`
-    /// and padding `_padding*` fields are included only if they are real header
-    /// fields). `None` if the program declares no such header.
+    /// Layout of the `@controller_header("packet_in" | "packet_out")` header:
+    /// field names and bit widths in wire order (padding fields included).
+    /// BMv2 JSON carries no annotations, so the header is found by name: a
+    /// non-metadata header instance named `packet_in` / `packet_out` (or
+    /// `*.packet_in`, `packet_in_header`), or whose type name starts with it.
+    /// P4Info's `controller_packet_metadata` is authoritative where present.
+    /// `None` if the program has no such header.
     pub fn controller_header(&self, name: &str) -> Option<Vec<(String, u32)>> {
         self.inner.controller_header(name)
     }
