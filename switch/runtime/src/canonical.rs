@@ -54,15 +54,28 @@ pub fn check(value: &[u8], bitwidth: u32) -> Result<Vec<u8>, WidthError> {
     Ok(canonical(value))
 }
 
-/// `value` as exactly `(bitwidth + 7) / 8` bytes (value must fit, see [`check`]).
+/// Checks that `value` is a valid bit<`bitwidth`> byte string, without
+/// building its canonical form.
+pub fn fits(value: &[u8], bitwidth: u32) -> Result<(), WidthError> {
+    if value.is_empty() {
+        return Err(WidthError::Empty);
+    }
+    let bits = significant_bits(value);
+    if bits > bitwidth {
+        return Err(WidthError::TooWide { bitwidth, bits });
+    }
+    Ok(())
+}
+
+/// `value` as exactly `(bitwidth + 7) / 8` bytes: the low bytes, zero-padded
+/// (value must fit, see [`check`]).
 pub fn to_width(value: &[u8], bitwidth: u32) -> Vec<u8> {
     let n = (bitwidth as usize).div_ceil(8).max(1);
-    let c = canonical(value);
-    if c.len() >= n {
-        return c[c.len() - n..].to_vec();
+    if value.len() >= n {
+        return value[value.len() - n..].to_vec();
     }
-    let mut out = vec![0u8; n - c.len()];
-    out.extend_from_slice(&c);
+    let mut out = vec![0u8; n];
+    out[n - value.len()..].copy_from_slice(value);
     out
 }
 
@@ -131,6 +144,13 @@ mod tests {
         assert_eq!(check(&[], 8), Err(WidthError::Empty));
         // 48-bit MAC given as 7 bytes with a non-zero top byte
         assert!(check(&[1, 0, 0, 0, 0, 0, 0], 48).is_err());
+    }
+
+    #[test]
+    fn fits_agrees_with_check() {
+        for (v, w) in [(&[0u8, 5][..], 9u32), (&[2, 0], 9), (&[], 8), (&[0xff], 7), (&[0, 0, 0xff], 8)] {
+            assert_eq!(fits(v, w).is_ok(), check(v, w).is_ok(), "{v:?} in bit<{w}>");
+        }
     }
 
     #[test]

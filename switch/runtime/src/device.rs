@@ -354,7 +354,17 @@ impl Device {
             None => None,
         };
         let (entry_action, oneshot) = self.decode_entry_action(s, books, t, action)?;
-        let entry = EngineEntry { key: key.clone(), action: entry_action, priority: prio, idle_timeout_ns: te.idle_timeout_ns as u64 };
+        // The key is needed after the engine call only for direct resources
+        // and the books; the plain insert (the bulk case) moves it.
+        let has_meta = te.controller_metadata != 0 || !te.metadata.is_empty();
+        let keep_key = counter.is_some()
+            || meter.is_some()
+            || oneshot.is_some()
+            || has_meta
+            || !books.oneshots.is_empty()
+            || !books.entry_meta.is_empty();
+        let kept = if keep_key { Some(key.clone()) } else { None };
+        let entry = EngineEntry { key, action: entry_action, priority: prio, idle_timeout_ns: te.idle_timeout_ns as u64 };
         let res = match op {
             Op::Insert => self.switch.table_insert(name, entry),
             _ => self.switch.table_modify(name, entry),
@@ -365,6 +375,7 @@ impl Device {
             }
             return Err(e.into());
         }
+        let Some(key) = kept else { return Ok(()) };
         let direct = || -> RtResult<()> {
             if let Some(c) = counter {
                 self.switch.table_write_counter(name, &key, prio, c)?;
@@ -384,7 +395,7 @@ impl Device {
             return Err(e);
         }
         let k = (t.id, key, prio);
-        if te.controller_metadata != 0 || !te.metadata.is_empty() {
+        if has_meta {
             books.entry_meta.insert(k.clone(), (te.controller_metadata, te.metadata.clone()));
         } else if !books.entry_meta.is_empty() {
             books.entry_meta.remove(&k);

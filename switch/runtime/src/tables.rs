@@ -14,7 +14,7 @@ use p4v1::field_match::FieldMatchType as F;
 /// `value` checked against `bitwidth` and padded to full width; `what` names
 /// the value in the error (built only on error: this is the hot path of writes).
 fn checked(value: &[u8], bitwidth: u32, what: impl Fn() -> String) -> RtResult<Vec<u8>> {
-    canonical::check(value, bitwidth).map_err(|e| RtError::invalid(format!("{}: {e}", what())))?;
+    canonical::fits(value, bitwidth).map_err(|e| RtError::invalid(format!("{}: {e}", what())))?;
     Ok(to_width(value, bitwidth))
 }
 
