@@ -884,3 +884,28 @@ fn reading_100k_entries_is_fast() {
     assert!(rd.windows(2).all(|w| w[0].entry.key < w[1].entry.key), "sorted by key");
     assert!(el.as_secs_f64() < 5.0, "table_read of 100k entries took {el:?}");
 }
+
+#[test]
+fn parallel_workers_share_tables_and_counters() {
+    let sw = std::sync::Arc::new(switch(&table_prog(&["exact"], false)));
+    sw.table_insert("t", entry(vec![MatchKey::Exact(vec![0x22])], 1, 0)).unwrap();
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let sw = sw.clone();
+            std::thread::spawn(move || {
+                let mut w = sw.new_worker();
+                let mut n = 0;
+                for _ in 0..5_000 {
+                    sw.process(&mut w, 0, &PKT, &mut |p, b| {
+                        assert_eq!((p, b[0]), (2, 1));
+                        n += 1;
+                    });
+                }
+                n
+            })
+        })
+        .collect();
+    let total: u32 = threads.into_iter().map(|t| t.join().unwrap()).sum();
+    assert_eq!(total, 10_000);
+    assert_eq!(sw.table_read("t").unwrap()[0].counter, Some(CounterData { packets: 10_000, bytes: 100_000 }));
+}
