@@ -207,7 +207,8 @@ class VrouterTest(BaseTest):
         for how, entity in reversed(self._undo):
             try:
                 if how == "delete":
-                    self.sw.delete(entity)
+                    # A digest config is deleted by its id alone.
+                    self.sw.delete(DigestEntry(entity.digest) if isinstance(entity, DigestEntry) else entity)
                 else:
                     self.reset_meter(entity)
             except Exception as exc:  # keep undoing the rest
@@ -225,7 +226,7 @@ class VrouterTest(BaseTest):
     # --- writes (recorded) ------------------------------------------------------------------
 
     def insert(self, *entities: Entity) -> None:
-        """INSERT entities (in order); each one that succeeded is deleted in tearDown."""
+        """INSERT entities (in order); each one that succeeded is deleted after the test."""
         entities = list(entities)
         try:
             self.sw.insert(entities)
