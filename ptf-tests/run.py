@@ -5,7 +5,8 @@
 
 Environment: P4C (compiler, default the project's p4compile), SWITCH (default the
 project's p4switch; `simple_switch_grpc` takes the same command line), SWITCH_ARGS
-(extra switch options before `--`, e.g. `--thrift-port 9091` for BMv2). Needs root
+(extra switch options before `--`, e.g. `--thrift-port 9091` for BMv2),
+PTF_NEGATIVE_TIMEOUT (seconds a "no packet" check waits, default 0.3). Needs root
 (veth pairs, raw sockets). Every veth pair, the switch and PTF are removed again
 on success, failure and Ctrl-C. The last line is `N passed, N failed`; the exit
 status is non-zero when a test outside KNOWN_FAILURES fails.
@@ -168,7 +169,7 @@ def run_ptf(specs: list[str], veths: Veths, params: str, log_name: str) -> dict[
     """Run PTF on `specs`; echo its output; return {test: ok|FAIL|ERROR|skipped ...}."""
     cmd = [str(ROOT / ".venv" / "bin" / "ptf"), "--test-dir", str(TEST_DIR),
            "--log-file", str(BUILD / f"{log_name}.log"), "--test-params", params,
-           "--default-negative-timeout", "0.3", "--test-case-timeout", "300"]
+           "--default-negative-timeout", os.environ.get("PTF_NEGATIVE_TIMEOUT", "0.3"), "--test-case-timeout", "300"]
     for port, (_, ptf) in sorted(veths.pairs.items()):
         cmd += ["--interface", f"{port}@{ptf}"]
     cmd += specs
