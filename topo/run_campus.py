@@ -11,13 +11,11 @@ Everything it started is stopped on the way out. Exit status 0 when the matrix m
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import json
 import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -28,7 +26,6 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "controller"))
 
-from mininet.clean import Cleanup  # noqa: E402,F401  (imported for users who want mn -c)
 from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
 

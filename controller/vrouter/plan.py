@@ -15,7 +15,6 @@ from typing import Any
 from p4.v1 import p4runtime_pb2
 from p4rt import (ActionProfileGroup, ActionProfileMember, CloneSessionEntry, DigestEntry, Entity, MeterConfig,
                   MeterEntry, MulticastGroupEntry, P4Schema, TableEntry, Update, codec, decode_entity)
-from p4rt.entity import encode_match_parts
 
 from . import names as N
 from .desired import Desired

@@ -12,7 +12,7 @@ from p4rt import TableEntry
 from vrouter import names as N
 from vrouter.config import load, loads
 from vrouter.desired import Neighbor, Runtime, desired_state
-from vrouter.plan import Canon, Item, Plan, assign_priorities, plan
+from vrouter.plan import Canon, Plan, assign_priorities, plan
 from vrouter.reconcile import recover_runtime
 
 DATA = Path(__file__).parent / "data"
