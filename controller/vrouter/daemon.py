@@ -266,6 +266,8 @@ class Router:
             self.send_icmp_error(frame, ip, port, vlan, 11, 0)
         elif reason == N.ROUTE_TO_CPU:
             self.on_unresolved(frame, ip)
+        elif reason == N.MTU_EXCEEDED:
+            self.on_too_big(ip)
         else:
             event("packet_in", logging.DEBUG, switch=self.cfg.name, reason=N.PUNT_REASONS.get(reason, reason),
                   port=port, vlan=vlan, src=ip.src, dst=ip.dst)
@@ -325,6 +327,23 @@ class Router:
         self.send(port, vlan, frame.src, v.interface.mac, pk.ETH_IPV4, pk.ipv4(v.interface.address.ip, ip.src, 1, msg))
         event("icmp_error", logging.DEBUG, switch=self.cfg.name, type=kind, code=code, to=ip.src)
 
+    def on_too_big(self, ip: pk.Ipv4) -> None:
+        """DF set and too big for the egress interface: ICMP fragmentation needed, routed back to the sender."""
+        out = self.cfg.interface_for(ip.dst) or self.cfg.interface_for(self.next_hop_for(ip.dst, any_hop=True) or ip.dst)
+        back = ip.src if self.cfg.interface_for(ip.src) is not None else self.next_hop_for(ip.src, any_hop=True)
+        nb = self.rt.neighbors.get(back) if back is not None else None
+        if out is None or nb is None:
+            return
+        src = self.cfg.vlans[nb.vlan].interface.address.ip
+        head = bytearray(ip.header)   # quote the packet as the sender sent it (TTL + 1, checksum redone)
+        head[8] = min(255, head[8] + 1)
+        head[10:12] = b"\0\0"
+        head[10:12] = pk.checksum(bytes(head)).to_bytes(2, "big")
+        msg = pk.icmp(3, 4, out.interface.mtu.to_bytes(4, "big"), bytes(head) + ip.payload[:8])
+        self.send(nb.port, nb.vlan, nb.mac, self.cfg.vlans[nb.vlan].interface.mac, pk.ETH_IPV4,
+                  pk.ipv4(src, ip.src, 1, msg))
+        event("icmp_frag_needed", logging.DEBUG, switch=self.cfg.name, to=ip.src, mtu=out.interface.mtu)
+
     def on_unresolved(self, frame: pk.Frame, ip: pk.Ipv4) -> None:
         """A packet towards an unresolved host or next hop: keep it, ask who has the address."""
         target = self.next_hop_for(ip.dst)
@@ -336,8 +355,12 @@ class Router:
                 waiting.append(frame.payload)
         self.arp_request(target)
 
-    def next_hop_for(self, dst: IP) -> IP | None:
-        """The neighbour a packet to `dst` needs: the host itself if on-link, else its route's next hop."""
+    def next_hop_for(self, dst: IP, any_hop: bool = False) -> IP | None:
+        """The neighbour a packet to `dst` needs: the host itself if on-link, else its route's next hop.
+
+        By default only an unresolved next hop is returned (the one to ask for); with
+        `any_hop` the first next hop, resolved or not.
+        """
         if self.cfg.interface_for(dst) is not None:
             return dst
         best = None
@@ -345,7 +368,7 @@ class Router:
             if dst in r.prefix and r.via and (best is None or r.prefix.prefixlen > best.prefix.prefixlen):
                 best = r
         for hop in (best.via if best else ()):
-            if hop not in self.rt.neighbors:
+            if any_hop or hop not in self.rt.neighbors:
                 return hop
         return None
 

@@ -215,3 +215,22 @@ def test_full_example_of_the_docs_applies_to_a_real_switch(tmp_path, vrouter_pro
             ("port_meter", 3, 100_000_000), ("vlan_meter", 30, 50_000_000)}
     finally:
         switch.kill()
+
+
+def test_too_big_with_df_gets_fragmentation_needed(lab) -> None:
+    hosts, switch, write, tmp = lab
+    path = write()
+    path.write_text(path.read_text().replace('mac: "00:00:5e:00:01:14"}', 'mac: "00:00:5e:00:01:14", mtu: 1000}'))
+    daemon = Daemon(path, tmp / "vrouter.log")
+    try:
+        daemon.wait_for("event=reconciled")
+        h1, h3 = hosts["h1"], hosts["h3"]
+        assert h1.reaches(h3.ip)                          # small packets pass
+        out = ""
+        for _ in range(3):
+            out = h1.run("ping", "-n", "-c", "1", "-W", "2", "-M", "do", "-s", "1200", h3.ip)
+            if "mtu = 1000" in out:
+                break
+        assert "From 10.0.10.1" in out and "Frag needed and DF set (mtu = 1000)" in out, out
+    finally:
+        assert daemon.stop() == 0
