@@ -256,9 +256,15 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
         state = ControlState()
         fails: list[str] = []
         sent = 0
+        last_port = None
         for c in cmds:
             if isinstance(c, stf.Packet):
+                if last_port is not None and c.port != last_port:
+                    # Ports are served concurrently: let the earlier packets come out
+                    # first so that the order across input ports stays the file's.
+                    settle(vp, sum(1 for e in expects if e.line < c.line), max_quiet=0.3)
                 vp.send(c.port, c.data)
+                last_port = c.port
                 sent += 1
             elif isinstance(c, stf.CONTROL_COMMANDS):
                 apply_control(ctl, c, state)
