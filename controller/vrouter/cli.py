@@ -43,10 +43,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_program(net: Network) -> None:
+    for path in (net.p4info, net.device_config):
+        if not path.exists():
+            raise CommandError(f"{path}: no such file; compile the program first (make build-p4), "
+                               f"or point `pipeline:` in {net.file} at it")
+
+
 def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
     from .reconcile import ensure_pipeline, reconcile
 
     net = load(args.file)
+    if not dry_run:
+        _check_program(net)
     for name in _selected(net, args.switch):
         cfg = net.switches[name]
         with _connect(net, name) as sw:
@@ -77,6 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .daemon import run
 
     net = load(args.file)
+    _check_program(net)
     return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file)
 
 

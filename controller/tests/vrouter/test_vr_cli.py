@@ -33,3 +33,13 @@ def test_unreachable_switch_is_one_line_error(tmp_path, capsys) -> None:
 def test_unknown_switch_name(capsys) -> None:
     assert main(["diff", str(HERE / "data" / "small.yaml"), "--switch", "s9"]) == 2
     assert capsys.readouterr().err == "small.yaml: no switch named s9 (switches: s1)\n"
+
+
+def test_missing_program_is_explained(tmp_path, capsys) -> None:
+    path = tmp_path / "np.yaml"
+    path.write_text("pipeline: {p4info: nope.txtpb, config: nope.json}\nswitches:\n  s1: {address: '127.0.0.1:1'}\n")
+    for command in ("apply", "run"):
+        assert main([command, str(path)]) == 1
+        err = capsys.readouterr().err
+        assert err == f"vrouter: {tmp_path / 'nope.txtpb'}: no such file; compile the program first " \
+                      f"(make build-p4), or point `pipeline:` in np.yaml at it\n"
