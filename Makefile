@@ -25,7 +25,7 @@ P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-p4 test test-compiler \
-        test-switch test-controller test-conformance test-p4src bench-switch bench-compiler \
+        test-switch test-controller test-conformance test-p4src test-ptf bench-switch bench-compiler \
         fuzz clean
 
 help: ## List the targets (this text)
@@ -54,7 +54,7 @@ $(BUILD)/%.json: p4src/%.p4 $(wildcard p4src/include/*.p4) | $(VENV_STAMP)
 	@mkdir -p $(BUILD)
 	$(P4C) $< -o $@ --p4runtime-files $(BUILD)/$*.p4info.txtpb
 
-test: build test-compiler test-switch test-controller test-conformance test-p4src ## Run every test suite (needs root)
+test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf ## Run every test suite (needs root)
 	@echo "test: all suites passed"
 
 test-compiler: $(VENV_STAMP) ## p4compile unit tests, bad-input corpus, every P4 program in the repo
@@ -74,6 +74,9 @@ test-conformance: $(VENV_STAMP) build-switch ## STF corpus on the selected P4C/S
 
 test-p4src: $(VENV_STAMP) build-switch ## vrouter.p4: documented contract and packet scenarios (STF)
 	$(PY) -m pytest -q p4src/tests
+
+test-ptf: $(VENV_STAMP) build-switch ## PTF suite of vrouter.p4 over veth pairs on the selected SWITCH
+	$(PY) ptf-tests/run.py
 
 bench-switch: build-switch ## Switch speed: in-process pps, veth zero-loss rate, P4Runtime inserts/s
 	@echo "bench-switch: see switch/README.md"
