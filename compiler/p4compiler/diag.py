@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A position in a source file (1-based line and column)."""
+class Span(NamedTuple):
+    """A position in a source file (1-based line and column). A tuple: cheap to make per token."""
     file: str
     line: int
     col: int

@@ -22,6 +22,7 @@ BINARY_PREC = [
     {"||"}, {"&&"}, {"==", "!="}, {"<", ">", "<=", ">="}, {"|"}, {"^"}, {"&"},
     {"<<", ">>"}, {"++", "+", "-", "|+|", "|-|"}, {"*", "/", "%"},
 ]
+_PREC_OF = {op: level for level, ops in enumerate(BINARY_PREC) for op in ops}
 _COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
 
 
@@ -936,18 +937,17 @@ class Parser:
             return A.Ternary(q.span, cond, a, b)
         return cond
 
-    def binary(self, level: int) -> A.Expr:
-        if level == len(BINARY_PREC):
-            return self.unary()
-        left = self.binary(level + 1)
-        ops = BINARY_PREC[level]
+    def binary(self, min_level: int) -> A.Expr:
+        """Precedence climbing over BINARY_PREC (all binary operators are left-associative)."""
+        left = self.unary()
         while True:
             t = self.tok
             op = t.kind
             if op == ">" and self.peek().kind == ">" and self.peek().span.col == t.end_col \
                     and self.peek().span.line == t.span.line:
                 op = ">>"
-            if op not in ops:
+            level = _PREC_OF.get(op)
+            if level is None or level < min_level:
                 return left
             self.next()
             if op == ">>":
