@@ -51,7 +51,14 @@ class P4Switch(Switch):
         return cmd + ["--no-p4", "--", "--grpc-server-addr", self.grpc_address, "--cpu-port", str(self.cpu_port)]
 
     def start(self, controllers) -> None:
-        """Start the switch process and wait for its gRPC port."""
+        """Start the switch process and wait for its gRPC port (which must be free before)."""
+        try:
+            socket.create_connection(("127.0.0.1", self.grpc_port), timeout=0.2).close()
+        except OSError:
+            pass
+        else:
+            raise RuntimeError(f"{self.name}: {self.grpc_address} is already in use (another switch?); "
+                               f"stop it or choose another port (run_campus.py --grpc-port N)")
         for intf in self.intfList():
             if intf.name != "lo":
                 self.cmd(f"sysctl -qw net.ipv6.conf.{intf.name}.disable_ipv6=1")

@@ -152,7 +152,11 @@ def main() -> int:
     daemon = None
     status = 1
     try:
-        net.start()
+        try:
+            net.start()
+        except RuntimeError as exc:
+            print(f"run_campus: {exc}", file=sys.stderr)
+            return 1
         for h in plans:
             host = net.get(h.name)
             host.cmd("sysctl -qw net.ipv6.conf.all.disable_ipv6=1")
