@@ -24,8 +24,8 @@ VENV_INPUTS := requirements.txt mk/setup-venv.sh mk/venv-protobuf.pth \
 P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
-.PHONY: help setup setup-apt build build-switch build-p4 test test-compiler \
-        test-switch test-controller test-conformance test-p4src test-ptf bench-switch bench-compiler \
+.PHONY: help setup setup-apt build build-switch build-p4 run test test-compiler test-vrouter \
+        test-switch test-controller test-conformance test-p4src test-ptf bench-switch bench-controller bench-compiler \
         fuzz clean
 
 help: ## List the targets (this text)
@@ -54,6 +54,9 @@ $(BUILD)/%.json: p4src/%.p4 $(wildcard p4src/include/*.p4) | $(VENV_STAMP)
 	@mkdir -p $(BUILD)
 	$(P4C) $< -o $@ --p4runtime-files $(BUILD)/$*.p4info.txtpb
 
+run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix, iperf3, CLI if interactive (root)
+	$(PY) topo/run_campus.py
+
 test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf ## Run every test suite (needs root)
 	@echo "test: all suites passed"
 
@@ -69,6 +72,9 @@ test-switch: build-switch ## Rust unit and integration tests of the switch (rele
 test-controller: $(VENV_STAMP) build-switch ## p4rt client library against a real p4switch
 	$(PY) -m pytest -q controller/tests
 
+test-vrouter: $(VENV_STAMP) build-switch build-p4 ## Only the vrouter controller's tests (part of test-controller)
+	$(PY) -m pytest -q controller/tests/vrouter
+
 test-conformance: $(VENV_STAMP) build-switch ## STF corpus on the selected P4C/SWITCH
 	$(VENV)/bin/p4stf --all conformance/tests
 
@@ -80,6 +86,9 @@ test-ptf: $(VENV_STAMP) build-switch ## PTF suite of vrouter.p4 over veth pairs 
 
 bench-switch: build-switch ## Switch speed: in-process pps, veth zero-loss rate, P4Runtime inserts/s
 	@echo "bench-switch: see switch/README.md"
+
+bench-controller: build ## vrouter apply of 10,000 routes / 1,000 ACL rules against raw p4rt inserts
+	$(PY) -m vrouter.bench
 
 bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program
 	$(PY) compiler/bench_compile.py
