@@ -44,6 +44,16 @@ pub fn get_bits(buf: &[u8], bit_off: usize, width: u32) -> Option<u64> {
     if end > buf.len() * 8 {
         return None;
     }
+    let first = bit_off / 8;
+    if width <= 64 {
+        if let Some(win) = buf.get(first..first + 16) {
+            // one unaligned 128-bit big-endian load covers any <= 64-bit field
+            let mut a = [0u8; 16];
+            a.copy_from_slice(win);
+            let v = u128::from_be_bytes(a) >> (128 - (bit_off % 8) - width as usize);
+            return Some(v as u64 & mask64(width));
+        }
+    }
     if (bit_off | width as usize) & 7 == 0 {
         // byte-aligned fast path
         let s = bit_off / 8;
@@ -53,7 +63,6 @@ pub fn get_bits(buf: &[u8], bit_off: usize, width: u32) -> Option<u64> {
         }
         return Some(acc);
     }
-    let first = bit_off / 8;
     let last = (end - 1) / 8;
     let mut acc: u128 = 0;
     for &b in &buf[first..=last] {
@@ -391,5 +400,31 @@ mod writer_tests {
         w.put(1, 1);
         w.finish();
         assert_eq!(v, vec![0x45, 0x5a, 0xbc, 0x99, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x80]);
+    }
+}
+
+#[cfg(test)]
+mod get_bits_tests {
+    use super::*;
+
+    #[test]
+    fn windowed_and_tail_reads_agree() {
+        let buf: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+        for off in 0..(buf.len() * 8) {
+            for w in [1u32, 3, 8, 13, 16, 31, 48, 63, 64] {
+                let got = get_bits(&buf, off, w);
+                // reference: bit by bit
+                let want = if off + w as usize > buf.len() * 8 {
+                    None
+                } else {
+                    let mut v = 0u64;
+                    for b in off..off + w as usize {
+                        v = (v << 1) | ((buf[b / 8] >> (7 - b % 8)) & 1) as u64;
+                    }
+                    Some(v)
+                };
+                assert_eq!(got, want, "off {off} width {w}");
+            }
+        }
     }
 }
