@@ -94,6 +94,7 @@ class Controller:
         self._auto_member = 1 << 24
         self._vsets: dict[int, list[stf.KeyMatch]] = {}
         self.digests: dict[int, int] = {}
+        self.digest_data: dict[int, list[tuple[int, ...]]] = {}
         self._reader = threading.Thread(target=self._read_stream, daemon=True)
         self._reader.start()
 
@@ -104,6 +105,8 @@ class Controller:
                 if msg.HasField("digest"):
                     d = msg.digest
                     self.digests[d.digest_id] = self.digests.get(d.digest_id, 0) + len(d.data)
+                    self.digest_data.setdefault(d.digest_id, []).extend(
+                        tuple(_flatten(item)) for item in d.data)
                     ack = pb.StreamMessageRequest()
                     ack.digest_ack.digest_id = d.digest_id
                     ack.digest_ack.list_id = d.list_id
@@ -428,6 +431,12 @@ class Controller:
             raise ControlError(f"register {r.preamble.name}[{cmd.index}]: empty read")
         return int.from_bytes(got[0].register_entry.data.bitstring, "big")
 
+    def digest_id(self, name: str) -> int:
+        try:
+            return resolve(self.schema.info.digests, name, "digest").preamble.id
+        except NameError_ as exc:
+            raise ControlError(str(exc)) from None
+
     def enable_digest(self, name: str) -> int:
         """Ask for every digest of `name` at once (list size 1, no timeout)."""
         try:
@@ -495,6 +504,22 @@ class Controller:
             raise ControlError(str(exc)) from None
         _meter_rates(e.config, cmd.rates)
         self._write(f"direct_meter_config {cmd.table} (stf line {cmd.line})", upd)
+
+
+def _flatten(data) -> list[int]:
+    """A P4Data value as the list of its bitstrings in member order."""
+    kind = data.WhichOneof("data")
+    if kind == "bitstring":
+        return [int.from_bytes(data.bitstring, "big")]
+    if kind == "bool":
+        return [int(data.bool)]
+    if kind in ("struct", "tuple"):
+        return [v for m in getattr(data, kind).members for v in _flatten(m)]
+    if kind == "header":
+        return [int.from_bytes(b, "big") for b in data.header.bitstrings]
+    if kind == "enum_value":
+        return [int.from_bytes(data.enum_value, "big")]
+    return []
 
 
 def _meter_rates(cfg, rates) -> None:

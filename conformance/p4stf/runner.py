@@ -242,9 +242,7 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
                 ctl = Controller(addr, device_id=device, timeout=5.0)
                 with open(js, "rb") as f:
                     ctl.set_pipeline(load_p4info(info_path), f.read())
-                for c in cmds:
-                    if isinstance(c, stf.CheckDigest):
-                        c.digest_id = ctl.enable_digest(c.digest)
+                _enable_digests(ctl, cmds)
             except ControlError as exc:
                 res.reason = str(exc)
                 if "UNIMPLEMENTED" in str(exc):
@@ -332,9 +330,7 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started, device
         return None
     state = ControlState()
     try:
-        for c in cmds:
-            if isinstance(c, stf.CheckDigest):
-                c.digest_id = ctl.enable_digest(c.digest)
+        _enable_digests(ctl, cmds)
         for c in controls:
             apply_control(ctl, c, state)
         ctl.flush_multicast()
@@ -352,6 +348,16 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started, device
                       f"({opts.wait:.0f}s); rerun with a larger --wait")
         return None
     return ctl
+
+
+def _enable_digests(ctl: Controller, cmds: list) -> None:
+    """Turn on every digest a check command names (once each), before packets flow."""
+    enabled: dict[str, int] = {}
+    for c in cmds:
+        if isinstance(c, (stf.CheckDigest, stf.CheckDigestData)):
+            if c.digest not in enabled:
+                enabled[c.digest] = ctl.enable_digest(c.digest)
+            c.digest_id = enabled[c.digest]
 
 
 class ControlState:
@@ -434,6 +440,13 @@ def _run_checks(ctl, checks) -> list[str]:
                     fails.append(f"check_direct_counter {c.table} {c.kind or 'packets'} {c.op} "
                                  f"{c.value} (stf line {c.line}): actual {got} "
                                  f"(bytes {byts}, packets {pkts})")
+            elif isinstance(c, stf.CheckDigestData):
+                items = ctl.digest_data.get(getattr(c, "digest_id", -1), [])
+                if tuple(c.values) not in items:
+                    seen = "; ".join(" ".join(f"{v:#x}" for v in it) for it in items) or "none"
+                    fails.append(f"check_digest_data {c.digest} "
+                                 f"{' '.join(f'{v:#x}' for v in c.values)} (stf line {c.line}): "
+                                 f"not received (received: {seen})")
             elif isinstance(c, stf.CheckDigest):
                 got = ctl.digests.get(getattr(c, "digest_id", -1), 0)
                 if not ops[c.op](got, c.count):

@@ -180,6 +180,13 @@ class DirectMeterConfig:
 
 
 @dataclass
+class CheckDigestData:
+    line: int
+    digest: str
+    values: list[int]  # the digest's members in order (struct members flattened)
+
+
+@dataclass
 class Wait:
     line: int
 
@@ -189,7 +196,7 @@ CONTROL_COMMANDS = (Add, SetDefault, McGroupCreate, McNodeCreate, McNodeAssociat
                     MirroringAdd, MemberAdd, GroupAdd, RegisterWrite, MeterConfig, ValueSetAdd,
                     DirectMeterConfig)
 # Commands that read switch state after packets flowed.
-CHECK_COMMANDS = (CheckCounter, RegisterRead, CheckDigest, CheckDirectCounter)
+CHECK_COMMANDS = (CheckCounter, RegisterRead, CheckDigest, CheckDirectCounter, CheckDigestData)
 
 _OPS = ("==", "!=", "<=", ">=", "<", ">")
 
@@ -478,6 +485,11 @@ def parse(text: str, filename: str = "<stf>") -> list:
                     keys.append(parse_key_value(k, v))
                 cmds.append(CheckDirectCounter(lineno, m.group(1), keys, m.group(3), m.group(4),
                                                parse_int(m.group(5), "value")))
+            elif word == "check_digest_data":
+                if len(words) < 2:
+                    raise StfError(f"line {lineno}: check_digest_data NAME VALUE...")
+                cmds.append(CheckDigestData(lineno, words[0],
+                                            _ints(words[1:], lineno, "digest value")))
             elif word == "check_digest":
                 m = re.fullmatch(r"([\w.$]+)\s*(==|!=|<=|>=|<|>)?\s*(\S+)", rest)
                 if not m:

@@ -141,3 +141,8 @@ def test_meter_configs_and_reset():
     assert (m.cir, m.cburst, m.pir, m.pburst) == (1, 1, 1, 2)
     assert (r.cir, r.cburst, r.pir, r.pburst) == (-1, -1, -1, -1)
     assert d.table == "t" and [k.name for k in d.keys] == ["f1"] and d.rates == (10, 5, 20, 8)
+
+
+def test_check_digest_data():
+    c = one("check_digest_data learn_t 0xa 0")
+    assert (c.digest, c.values) == ("learn_t", [10, 0])

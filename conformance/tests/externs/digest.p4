@@ -1,6 +1,7 @@
 // Checks: digest<learn_t>(1, {f1, ingress_port}) sends one digest message per packet that
 // calls it (b1 == 1) to the P4Runtime client, and does not disturb forwarding.
-// Expected: by hand: 2 of the 3 packets call digest -> 2 digest data items.
+// Expected: by hand: 2 of the 3 packets call digest -> 2 digest data items, carrying
+// (f1, ingress_port) = (0xa, 0) and (0xc, 0).
 #include <core.p4>
 #include <v1model.p4>
 
