@@ -602,13 +602,9 @@ impl Runtime {
         let mut v: Vec<Member> = cur
             .members
             .iter()
-            .map(|(id, md)| {
-                let EntryAction::Action(spec) =
-                    self.to_api_action(&EAction::Direct { action: md.action, data: md.data.clone() })
-                else {
-                    unreachable!()
-                };
-                Member { member_id: *id, action: spec }
+            .filter_map(|(id, md)| match self.to_api_action(&EAction::Direct { action: md.action, data: md.data.clone() }) {
+                EntryAction::Action(spec) => Some(Member { member_id: *id, action: spec }),
+                _ => None,
             })
             .collect();
         v.sort_by_key(|m| m.member_id);
