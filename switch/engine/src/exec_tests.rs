@@ -282,6 +282,11 @@ fn exact_table_hit_miss_and_next_tables() {
     assert!(matches!(sw.table_delete("t", &[MatchKey::Exact(vec![0x24])], 0), Err(ApiError::NotFound(_))));
     assert!(matches!(sw.table_insert("t", entry(vec![MatchKey::Exact(vec![1, 0x22])], 1, 0)), Err(ApiError::InvalidArgument(_))));
     assert!(matches!(sw.table_insert("t", entry(vec![MatchKey::Exact(vec![0x23])], 1, 5)), Err(ApiError::InvalidArgument(_))));
+    let mut v = table_prog(&["exact"], false);
+    v["pipelines"][0]["tables"][0]["support_timeout"] = json!(false);
+    let mut e = entry(vec![MatchKey::Exact(vec![0x23])], 1, 0);
+    e.idle_timeout_ns = 1000;
+    assert!(matches!(switch(&v).table_insert("t", e), Err(ApiError::InvalidArgument(_))), "no idle timeout support");
     // direct counter counted the hit
     let rd = sw.table_read("t").unwrap();
     assert_eq!(rd.len(), 1);

@@ -503,6 +503,9 @@ pub fn build_entry(
     } else if priority != 0 && !is_const {
         return inv("priority must be 0 for tables without ternary, range or optional fields".into());
     }
+    if idle_timeout_ns > 0 && !t.support_timeout {
+        return inv("idle_timeout_ns must be 0: the table does not support idle timeouts".into());
+    }
     let n = t.key_limbs as usize;
     let mut value = vec![0u64; n];
     let mut mask = vec![0u64; n];
