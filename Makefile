@@ -93,8 +93,11 @@ bench-controller: build ## vrouter apply of 10,000 routes / 1,000 ACL rules agai
 bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program
 	$(PY) compiler/bench_compile.py
 
-fuzz: ## Fuzz the switch's JSON loader and packet path for a bounded time
-	@echo "fuzz: see switch/engine/README.md"
+FUZZ_SECONDS ?= 60
+fuzz: ## Fuzz the switch's JSON loader and packet path, FUZZ_SECONDS each (cargo-fuzz, nightly)
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install --locked --quiet cargo-fuzz
+	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run load -- -max_total_time=$(FUZZ_SECONDS) -max_len=20000
+	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run process -- -max_total_time=$(FUZZ_SECONDS)
 
 clean: ## Remove build output (keeps .venv)
 	rm -rf $(BUILD) target
