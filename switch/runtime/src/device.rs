@@ -290,7 +290,7 @@ impl Device {
             E::RegisterEntry(r) => self.write_register(s, op, r),
             E::PacketReplicationEngineEntry(pre) => self.write_pre(books, op, pre),
             E::DigestEntry(d) => self.write_digest(s, op, d),
-            E::ValueSetEntry(_) => Err(RtError::unimplemented("parser value sets cannot be written yet")),
+            E::ValueSetEntry(v) => self.write_value_set(s, op, v),
             E::ExternEntry(_) => Err(RtError::unimplemented("extern entries are not supported")),
         }
     }
@@ -794,6 +794,39 @@ impl Device {
         }
     }
 
+    // ----- parser value sets --------------------------------------------------
+
+    fn write_value_set(&self, s: &Schema, op: Op, v: &p4v1::ValueSetEntry) -> RtResult<()> {
+        Self::modify_only(op, "value sets")?;
+        let vs = s.value_sets.get(&v.value_set_id).ok_or_else(|| RtError::invalid(format!("unknown value set id {}", v.value_set_id)))?;
+        if vs.size > 0 && v.members.len() > vs.size as usize {
+            return Err(RtError::new(
+                Code::ResourceExhausted,
+                format!("value set '{}' holds at most {} members", vs.name, vs.size),
+            ));
+        }
+        let values = crate::valuesets::encode_members(vs, &v.members)?;
+        Ok(self.switch.value_set_write(&vs.engine_name, values)?)
+    }
+
+    fn read_value_sets(&self, s: &Schema, v: &p4v1::ValueSetEntry, out: &mut Vec<p4v1::Entity>) -> RtResult<()> {
+        let sets: Vec<_> = if v.value_set_id == 0 {
+            s.value_sets.values().collect()
+        } else {
+            vec![s.value_sets.get(&v.value_set_id).ok_or_else(|| RtError::invalid(format!("unknown value set id {}", v.value_set_id)))?]
+        };
+        for vs in sets {
+            let values = self.switch.value_set_read(&vs.engine_name)?;
+            out.push(p4v1::Entity {
+                entity: Some(E::ValueSetEntry(p4v1::ValueSetEntry {
+                    value_set_id: vs.id,
+                    members: crate::valuesets::decode_members(vs, &values),
+                })),
+            });
+        }
+        Ok(())
+    }
+
     // ----- digests ------------------------------------------------------------
 
     fn write_digest(&self, s: &Schema, op: Op, d: &p4v1::DigestEntry) -> RtResult<()> {
@@ -853,7 +886,7 @@ impl Device {
                 E::RegisterEntry(r) => self.read_registers(s, r, &mut out)?,
                 E::PacketReplicationEngineEntry(pre) => self.read_pre(&books, pre, &mut out)?,
                 E::DigestEntry(d) => self.read_digests(s, d, &mut out)?,
-                E::ValueSetEntry(_) => return Err(RtError::unimplemented("parser value sets cannot be read yet")),
+                E::ValueSetEntry(v) => self.read_value_sets(s, v, &mut out)?,
                 E::ExternEntry(_) => return Err(RtError::unimplemented("extern entries are not supported")),
             }
         }

@@ -7,8 +7,8 @@
 //!
 //! Layout: the logic lives in plain modules that tests call without a socket
 //! (`canonical` byte strings, `schema` P4Info id maps, `tables` entry
-//! translation, `arbitration`, `digests` batching, `packetio` controller
-//! headers, `pipeline` configs, `device` = all RPCs); `service` is the tonic
+//! translation, `valuesets`, `arbitration`, `digests` batching, `packetio`
+//! controller headers, `pipeline` configs, `device` = all RPCs); `service` is the tonic
 //! adapter and `server` the threads and options.
 //!
 //! No-panic contract: no request, however malformed, panics the server; bad
@@ -26,6 +26,7 @@ pub mod schema;
 pub mod server;
 pub mod service;
 pub mod tables;
+pub mod valuesets;
 
 pub use device::{Device, Transmit, API_VERSION};
 pub use server::{spawn, ServerError, ServerHandle, ServerOptions, TlsOptions};

@@ -21,7 +21,7 @@ fn header_bytes(layout: &[PacketMetaS]) -> usize {
 }
 
 /// Writes the low `width` bits of big-endian `value` at bit offset `pos` of `out`.
-fn put_bits(out: &mut [u8], pos: usize, width: u32, value: &[u8]) {
+pub(crate) fn put_bits(out: &mut [u8], pos: usize, width: u32, value: &[u8]) {
     for i in 0..width as usize {
         // bit i of the field, counted from its most significant bit
         let from_lsb = width as usize - 1 - i;
@@ -33,7 +33,7 @@ fn put_bits(out: &mut [u8], pos: usize, width: u32, value: &[u8]) {
     }
 }
 
-fn get_bits(data: &[u8], pos: usize, width: u32) -> Vec<u8> {
+pub(crate) fn get_bits(data: &[u8], pos: usize, width: u32) -> Vec<u8> {
     let n = (width as usize).div_ceil(8).max(1);
     let mut out = vec![0u8; n];
     for i in 0..width as usize {

@@ -119,6 +119,25 @@ pub struct DigestS {
     pub field_widths: Vec<u32>,
 }
 
+/// A parser value set: its key parts (P4Info order = the engine's bit order,
+/// first part in the most significant bits).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueSetS {
+    pub id: u32,
+    pub name: String,
+    /// The engine's value-set name.
+    pub engine_name: String,
+    /// (match field id, name, bitwidth, kind) per key part.
+    pub fields: Vec<MatchFieldS>,
+    pub size: u32,
+}
+
+impl ValueSetS {
+    pub fn total_bits(&self) -> u32 {
+        self.fields.iter().map(|f| f.bitwidth).sum()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PacketMetaS {
     pub id: u32,
@@ -142,7 +161,7 @@ pub struct Schema {
     pub registers: BTreeMap<u32, ArrayS>,
     pub digests: BTreeMap<u32, DigestS>,
     pub digest_by_engine_name: HashMap<String, u32>,
-    pub value_sets: BTreeMap<u32, String>,
+    pub value_sets: BTreeMap<u32, ValueSetS>,
     /// `packet_in` controller header fields in wire order.
     pub packet_in: Option<Vec<PacketMetaS>>,
     /// `packet_out` controller header fields in wire order.
@@ -406,9 +425,46 @@ impl Schema {
             };
             insert_unique(&mut s.digests, id, ds, "digest")?;
         }
-        for v in &p4info.value_sets {
+        for (i, v) in p4info.value_sets.iter().enumerate() {
             let (id, name) = preamble(&v.preamble, "value set")?;
-            s.value_sets.insert(id, name);
+            let eng = prog
+                .value_sets
+                .iter()
+                .find(|e| e.name == name)
+                .or_else(|| (prog.value_sets.len() == p4info.value_sets.len()).then(|| &prog.value_sets[i]))
+                .ok_or_else(|| RtError::invalid(format!("P4Info value set '{name}' is not in the device config")))?;
+            let mut fields = Vec::new();
+            for (pos, m) in v.r#match.iter().enumerate() {
+                let what = format!("value set '{name}' field '{}'", m.name);
+                let bw = width(m.bitwidth, &what)?;
+                let kind = match &m.r#match {
+                    Some(cfg::match_field::Match::MatchType(k)) => {
+                        use cfg::match_field::MatchType as M;
+                        match M::try_from(*k) {
+                            Ok(M::Ternary) => MatchKind::Ternary,
+                            // value sets match exactly unless a part is ternary
+                            _ => MatchKind::Exact,
+                        }
+                    }
+                    _ => MatchKind::Exact,
+                };
+                fields.push(MatchFieldS { id: m.id, name: m.name.clone(), bitwidth: bw, kind, engine_pos: pos });
+            }
+            let total: u32 = fields.iter().map(|f| f.bitwidth).sum();
+            let eng_total: u32 = eng.bitwidths.iter().sum();
+            if total != eng_total {
+                return Err(RtError::invalid(format!(
+                    "value set '{name}': P4Info key is {total} bits, device config {eng_total} bits"
+                )));
+            }
+            let vs = ValueSetS {
+                id,
+                name,
+                engine_name: eng.name.clone(),
+                fields,
+                size: if v.size > 0 { v.size as u32 } else { eng.max_size },
+            };
+            insert_unique(&mut s.value_sets, id, vs, "value set")?;
         }
         for c in &p4info.controller_packet_metadata {
             let (_, name) = preamble(&c.preamble, "controller packet metadata")?;

@@ -354,3 +354,24 @@ async fn idle_timeout_notification() {
     let err = c.write(vec![update(Type::Insert, E::TableEntry(e))]).await.unwrap_err();
     assert_eq!(error_codes(&err), vec![Code::InvalidArgument as i32]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parser_value_sets() {
+    let mut c = loaded().await;
+    let vs = |members: &[&[u8]]| {
+        E::ValueSetEntry(p4v1::ValueSetEntry {
+            value_set_id: fixture::VS_PVS,
+            members: members.iter().map(|v| p4v1::ValueSetMember { r#match: vec![exact(v)] }).collect(),
+        })
+    };
+    c.write(vec![update(Type::Modify, vs(&[&[0x08, 0x00], &[0, 0, 0x86, 0xdd]]))]).await.unwrap();
+    let got = c.read(vec![ent(vs(&[]))]).await.unwrap();
+    assert_eq!(got, vec![ent(vs(&[&[0x08, 0x00], &[0x86, 0xdd]]))], "members in canonical form");
+    let e = c.write(vec![update(Type::Insert, vs(&[&[1]]))]).await.unwrap_err();
+    assert_eq!(error_codes(&e), vec![Code::InvalidArgument as i32], "value sets are only modified");
+    let e = c.write(vec![update(Type::Modify, vs(&[&[1], &[2], &[3], &[4], &[5]]))]).await.unwrap_err();
+    assert_eq!(error_codes(&e), vec![Code::ResourceExhausted as i32]);
+    let e = c.write(vec![update(Type::Modify, vs(&[&[1, 0, 0]]))]).await.unwrap_err();
+    assert_eq!(error_codes(&e), vec![Code::InvalidArgument as i32], "17 bits in bit<16>");
+    assert_eq!(c.read(vec![ent(vs(&[]))]).await.unwrap().len(), 1, "failed writes changed nothing");
+}

@@ -133,6 +133,13 @@ fn corpus() -> Vec<p4v1::Update> {
             }),
         ),
         update(
+            Type::Modify,
+            E::ValueSetEntry(p4v1::ValueSetEntry {
+                value_set_id: fixture::VS_PVS,
+                members: vec![p4v1::ValueSetMember { r#match: vec![exact(&[8, 0])] }],
+            }),
+        ),
+        update(
             Type::Insert,
             E::DigestEntry(p4v1::DigestEntry {
                 digest_id: fixture::D_DIGEST,

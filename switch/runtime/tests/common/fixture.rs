@@ -4,7 +4,8 @@
 //! = digest `digest_t` and `to_cpu` = port 64), `t_lpm` (lpm bit<48>, direct
 //! meter), `t_tern` (ternary bit<16>, direct counter, const default `NoAction`),
 //! `t_sel` (action selector `ap`), `t_const` (const entry 0x0800); counter
-//! `pkts`[16], meter `policer`[8] (bytes), register `reg`[8] bit<32>.
+//! `pkts`[16], meter `policer`[8] (bytes), register `reg`[8] bit<32>, parser
+//! value set `pvs` (bit<16>, 4 members).
 
 #![allow(dead_code)]
 
@@ -29,6 +30,7 @@ pub const DM_LPM: u32 = 364000001;
 pub const R_REG: u32 = 369000001;
 pub const D_DIGEST: u32 = 385000001;
 pub const AP: u32 = 285000001;
+pub const VS_PVS: u32 = 56000001;
 
 fn pre(id: u32, name: &str) -> Option<cfg::Preamble> {
     Some(cfg::Preamble { id, name: name.into(), ..Default::default() })
@@ -122,6 +124,17 @@ pub fn p4info() -> cfg::P4Info {
             }),
             size: 8,
             ..Default::default()
+        }],
+        value_sets: vec![cfg::ValueSet {
+            preamble: pre(VS_PVS, "MyParser.pvs"),
+            r#match: vec![cfg::MatchField {
+                id: 1,
+                name: "ether_type".into(),
+                bitwidth: 16,
+                r#match: Some(cfg::match_field::Match::MatchType(cfg::match_field::MatchType::Exact as i32)),
+                ..Default::default()
+            }],
+            size: 4,
         }],
         digests: vec![cfg::Digest { preamble: pre(D_DIGEST, "digest_t"), type_spec: None }],
         direct_counters: vec![cfg::DirectCounter {
