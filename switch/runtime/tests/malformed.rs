@@ -154,7 +154,7 @@ fn mutated_requests_never_crash_the_server() {
     let switch = Arc::new(Switch::new(SwitchConfig { cpu_port: Some(64), ..Default::default() }));
     let dev = Device::new(switch, None);
     let (tx, _rx) = tokio::sync::mpsc::channel(1 << 16);
-    let stream = dev.open_stream(tx);
+    let stream = dev.open_stream(tx.clone());
     let arb = p4v1::StreamMessageRequest {
         update: Some(p4v1::stream_message_request::Update::Arbitration(p4v1::MasterArbitrationUpdate {
             device_id: 0,
@@ -197,7 +197,11 @@ fn mutated_requests_never_crash_the_server() {
             }
         }
         if let Ok(m) = p4v1::StreamMessageRequest::decode(bytes.as_slice()) {
-            let _ = dev.stream_message(stream, m);
+            // on a stream of its own, so a mutated arbitration cannot demote
+            // the primary the writes above come from
+            let s2 = dev.open_stream(tx.clone());
+            let _ = dev.stream_message(s2, m);
+            dev.close_stream(s2);
         }
         if round % 100 == 0 {
             let mutated = mutate(&mut rng, &p4info_bytes);
