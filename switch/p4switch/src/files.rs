@@ -129,6 +129,7 @@ pub fn run(
     }
     order.sort();
     let mut w = switch.new_worker();
+    crate::log::install_trace(&mut w);
     let mut processed = 0u64;
     let mut produced: Vec<(u32, Vec<u8>)> = Vec::new();
     for (ts, pi, ri) in order {

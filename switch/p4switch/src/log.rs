@@ -76,3 +76,11 @@ macro_rules! log_at {
         if $crate::log::enabled($lvl) { $crate::log::write($lvl, format_args!($($arg)*)) }
     };
 }
+
+/// At `-L debug` or `-L trace`, routes the engine's per-packet trace (parser
+/// states, conditions, tables hit or missed, actions, `log_msg`) to the log.
+pub fn install_trace(w: &mut p4engine::Worker) {
+    if enabled(Level::Debug) {
+        w.set_trace(Some(Box::new(|line: &str| write(Level::Debug, format_args!("{line}")))));
+    }
+}

@@ -222,6 +222,7 @@ fn wire_frame<'a>(f: &'a RxFrame<'_>, scratch: &'a mut [u8]) -> &'a [u8] {
 /// and send; returns when `stop` is set.
 pub fn worker_loop(dp: &Dataplane, mut rx: Vec<RxPort>, stop: &AtomicBool) {
     let mut w = dp.switch.new_worker();
+    crate::log::install_trace(&mut w);
     let mut batches: Vec<TxBatch> = dp.ports.ports.iter().map(|_| TxBatch::new()).collect();
     let mut scratch = vec![0u8; MAX_FRAME + 64];
     let fds: Vec<i32> = rx.iter().map(|p| p.sock.raw_fd()).collect();
@@ -272,6 +273,17 @@ pub fn worker_loop(dp: &Dataplane, mut rx: Vec<RxPort>, stop: &AtomicBool) {
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }
             }
+        }
+    }
+    log_socket_stats(dp, &rx);
+}
+
+/// Logs the kernel's receive counters of the worker's sockets (ring overflows show as drops).
+fn log_socket_stats(dp: &Dataplane, rx: &[RxPort]) {
+    for p in rx {
+        if let Ok((packets, drops)) = p.sock.take_stats() {
+            log_at!(Level::Info, "port {} ({}): kernel delivered {packets}, dropped {drops} (receive ring full)",
+                    p.number, dp.ports.ports[p.pos].iface);
         }
     }
 }

@@ -99,3 +99,21 @@ fn pcap_option_captures_every_port_and_the_ready_line_is_printed() {
     assert!(read("p0_in.pcap").is_empty());
     assert!(read("p1_out.pcap").is_empty());
 }
+
+#[test]
+fn debug_log_traces_each_packet_through_the_pipeline() {
+    let mut p = Prog::new();
+    p.action("MyIngress.to2", &[], vec![set_port(2)]);
+    p.keyless(0, "MyIngress.send_to_2", "MyIngress.to2", vec![], None);
+    p.init(0, "MyIngress.send_to_2");
+    let f = eth(mac(2), mac(1), 0x0800, b"trace me");
+    let r = run_with("trace", &p.j, &[1, 2], &[(1, f.clone())], &["--log-console", "-L", "debug"]);
+    assert!(r.status.success(), "{}", r.stderr);
+    assert_eq!(r.out[&2], vec![f]);
+    for want in ["port 1 (p1) in: 60 bytes", "MyIngress.send_to_2", "MyIngress.to2", "port 2 out: 60 bytes"] {
+        assert!(r.stdout.contains(want), "{want:?} missing from the log:\n{}", r.stdout);
+    }
+    // At the default level nothing per packet is logged.
+    let r = run_with("notrace", &p.j, &[1, 2], &[(1, eth(mac(2), mac(1), 0x0800, b"quiet"))], &["--log-console"]);
+    assert!(!r.stdout.contains("MyIngress.send_to_2"), "{}", r.stdout);
+}

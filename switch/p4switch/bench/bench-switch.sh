@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# `make bench-switch`: packets per second of p4switch, with baselines measured in the same run.
+#  (a) in-process: the engine alone on the L3 program (p4engine's bench_l3 example);
+#  (b) over veth: host A -> p4switch (one worker, L3 program with 10,000 routes) -> host B,
+#      each in its own network namespace, 64-byte frames, zero-loss rate by binary search (p4gen);
+#  (c) the same with 10,000 ternary ACL entries in front of routing;
+#  baseline: a Linux bridge between the same veths; and the generator's own ceiling
+#  (frames sent into a veth with nothing forwarding them).
+# Results: bench/results/switch-<UTC stamp>.{txt,json}. Needs root.
+# Environment: TRIAL_SECONDS (2), HI_PPS (1500000), NS_PREFIX (p4sb), SKIP_INPROCESS=1.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+cargo=${CARGO:-cargo}
+out=$root/bench/results
+mkdir -p "$out"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+txt=$out/switch-$stamp.txt
+json=$out/switch-$stamp.json
+trial_s=${TRIAL_SECONDS:-2}
+hi=${HI_PPS:-1500000}
+p=${NS_PREFIX:-p4sb}
+tmp=$(mktemp -d)
+swpid=""
+
+cleanup() {
+    if [ -n "$swpid" ]; then kill -INT "$swpid" 2>/dev/null || true; wait "$swpid" 2>/dev/null || true; fi
+    "$here/netns.sh" down "$p"
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+log() { echo "$*" | tee -a "$txt"; }
+
+nice "$cargo" build --release -p p4switch --quiet
+bin=$root/target/release
+log "p4switch benchmark $stamp"
+log "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
+log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+inproc="null"
+if [ "${SKIP_INPROCESS:-0}" != 1 ]; then
+    log "(a) in-process engine, L3 program, 64-byte frames, one thread:"
+    nice "$cargo" run --release --quiet -p p4engine --example bench_l3 -- --out "$tmp/inproc.json" | tee -a "$txt"
+    inproc=$(cat "$tmp/inproc.json")
+fi
+
+python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3.json" > "$tmp/l3.json"
+python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3_acl.json" --acl > "$tmp/l3_acl.json"
+"$here/netns.sh" up "$p"
+gen=(--tx-ns "$p-a" --tx "$p-a0" --rx-ns "$p-b" --rx "$p-b0" --seconds "$trial_s")
+
+search() { # label -> prints the zero-loss rate
+    "$bin/p4gen" search "${gen[@]}" --hi "$hi" > "$tmp/search.txt"
+    sed "s/^/  [$1] /" "$tmp/search.txt" >> "$txt"
+    sed -n 's/^zero_loss_pps=//p' "$tmp/search.txt"
+}
+
+# Generator ceiling: nothing forwards, so the rate is the sender's alone.
+ceiling=$("$bin/p4gen" trial "${gen[@]}" --rate 5000000 | sed -n 's/.*achieved_pps=\([0-9]*\).*/\1/p')
+log "generator ceiling (veth, nothing forwarding): $ceiling pps"
+
+ip -n "$p-sw" link add "$p-br" type bridge
+ip -n "$p-sw" link set "$p-a1" master "$p-br"
+ip -n "$p-sw" link set "$p-b1" master "$p-br"
+ip -n "$p-sw" link set "$p-br" up
+sleep 1
+bridge=$(search bridge)
+log "linux bridge: zero-loss $bridge pps"
+ip -n "$p-sw" link del "$p-br"
+
+run_switch() { # label json -> zero-loss rate
+    ip netns exec "$p-sw" "$bin/p4switch" --workers 1 -i "1@$p-a1" -i "2@$p-b1" "$2" -- --no-grpc \
+        > "$tmp/sw.out" 2>&1 &
+    swpid=$!
+    for _ in $(seq 100); do grep -q "p4switch ready" "$tmp/sw.out" && break; sleep 0.1; done
+    grep -q "p4switch ready" "$tmp/sw.out" || { cat "$tmp/sw.out" >&2; exit 1; }
+    local r; r=$(search "$1")
+    kill -INT "$swpid"; wait "$swpid" || true; swpid=""
+    echo "$r"
+}
+l3=$(run_switch p4switch-l3 "$tmp/l3.json")
+log "p4switch L3 (10,000 routes, 1 worker): zero-loss $l3 pps"
+acl=$(run_switch p4switch-acl "$tmp/l3_acl.json")
+log "p4switch L3 + ACL (10,000 ternary entries, 1 worker): zero-loss $acl pps"
+log "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+cat > "$json" <<JSON
+{"stamp": "$stamp", "cores": $(nproc), "kernel": "$(uname -r)", "trial_seconds": $trial_s,
+ "frame_bytes": 64, "method": "p4gen binary search, zero loss, veth pairs in network namespaces",
+ "generator_ceiling_pps": ${ceiling:-0}, "linux_bridge_pps": ${bridge:-0},
+ "p4switch_l3_pps": ${l3:-0}, "p4switch_l3_acl_pps": ${acl:-0}, "in_process": $inproc}
+JSON
+log "results: $txt, $json"
