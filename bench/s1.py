@@ -1,0 +1,180 @@
+"""S1 campus core: RFC 2544 throughput of L2 (one VLAN), L3 one routed flow and L3 two routed flows.
+
+    python -m bench.s1 [--quick] [--sizes 64,1518,9136] [--cases l2,l3-one,l3-two] [--duts p4switch,linux,ovs]
+
+Each case runs on every DUT in the same run (p4switch with vrouter.p4 configured by the
+vrouter controller; the Linux kernel: bridge for L2, namespace routing for L3; OVS
+userspace datapath for L2 only), at each frame size: throughput (binary search for the
+highest zero-loss rate), round-trip latency at that rate, and for --extras-sizes the
+frame-loss curve and the back-to-back burst. The published figures (Marcel, SCENARIOS.md
+S1) stand beside ours in the report. Results: bench/results/<stamp>-s1/.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import report, rfc2544
+from .common import DUTS, dut_names, main_guard, parser, say, settings
+from .dut import l3_plan
+from .netns import BenchError, Topology
+
+SIZES = [64, 128, 256, 512, 768, 1024, 1280, 1518, 1522, 1600, 1728, 2496, 3584, 4016, 9104, 9136]
+QUICK_SIZES = [64, 1518, 9136]
+CASES = {"l2": "L2, one VLAN", "l3-one": "L3, one routed flow", "l3-two": "L3, two routed flows"}
+REF_KEY = {"l2": "l2", "l3-one": "l3_one", "l3-two": "l3_two"}
+
+
+def build(case: str, prefix: str, mtu: int) -> Topology:
+    t = Topology(prefix, mtu)
+    n = 4 if case == "l3-two" else 2
+    for i in range(n):
+        t.add_host("abcd"[i])
+    if case == "l2":
+        for i, h in enumerate(t.hosts):
+            h.ip = f"10.0.0.{i + 1}/24"
+    else:
+        l3_plan(t)
+    return t
+
+
+def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, args, workdir: Path) -> dict:
+    mtu = 9200 if max(sizes) > 1518 else 1500
+    topo = build(case, args.prefix, mtu)
+    out = {"case": case, "dut": dut_name, "sizes": {}}
+    with topo:
+        dut = DUTS[dut_name](topo, workdir)
+        try:
+            dut.l2() if case == "l2" else dut.l3()
+            out["dut"] = dut.name
+            dut.warm_up()
+            h = topo.hosts
+            pairs = [(h[0], h[1])] + ([(h[2], h[3])] if case == "l3-two" else [])
+            flows = [rfc2544.Flow(a, b, b.mac if case == "l2" else dut.gateway_mac(a)) for a, b in pairs]
+            for size in sizes:
+                say(f"  [{case} / {dut.name}] {size} B")
+                s = rfc2544.throughput(flows, size, st, progress=say)
+                row = {"throughput_pps": s.throughput_pps, "throughput_mbps": s.throughput_mbps,
+                       "generator_limited": s.generator_limited, "trials": s.trials}
+                row["latency"] = rfc2544.latency(flows, size, s.throughput_pps, st,
+                                                 samples=20 if args.quick else 100)
+                if size in extras:
+                    steps = [10, 50, 100] if args.quick else None
+                    row["loss_curve"] = rfc2544.loss_curve(flows, size, st, steps)
+                    row["back_to_back"] = rfc2544.back_to_back(
+                        flows, size, st, max_frames=20_000 if args.quick else 200_000,
+                        iterations=3 if args.quick else 8,
+                        ceiling_pps=max(t["achieved_pps"] for t in s.trials))
+                out["sizes"][size] = row
+        finally:
+            dut.stop()
+    return out
+
+
+def mark(cell: dict, line_pps: float) -> str:
+    if cell["throughput_pps"] >= line_pps * 0.999:
+        return " (line)"
+    return "*" if cell["generator_limited"] else ""
+
+
+def write_report(d: Path, data: dict, st) -> None:
+    ref = report.reference("s1_marcel.json")
+    md = [f"# S1 campus core: RFC 2544 throughput ({data['stamp']})", "",
+          f"Machine: {data['machine']['cores']} cores, {data['machine']['cpu']}, kernel "
+          f"{data['machine']['kernel']}, load {' '.join(data['machine']['loadavg'])} at start, git "
+          f"{data['machine']['git']}. Trials {st.trial_seconds:g} s, resolution {100 * st.resolution:g} %, "
+          f"loss tolerance {100 * st.loss_tolerance:g} %{' (--quick)' if data['quick'] else ''}.",
+          "Throughput = highest offered rate with no loss found by binary search with the `p4gen` "
+          "generator over veth pairs; Mb/s count frame bits including FCS. `*` = the generator could "
+          "not offer more (the DUT was not the limit); `(line)` = no loss at the nominal line rate, the "
+          "search's upper bound. Latency = ICMP round trip through the DUT at "
+          "the throughput rate.", "",
+          f"Published: {ref['citation']} ({ref['method']}). {ref['note']}", ""]
+    for case, label in CASES.items():
+        runs = [r for r in data["runs"] if r["case"] == case]
+        if not runs:
+            continue
+        duts = [r["dut"] for r in runs]
+        pub = ref["series"][REF_KEY[case]]["points"]
+        header = ["frame B"] + [f"{n} Mb/s" for n in duts] + ["published Mb/s"]
+        header += [f"{duts[0]}/{n}" for n in duts[1:]] + [f"{duts[0]} RTT p50/p99 ms"]
+        rows = []
+        sizes = sorted({int(s) for r in runs for s in r["sizes"]})
+        for size in sizes:
+            cells = [r["sizes"].get(size) or r["sizes"].get(str(size)) for r in runs]
+            vals = [c["throughput_mbps"] if c else None for c in cells]
+            line = rfc2544.line_rate_pps(size, st.line_bps)
+            row = [size] + [None if v is None else f"{v:.1f}{mark(c, line)}" for v, c in zip(vals, cells)]
+            row.append(pub.get(str(size)))
+            row += [f"{vals[0] / v:.2f}" if v and vals[0] is not None else None for v in vals[1:]]
+            lat = cells[0]["latency"] if cells[0] else {}
+            row.append(f"{lat['rtt_p50_ms']:.3f}/{lat['rtt_p99_ms']:.3f}" if lat.get("samples") else None)
+            rows.append(row)
+        md += [f"## {label}", "", report.md_table(header, rows), ""]
+        for r in runs:
+            for size, c in r["sizes"].items():
+                if "loss_curve" in c:
+                    curve = ", ".join(f"{p['percent']} %: {p['loss_percent']:.1f} %" for p in c["loss_curve"])
+                    md.append(f"- {r['dut']}, {size} B: frame loss at % of {st.line_bps / 1e6:g} Mb/s line rate "
+                              f"(offered): {curve}; back-to-back {c['back_to_back']['burst_frames']} frames "
+                              f"({c['back_to_back']['note']})")
+        series = {r["dut"]: ([int(s) for s in r["sizes"]], [c["throughput_mbps"] for c in r["sizes"].values()])
+                  for r in runs}
+        refs = {ref["series"][REF_KEY[case]]["label"]: ([int(k) for k in pub], list(pub.values()))}
+        png = report.plot_lines(d / f"s1-{case}.png", f"S1 {label}: zero-loss throughput", "frame size (bytes)",
+                                "Mb/s", series, refs, logx=True)
+        md += ["", f"![{label}]({png.name})", ""]
+    for e in data.get("errors", []):
+        md.append(f"- **{e['case']} on {e['dut']} failed**: {e['error']}")
+    (d / "report.md").write_text("\n".join(md) + "\n")
+
+
+def main() -> int:
+    ap = parser(__doc__)
+    ap.add_argument("--sizes", help="comma list of frame sizes in bytes incl. FCS (default: the 16 of the study; "
+                    "quick: 64,1518,9136)")
+    ap.add_argument("--cases", default=",".join(CASES), help="comma list of l2, l3-one, l3-two")
+    ap.add_argument("--extras-sizes", help="sizes that also get the loss curve and back-to-back (default 64,1518; "
+                    "quick: 64)")
+    args = ap.parse_args()
+    st = settings(args)
+    try:
+        sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else (QUICK_SIZES if args.quick else SIZES)
+        extras = ([int(x) for x in args.extras_sizes.split(",") if x] if args.extras_sizes is not None
+                  else ([64] if args.quick else [64, 1518]))
+    except ValueError:
+        raise BenchError("--sizes/--extras-sizes take comma-separated integers")
+    bad = [s for s in sizes if not 64 <= s <= 9216]
+    if bad:
+        raise BenchError(f"frame sizes must be 64..9216 bytes (got {bad})")
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    if any(c not in CASES for c in cases):
+        raise BenchError(f"--cases: choose from {', '.join(CASES)}")
+    duts = dut_names(args)
+    d = report.new_run("s1", args.out)
+    data = {"scenario": "S1", "stamp": d.name, "quick": args.quick, "machine": report.machine(),
+            "settings": vars(st), "sizes": sizes, "runs": []}
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="h10-s1-") as tmp:
+        for case in cases:
+            for name in duts:
+                if name == "ovs" and case != "l2":
+                    continue
+                say(f"S1 {case} on {name} ({time.monotonic() - t0:.0f} s elapsed)")
+                try:
+                    data["runs"].append(run_case(case, name, sizes, extras, st, args, Path(tmp)))
+                except BenchError as e:
+                    say(f"  {name}: {e}")
+                    data.setdefault("errors", []).append({"case": case, "dut": name, "error": str(e)})
+                report.write_json(d, data)
+    data["seconds"] = time.monotonic() - t0
+    report.write_json(d, data)
+    write_report(d, data, st)
+    say(f"S1 done in {data['seconds']:.0f} s: {d / 'report.md'}")
+    return 1 if data.get("errors") and not data["runs"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_guard(main))
