@@ -168,6 +168,9 @@ pub struct Schema {
     pub packet_out: Option<Vec<PacketMetaS>>,
 }
 
+/// Widest controller packet metadata field accepted.
+const MAX_METADATA_BITS: u32 = 4096;
+
 fn preamble(p: &Option<cfg::Preamble>, what: &str) -> RtResult<(u32, String)> {
     match p {
         Some(p) if p.id != 0 => Ok((p.id, p.name.clone())),
@@ -450,8 +453,8 @@ impl Schema {
                 };
                 fields.push(MatchFieldS { id: m.id, name: m.name.clone(), bitwidth: bw, kind, engine_pos: pos });
             }
-            let total: u32 = fields.iter().map(|f| f.bitwidth).sum();
-            let eng_total: u32 = eng.bitwidths.iter().sum();
+            let total: u64 = fields.iter().map(|f| f.bitwidth as u64).sum();
+            let eng_total: u64 = eng.bitwidths.iter().map(|&w| w as u64).sum();
             if total != eng_total {
                 return Err(RtError::invalid(format!(
                     "value set '{name}': P4Info key is {total} bits, device config {eng_total} bits"
@@ -471,6 +474,14 @@ impl Schema {
             let mut fields = Vec::new();
             for m in &c.metadata {
                 let bw = width(m.bitwidth, &format!("{name} metadata '{}'", m.name))?;
+                // Controller headers are a few bytes; refuse absurd widths
+                // rather than allocate them for every packet.
+                if bw > MAX_METADATA_BITS {
+                    return Err(RtError::invalid(format!(
+                        "{name} metadata '{}': bit<{bw}> is wider than {MAX_METADATA_BITS} bits",
+                        m.name
+                    )));
+                }
                 fields.push(PacketMetaS { id: m.id, name: m.name.clone(), bitwidth: bw });
             }
             match name.as_str() {
