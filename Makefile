@@ -75,8 +75,9 @@ test-controller: $(VENV_STAMP) build-switch ## p4rt client library against a rea
 test-vrouter: $(VENV_STAMP) build-switch build-p4 ## Only the vrouter controller's tests (part of test-controller)
 	$(PY) -m pytest -q controller/tests/vrouter
 
-test-conformance: $(VENV_STAMP) build-switch ## STF corpus on the selected P4C/SWITCH
-	$(VENV)/bin/p4stf --all conformance/tests
+test-conformance: $(VENV_STAMP) build-switch ## STF runner unit tests, then the STF corpus on the selected P4C/SWITCH
+	$(PY) -m pytest -q conformance/unit_tests
+	$(VENV)/bin/p4stf -j 4 --all conformance/tests
 
 test-p4src: $(VENV_STAMP) build-switch ## vrouter.p4: documented contract and packet scenarios (STF)
 	$(PY) -m pytest -q p4src/tests
