@@ -1,0 +1,64 @@
+"""Smoke test of the benchmark harness (`make test`): a tiny S1 and S4 run on p4switch and
+the Linux kernel, asserting that the reports are written and the numbers are sane.
+No timing pass/fail: the numbers only have to be possible, not good. Needs root."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench import rfc2544  # noqa: E402
+
+LINE_MBPS = 1000.0
+
+
+def run(module: str, out: Path, *args: str) -> Path:
+    p = subprocess.run([sys.executable, "-m", module, "--out", str(out), "--prefix", "h10t", *args],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    runs = sorted(out.iterdir())
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+@pytest.mark.parametrize("frame, pps", [(64, 1_488_095), (1518, 81_274), (9136, 13_652)])
+def test_line_rate_counts_preamble_and_gap(frame, pps):
+    assert abs(rfc2544.line_rate_pps(frame, 1e9) - pps) < 1
+
+
+def test_s1_tiny_run_writes_a_sane_report(tmp_path):
+    d = run("bench.s1", tmp_path, "--quick", "--sizes", "64", "--cases", "l2", "--duts", "p4switch,linux",
+            "--trial-seconds", "0.2", "--resolution", "0.5", "--extras-sizes", "64", "--line-mbps", str(LINE_MBPS))
+    data = json.loads((d / "results.json").read_text())
+    assert {"results.json", "report.md", "s1-l2.png"} <= {p.name for p in d.iterdir()}
+    assert (d / "s1-l2.png").stat().st_size > 1000
+    assert not data.get("errors")
+    assert [r["dut"] for r in data["runs"]] == ["p4switch", "linux-bridge"]
+    for r in data["runs"]:
+        row = r["sizes"]["64"]
+        assert 0 < row["throughput_pps"] <= rfc2544.line_rate_pps(64, LINE_MBPS * 1e6)
+        assert row["throughput_mbps"] == pytest.approx(row["throughput_pps"] * 64 * 8 / 1e6)
+        assert all(t["sent"] >= t["received"] >= 0 for t in row["trials"])
+        lat = row["latency"]
+        assert lat["samples"] > 0 and 0 < lat["rtt_p50_ms"] <= lat["rtt_p99_ms"] <= lat["rtt_max_ms"]
+        assert [p["percent"] for p in row["loss_curve"]] == [10, 50, 100]
+        assert all(0 <= p["loss_percent"] <= 100 for p in row["loss_curve"])
+        assert row["back_to_back"]["burst_frames"] >= 0
+    report = (d / "report.md").read_text()
+    assert "| 64 |" in report and "published" in report and "158" in report   # the study's figure beside ours
+
+
+def test_s4_isolation_matrix_before_and_after(tmp_path):
+    d = run("bench.s4", tmp_path, "--parts", "isolation", "--duts", "p4switch,linux")
+    data = json.loads((d / "results.json").read_text())
+    assert not data.get("errors")
+    for name, r in data["isolation"].items():
+        assert sum(r["before"]["matrix"].values()) == 12, (name, r["before"])
+        assert sorted(p for p, ok in r["after"]["matrix"].items() if ok) == ["a->c", "b->d", "c->a", "d->b"], name
+    assert "VLAN isolation" in (d / "report.md").read_text()
