@@ -168,14 +168,16 @@ class P4Switch(Dut):
         self._start(self._switch(vlans, ports, **extra))
         return self
 
-    def l3(self) -> "P4Switch":
+    def l3(self, **extra) -> "P4Switch":
+        """Every host in its own VLAN with a router interface; `extra` goes into the switch's
+        description as is (acl, firewall, routes ...)."""
         vlans, ports = {}, {}
         for h in self.topo.hosts:
             vlans[h.vlan] = {"name": f"v{h.vlan}", "interface": {
                 "address": f"{h.gateway}/24", "mac": ROUTER_MAC.format(h.vlan),
                 "mtu": min(max(self.topo.mtu, 1500), 9216)}}
             ports[h.port] = {"name": h.name, "vlan": h.vlan}
-        self._start(self._switch(vlans, ports))
+        self._start(self._switch(vlans, ports, **extra))
         self.routed = True
         return self
 
