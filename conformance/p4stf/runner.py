@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 
 from . import compare, pcap, stf
 from .control import ControlError, Controller, wait_for_port
-from .p4info import load as load_p4info
 
 PASS, FAIL, NOT_RUN = "passed", "failed", "not run"
 
@@ -240,8 +239,7 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
                 return
             try:
                 ctl = Controller(addr, device_id=device, timeout=5.0)
-                with open(js, "rb") as f:
-                    ctl.set_pipeline(load_p4info(info_path), f.read())
+                ctl.set_pipeline(info_path, js)
                 _enable_digests(ctl, cmds)
             except ControlError as exc:
                 res.reason = str(exc)
@@ -319,8 +317,7 @@ def _program(opts, sw, addr, cmds, controls, js, info_path, res, started, device
         res.skipped = [_cmd_text(c) for c in cmds if isinstance(c, stf.CONTROL_COMMANDS + stf.CHECK_COMMANDS)]
         return None
     try:
-        with open(js, "rb") as f:
-            ctl.set_pipeline(load_p4info(info_path), f.read())
+        ctl.set_pipeline(info_path, js)
     except ControlError as exc:
         ctl.close()
         if "UNIMPLEMENTED" in str(exc):

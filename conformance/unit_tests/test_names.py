@@ -1,53 +1,83 @@
-"""P4Info name lookup (full name or unique suffix), value encoding, summary line."""
+"""STF names and values translated into p4rt entities (no switch needed), pcap, summary line."""
 import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
+from p4rt import EntityError, P4Schema, TableEntry
 
-from p4stf import p4info, pcap
+from p4stf import pcap
 from p4stf.cli import summary
-from p4stf.control import ControlError, enc
+from p4stf.control import ControlError, action_of, lookup, lookup_key, match_of
 from p4stf.runner import FAIL, NOT_RUN, PASS, Result
+from p4stf.stf import ActionCall, KeyMatch
 
 INFO = """
 tables { preamble { id: 1 name: "MyIngress.fwd" }
   match_fields { id: 1 name: "hdr.ethernet.dstAddr" bitwidth: 48 match_type: EXACT }
-  match_fields { id: 2 name: "meta.vrf" bitwidth: 8 match_type: EXACT } }
+  match_fields { id: 2 name: "meta.vrf" bitwidth: 8 match_type: EXACT }
+  action_refs { id: 10 } }
 tables { preamble { id: 2 name: "MyEgress.fwd" } }
-tables { preamble { id: 3 name: "MyIngress.acl" } }
+tables { preamble { id: 3 name: "MyIngress.acl" }
+  match_fields { id: 1 name: "hdr.ipv4.dst" bitwidth: 32 match_type: LPM }
+  match_fields { id: 2 name: "meta.port" bitwidth: 9 match_type: TERNARY }
+  action_refs { id: 10 } }
+actions { preamble { id: 10 name: "MyIngress.set_port" alias: "set_port" }
+  params { id: 1 name: "port" bitwidth: 9 } }
 """
 
 
 @pytest.fixture
-def info():
-    return text_format.Parse(INFO, p4info_pb2.P4Info())
+def schema():
+    return P4Schema(text_format.Parse(INFO, p4info_pb2.P4Info()))
 
 
-def test_full_name_and_unique_suffix(info):
-    assert p4info.resolve(info.tables, "MyIngress.fwd", "table").preamble.id == 1
-    assert p4info.resolve(info.tables, "acl", "table").preamble.id == 3
+def test_full_name_and_unique_suffix(schema):
+    assert lookup(schema.tables, "MyIngress.fwd").id == 1
+    assert lookup(schema.tables, "acl").id == 3
+    assert lookup(schema.tables, "ngress.acl").id == 3  # plain suffix, as p4c's runner allows
 
 
-def test_ambiguous_and_unknown_names(info):
-    with pytest.raises(p4info.NameError_, match="ambiguous: MyEgress.fwd, MyIngress.fwd"):
-        p4info.resolve(info.tables, "fwd", "table")
-    with pytest.raises(p4info.NameError_, match="no table named 'nope'"):
-        p4info.resolve(info.tables, "nope", "table")
+def test_ambiguous_and_unknown_names(schema):
+    with pytest.raises(ControlError, match="ambiguous: .*MyEgress.fwd"):
+        lookup(schema.tables, "fwd")
+    with pytest.raises(ControlError, match="no table named 'nope'"):
+        lookup(schema.tables, "nope")
 
 
-def test_key_field_suffix(info):
-    t = info.tables[0]
-    assert p4info.resolve_key(t, "ethernet.dstAddr").id == 1
-    assert p4info.resolve_key(t, "vrf").id == 2
-    with pytest.raises(p4info.NameError_, match="no key field 'x'"):
-        p4info.resolve_key(t, "x")
+def test_key_field_suffix(schema):
+    t = schema.table(1)
+    assert lookup_key(t, "ethernet.dstAddr").id == 1
+    assert lookup_key(t, "vrf").id == 2
+    with pytest.raises(ControlError, match="no key field 'x'"):
+        lookup_key(t, "x")
 
 
-def test_canonical_encoding():
-    assert enc(0, 9, "f") == b"\x00"
-    assert enc(0x1FF, 9, "f") == b"\x01\xff"
-    assert enc(5, 48, "f") == b"\x05"
-    with pytest.raises(ControlError, match="does not fit in 9 bits"):
-        enc(0x200, 9, "f")
+def test_keys_and_actions_become_canonical_p4runtime_values(schema):
+    t = schema.table(1)
+    entry = TableEntry(t.name, match_of(t, [KeyMatch("dstAddr", "value", 5), KeyMatch("vrf", "value", 0x1F)]),
+                       action_of(t, ActionCall("set_port", [("port", 0x1FF)])))
+    msg = entry.encode_entry(schema)
+    assert [m.exact.value for m in msg.match] == [b"\x05", b"\x1f"]
+    assert msg.action.action.params[0].value == b"\x01\xff"
+    acl = schema.table(3)
+    # a value written with 2 hex digits (0x0A******) is an 8-bit prefix; ternary values are masked
+    match = match_of(acl, [KeyMatch("dst", "value", 0x0A000000, nibbles=2),
+                           KeyMatch("port", "ternary", 0x1FF, mask=0x0F0)])
+    msg = TableEntry(acl.name, match, priority=1).encode_entry(schema)
+    assert (msg.match[0].lpm.value, msg.match[0].lpm.prefix_len) == (b"\x0a\x00\x00\x00", 8)
+    assert (msg.match[1].ternary.value, msg.match[1].ternary.mask) == (b"\xf0", b"\xf0")
+
+
+def test_values_too_wide_and_bad_parameters_are_refused(schema):
+    t = schema.table(1)
+    wide = TableEntry(t.name, match_of(t, [KeyMatch("dstAddr", "value", 1), KeyMatch("vrf", "value", 0x100)]))
+    with pytest.raises(EntityError, match="vrf"):
+        wide.encode_entry(schema)
+    with pytest.raises(ControlError, match="exact key field missing"):
+        match_of(t, [KeyMatch("vrf", "value", 1)])
+    with pytest.raises(ControlError, match="missing parameter 'port'"):
+        action_of(t, ActionCall("set_port", []))
+    with pytest.raises(ControlError, match="has no parameter"):
+        action_of(t, ActionCall("set_port", [("port", 1), ("x", 2)]))
 
 
 def test_pcap_roundtrip(tmp_path):
@@ -67,10 +97,11 @@ def test_summary_final_line():
 
 
 def test_bmv2_style_key_spellings():
-    t = text_format.Parse("""preamble { id: 9 name: "t" }
+    info = text_format.Parse("""tables { preamble { id: 9 name: "t" }
         match_fields { id: 1 name: "hdr.mpls[0].label" bitwidth: 20 match_type: EXACT }
-        match_fields { id: 2 name: "hdr.tag.isValid()" bitwidth: 1 match_type: EXACT }""",
-                          p4info_pb2.Table())
-    assert p4info.resolve_key(t, "hdr.mpls$0.label").id == 1
-    assert p4info.resolve_key(t, "mpls$0.label").id == 1
-    assert p4info.resolve_key(t, "hdr.tag.$valid$").id == 2
+        match_fields { id: 2 name: "hdr.tag.isValid()" bitwidth: 1 match_type: EXACT } }""",
+                             p4info_pb2.P4Info())
+    t = P4Schema(info).table("t")
+    assert lookup_key(t, "hdr.mpls$0.label").id == 1
+    assert lookup_key(t, "mpls$0.label").id == 1
+    assert lookup_key(t, "hdr.tag.$valid$").id == 2
