@@ -1,0 +1,222 @@
+"""S2 router chain: throughput, jitter and loss as switch-routers are added in a line.
+
+    python -m bench.s2 [--quick] [--hops 1,2,3] [--loads 100,200,...,1000]
+
+Host a (10.0.10.2) - s1 - s2 - ... - sN - host b (10.0.20.2). Every switch is a p4switch
+(or $SWITCH) running vrouter.p4 in one switch namespace, all configured by one
+`vrouter run` daemon from a generated description: two routed VLANs per switch, /30
+subnets between neighbours, static routes to both host subnets. Per hop count: iperf3
+UDP at each offered load (received rate, jitter, loss) and iperf3 TCP. Baseline: one
+Linux router namespace (1 hop only, for now). Published: Larasati et al., SCENARIOS.md S2.
+Results: bench/results/<stamp>-s2/.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from . import iperf, report
+from .common import main_guard, parser, say, settings
+from .dut import ROOT, LinuxKernel, l3_plan, switch_command
+from .netns import BenchError, Host, Topology, sh
+
+PUBLISHED = {"citation": "Larasati, Perdana, Bisono, \"Virtual Router Cisco Performance Analysis on QEMU "
+             "Hypervisor with Mechanism of Increasing the Number of Routers and Traffic Loads\" (CSR 1000V), "
+             "as summarised in SCENARIOS.md S2",
+             "one_router": {"tcp_max_mbps": 778.6, "udp_at_1000_mbps": 657.8, "udp_loss_percent_at_1000": 2.471,
+                            "jitter_ms": [0.026, 0.098]},
+             "three_routers": {"udp_loss_percent_at_1000": 16.8}}
+
+
+class Chain:
+    """N p4switches in one namespace, joined by veth pairs, hosts a and b at the ends."""
+
+    def __init__(self, prefix: str, n: int, workdir: Path):
+        self.p, self.n, self.wd = prefix, n, workdir
+        self.sw = f"{prefix}-sw"
+        self.a = Host(f"{prefix}-a", f"{prefix}-a0", f"{prefix}-s1p1", 1, "02:20:00:00:00:0a",
+                      "10.0.10.2/24", "10.0.10.1", 100)
+        self.b = Host(f"{prefix}-b", f"{prefix}-b0", f"{prefix}-s{n}p2", 2, "02:20:00:00:00:0b",
+                      "10.0.20.2/24", "10.0.20.1", 200)
+        self.procs: list[subprocess.Popen] = []
+
+    def _veth(self, a: str, ns_a: str, b: str, ns_b: str, mac: str | None = None) -> None:
+        sh("ip", "link", "add", a, "netns", ns_a, *(["address", mac] if mac else []), "type", "veth",
+           "peer", "name", b, "netns", ns_b)
+        for ns, dev in ((ns_a, a), (ns_b, b)):
+            sh("sysctl", "-qw", f"net.ipv6.conf.{dev}.disable_ipv6=1", ns=ns, check=False)
+            sh("ip", "-n", ns, "link", "set", dev, "up")
+            sh("ethtool", "-K", dev, "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off",
+               ns=ns, check=False)
+
+    def up(self) -> "Chain":
+        self.down()
+        for ns in (self.sw, self.a.name, self.b.name):
+            sh("ip", "netns", "add", ns)
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
+        self._veth(self.a.dev, self.a.name, self.a.peer, self.sw, self.a.mac)
+        for k in range(1, self.n):
+            self._veth(f"{self.p}-s{k}p2", self.sw, f"{self.p}-s{k + 1}p1", self.sw)
+        self._veth(self.b.dev, self.b.name, self.b.peer, self.sw, self.b.mac)
+        for h in (self.a, self.b):
+            sh("ip", "-n", h.name, "addr", "add", h.ip, "dev", h.dev)
+            sh("ip", "-n", h.name, "route", "add", "default", "via", h.gateway)
+        return self
+
+    def description(self) -> dict:
+        switches = {}
+        for k in range(1, self.n + 1):
+            west = "10.0.10.1/24" if k == 1 else f"10.255.{k - 1}.2/30"
+            east = "10.0.20.1/24" if k == self.n else f"10.255.{k}.1/30"
+            routes = []
+            if k < self.n:
+                routes.append({"prefix": "10.0.20.0/24", "via": f"10.255.{k}.2"})
+            if k > 1:
+                routes.append({"prefix": "10.0.10.0/24", "via": f"10.255.{k - 1}.1"})
+            switches[f"s{k}"] = {
+                "address": f"127.0.0.1:{9559 + k}", "device_id": 0, "cpu_port": 255,
+                "vlans": {100: {"name": "west", "interface": {"address": west, "mac": f"00:00:5e:00:{k:02x}:01"}},
+                          200: {"name": "east", "interface": {"address": east, "mac": f"00:00:5e:00:{k:02x}:02"}}},
+                "ports": {1: {"name": "west", "vlan": 100}, 2: {"name": "east", "vlan": 200}},
+                **({"routes": routes} if routes else {})}
+        return {"mac_aging": "300s", "switches": switches}
+
+    def start(self) -> None:
+        for k in range(1, self.n + 1):
+            cmd = [*switch_command(), "-i", f"1@{self.p}-s{k}p1", "-i", f"2@{self.p}-s{k}p2", "--no-p4", "--",
+                   "--grpc-server-addr", f"127.0.0.1:{9559 + k}", "--cpu-port", "255"]
+            log = (self.wd / f"s{k}.log").open("w")
+            self.procs.append(subprocess.Popen(["ip", "netns", "exec", self.sw, *cmd], stdout=log,
+                                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+        desc = self.wd / "chain.yaml"
+        desc.write_text(yaml.safe_dump(self.description(), sort_keys=False))
+        clog = self.wd / "vrouter.log"
+        time.sleep(1.0)
+        ctl = subprocess.Popen(["ip", "netns", "exec", self.sw, str(ROOT / ".venv" / "bin" / "vrouter"), "run",
+                                str(desc)], stdout=clog.open("w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.procs.append(ctl)
+        deadline = time.monotonic() + 60
+        while clog.read_text().count("event=reconciled") < self.n:
+            if ctl.poll() is not None or time.monotonic() > deadline:
+                raise BenchError(f"vrouter did not configure the chain; log:\n{clog.read_text()[-1500:]}")
+            time.sleep(0.3)
+        for _ in range(5):   # the controllers resolve next hops hop by hop
+            r = sh("ping", "-n", "-c1", "-W1", self.b.addr, ns=self.a.name, check=False)
+            if " 0% packet loss" in r:
+                return
+            time.sleep(0.5)
+        raise BenchError(f"a cannot reach b through {self.n} switches; see {clog}")
+
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs[:-1]]
+
+    def down(self) -> None:
+        for p in reversed(self.procs):
+            if p.poll() is None:
+                p.send_signal(2)
+                try:
+                    p.wait(5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        self.procs = []
+        for ns in (self.sw, self.a.name, self.b.name):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def sweep(a: Host, b: Host, loads: list[float], secs: float) -> dict:
+    out = {"udp": []}
+    for load in loads:
+        r = iperf.start([(a, b, load)], secs)[0]
+        out["udp"].append(r)
+        say(f"    UDP {load:g} Mb/s offered: {r['received_mbps']:.1f} received, loss {r['lost_percent']:.2f} %, "
+            f"jitter {r['jitter_ms']:.3f} ms")
+    out["tcp"] = iperf.start([(a, b, None)], secs)[0]
+    say(f"    TCP: {out['tcp']['received_mbps']:.1f} Mb/s")
+    return out
+
+
+def write_report(d: Path, data: dict) -> None:
+    m = data["machine"]
+    md = [f"# S2 router chain ({data['stamp']})", "",
+          f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
+          f"git {m['git']}{' (--quick)' if data['quick'] else ''}. iperf3 UDP 1400-byte datagrams, "
+          f"{data['seconds_per_point']:g} s per point.", "",
+          f"Published: {PUBLISHED['citation']}: one router TCP {PUBLISHED['one_router']['tcp_max_mbps']} Mb/s, "
+          f"UDP {PUBLISHED['one_router']['udp_at_1000_mbps']} Mb/s and {PUBLISHED['one_router']['udp_loss_percent_at_1000']} % "
+          f"loss at 1000 offered; three routers {PUBLISHED['three_routers']['udp_loss_percent_at_1000']} % loss at 1000.", ""]
+    rows, series = [], {}
+    for r in data["runs"]:
+        for u in r["udp"]:
+            rows.append([r["dut"], r["hops"], u["offered_mbps"], u["received_mbps"], u["lost_percent"], u["jitter_ms"]])
+        rows.append([r["dut"], r["hops"], "TCP", r["tcp"]["received_mbps"], None, None])
+        series[f"{r['dut']} {r['hops']} hop(s)"] = ([u["offered_mbps"] for u in r["udp"]],
+                                                    [u["received_mbps"] for u in r["udp"]])
+    md += [report.md_table(["DUT", "hops", "offered Mb/s", "received Mb/s", "loss %", "jitter ms"], rows), ""]
+    if series:
+        png = report.plot_lines(d / "s2-udp.png", "S2 chain: UDP received vs offered", "offered Mb/s",
+                                "received Mb/s", series, {"CSR 1000V, 1 router": ([1000], [657.8])})
+        md += [f"![S2]({png.name})", ""]
+    for e in data.get("errors", []):
+        md.append(f"- **{e['what']} failed**: {e['error']}")
+    (d / "report.md").write_text("\n".join(md) + "\n")
+
+
+def main() -> int:
+    ap = parser(__doc__)
+    ap.set_defaults(duts="p4switch,linux")
+    ap.add_argument("--hops", default="1,2,3", help="comma list of chain lengths (default 1,2,3)")
+    ap.add_argument("--loads", help="UDP offered loads in Mb/s (default 100..1000 step 100; quick 100,500,1000)")
+    args = ap.parse_args()
+    settings(args)
+    try:
+        hops = [int(x) for x in args.hops.split(",")]
+        loads = ([float(x) for x in args.loads.split(",")] if args.loads
+                 else ([100.0, 500.0, 1000.0] if args.quick else [100.0 * i for i in range(1, 11)]))
+    except ValueError:
+        raise BenchError("--hops/--loads take comma-separated numbers")
+    if any(h < 1 or h > 8 for h in hops):
+        raise BenchError("--hops: 1..8 switches")
+    secs = args.trial_seconds or (2.0 if args.quick else 30.0)
+    d = report.new_run("s2", args.out)
+    data = {"scenario": "S2", "stamp": d.name, "quick": args.quick, "machine": report.machine(),
+            "seconds_per_point": secs, "runs": []}
+    duts = [x for x in args.duts.split(",") if x]
+    with tempfile.TemporaryDirectory(prefix="h10-s2-") as tmp:
+        wd = Path(tmp)
+        if "p4switch" in duts:
+            for n in hops:
+                say(f"S2 chain of {n} switch(es)")
+                chain = Chain(args.prefix, n, wd)
+                try:
+                    chain.up()
+                    chain.start()
+                    data["runs"].append({"dut": "p4switch", "hops": n, **sweep(chain.a, chain.b, loads, secs)})
+                except BenchError as e:
+                    say(f"  {e}")
+                    data.setdefault("errors", []).append({"what": f"chain of {n}", "error": str(e)})
+                finally:
+                    chain.down()
+                report.write_json(d, data)
+        if "linux" in duts:
+            say("S2 baseline: one Linux router")
+            topo = Topology(args.prefix)
+            a, b = topo.add_host("a"), topo.add_host("b")
+            l3_plan(topo)
+            with topo:
+                dut = LinuxKernel(topo, wd).l3()
+                dut.warm_up()
+                data["runs"].append({"dut": "linux-router", "hops": 1, **sweep(a, b, loads, secs)})
+    report.write_json(d, data)
+    write_report(d, data)
+    say(f"S2 done: {d / 'report.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_guard(main))
