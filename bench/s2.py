@@ -44,13 +44,14 @@ class Chain:
         self.b = Host(f"{prefix}-b", f"{prefix}-b0", f"{prefix}-s{n}p2", 2, "02:20:00:00:00:0b",
                       "10.0.20.2/24", "10.0.20.1", 200)
         self.procs: list[subprocess.Popen] = []
+        self.host_mtu = self.core_mtu = 1500     # IP MTU of the host links / the links between switches
 
-    def _veth(self, a: str, ns_a: str, b: str, ns_b: str, mac: str | None = None) -> None:
+    def _veth(self, a: str, ns_a: str, b: str, ns_b: str, mac: str | None = None, mtu: int = 1500) -> None:
         sh("ip", "link", "add", a, "netns", ns_a, *(["address", mac] if mac else []), "type", "veth",
            "peer", "name", b, "netns", ns_b)
         for ns, dev in ((ns_a, a), (ns_b, b)):
             sh("sysctl", "-qw", f"net.ipv6.conf.{dev}.disable_ipv6=1", ns=ns, check=False)
-            sh("ip", "-n", ns, "link", "set", dev, "up")
+            sh("ip", "-n", ns, "link", "set", dev, "mtu", str(mtu), "up")
             sh("ethtool", "-K", dev, "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off",
                ns=ns, check=False)
 
@@ -59,10 +60,10 @@ class Chain:
         for ns in (self.sw, self.a.name, self.b.name):
             sh("ip", "netns", "add", ns)
             sh("ip", "-n", ns, "link", "set", "lo", "up")
-        self._veth(self.a.dev, self.a.name, self.a.peer, self.sw, self.a.mac)
+        self._veth(self.a.dev, self.a.name, self.a.peer, self.sw, self.a.mac, self.host_mtu)
         for k in range(1, self.n):
-            self._veth(f"{self.p}-s{k}p2", self.sw, f"{self.p}-s{k + 1}p1", self.sw)
-        self._veth(self.b.dev, self.b.name, self.b.peer, self.sw, self.b.mac)
+            self._veth(f"{self.p}-s{k}p2", self.sw, f"{self.p}-s{k + 1}p1", self.sw, mtu=self.core_mtu)
+        self._veth(self.b.dev, self.b.name, self.b.peer, self.sw, self.b.mac, self.host_mtu)
         for h in (self.a, self.b):
             sh("ip", "-n", h.name, "addr", "add", h.ip, "dev", h.dev)
             sh("ip", "-n", h.name, "route", "add", "default", "via", h.gateway)
@@ -80,8 +81,10 @@ class Chain:
                 routes.append({"prefix": "10.0.10.0/24", "via": f"10.255.{k - 1}.1"})
             switches[f"s{k}"] = {
                 "address": f"127.0.0.1:{9559 + k}", "device_id": 0, "cpu_port": 255,
-                "vlans": {100: {"name": "west", "interface": {"address": west, "mac": f"00:00:5e:00:{k:02x}:01"}},
-                          200: {"name": "east", "interface": {"address": east, "mac": f"00:00:5e:00:{k:02x}:02"}}},
+                "vlans": {100: {"name": "west", "interface": {"address": west, "mac": f"00:00:5e:00:{k:02x}:01",
+                                                              "mtu": max(self.core_mtu, self.host_mtu)}},
+                          200: {"name": "east", "interface": {"address": east, "mac": f"00:00:5e:00:{k:02x}:02",
+                                                              "mtu": max(self.core_mtu, self.host_mtu)}}},
                 "ports": {1: {"name": "west", "vlan": 100}, 2: {"name": "east", "vlan": 200}},
                 **({"routes": routes} if routes else {})}
         return {"mac_aging": "300s", "switches": switches}
@@ -95,6 +98,7 @@ class Chain:
                                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
         desc = self.wd / "chain.yaml"
         desc.write_text(yaml.safe_dump(self.description(), sort_keys=False))
+        self.description_file = desc
         clog = self.wd / "vrouter.log"
         time.sleep(1.0)
         ctl = subprocess.Popen(["ip", "netns", "exec", self.sw, str(ROOT / ".venv" / "bin" / "vrouter"), "run",
