@@ -66,7 +66,9 @@ def plot_lines(path: Path, title: str, xlabel: str, ylabel: str, series: dict[st
     for label, (xs, ys) in series.items():
         ax.plot(xs, ys, marker="o", label=label)
     for label, (xs, ys) in (refs or {}).items():
-        ax.plot(xs, ys, linestyle="--", marker="x", label=f"published: {label}")
+        # published points only where the study gives them: no line drawn between distant points
+        ax.plot(xs, ys, linestyle="--" if len(xs) > 2 else "none", marker="x", markersize=9,
+                label=f"published: {label}")
     if logx:
         ax.set_xscale("log")
     ax.set_title(title)

@@ -116,7 +116,9 @@ def write_report(d: Path, data: dict, st) -> None:
         for r in runs:
             for size, c in r["sizes"].items():
                 if "loss_curve" in c:
-                    curve = ", ".join(f"{p['percent']} %: {p['loss_percent']:.1f} %" for p in c["loss_curve"])
+                    curve = ", ".join(f"{p['percent']} %: {p['loss_percent']:.1f} % (generator sent "
+                                      f"{100 * p['achieved_pps'] / p['offered_pps']:.0f} % of it)"
+                                      for p in c["loss_curve"])
                     md.append(f"- {r['dut']}, {size} B: frame loss at % of {st.line_bps / 1e6:g} Mb/s line rate "
                               f"(offered): {curve}; back-to-back {c['back_to_back']['burst_frames']} frames "
                               f"({c['back_to_back']['note']})")

@@ -38,10 +38,12 @@ def main() -> int:
     found = 0
     for sc, title in TITLES.items():
         run = latest(args.results, sc)
-        out += [f"## {title}", ""]
         if run is None:
-            out += [f"Not measured yet (`make bench-{sc}`).", ""]
+            out += [f"## {title}", "", f"Not measured yet (`make bench-{sc}`).", ""]
             continue
+        if '"quick": true' in (run / "results.json").read_text():
+            out += ["> A `--quick` run (short trials, few points): it shows the method works, the numbers "
+                    "are rough; on a shared machine they are noise-dominated.", ""]
         found += 1
         img_dir.mkdir(parents=True, exist_ok=True)
         text = (run / "report.md").read_text()
@@ -49,7 +51,13 @@ def main() -> int:
             shutil.copy(png, img_dir / png.name)
         text = re.sub(r"\]\(([^)/]+\.png)\)", r"](results/\1)", text)
         text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
-        out += [f"Run `{run.name}`.", "", text.strip(), ""]
+        title_line, _, rest = text.strip().partition("\n")
+        note = []
+        if out[-2].startswith("> A `--quick`"):
+            note = out[-2:]
+            del out[-2:]
+        out += [title_line, "", *note, f"Run `{run.name}` (raw results: bench/results/{run.name}/, not committed).",
+                rest, ""]
     args.doc.write_text("\n".join(out) + "\n")
     print(f"bench-report: {args.doc} ({found} of {len(TITLES)} scenarios measured)")
     return 0
