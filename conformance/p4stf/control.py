@@ -33,6 +33,7 @@ from p4rt import (
     ValueSetEntry,
     load_p4info,
 )
+from p4rt.schema import type_map
 
 from . import stf
 
@@ -185,10 +186,12 @@ class Controller:
         """Count digest data items per digest id (p4rt acknowledges each list)."""
         try:
             for d in self.sw.digests():
+                spec = self.schema.digest(d.digest_id).type_spec
                 self.digests[d.digest_id] = self.digests.get(d.digest_id, 0) + len(d.data)
-                self.digest_data.setdefault(d.digest_id, []).extend(tuple(_flatten(v)) for v in d.data)
-        except P4RuntimeError:
-            pass
+                self.digest_data.setdefault(d.digest_id, []).extend(
+                    tuple(flatten(v, spec, self.schema)) for v in d.data)
+        except (P4RuntimeError, SchemaError):
+            pass  # the stream ended with the connection
 
     def close(self) -> None:
         self.sw.close()
@@ -420,16 +423,29 @@ class Controller:
                     DirectMeterEntry(entry, MeterConfig(*cmd.rates)))
 
 
-def _flatten(value) -> list[int]:
-    """A decoded P4Data value (p4rt's ints, dicts, lists, bools) as its ints in member order."""
+def flatten(value, spec, schema) -> list[int]:
+    """A digest value decoded by p4rt as its fields' bit patterns in member order.
+
+    p4rt decodes `int<N>` fields as signed numbers; STF writes the bit pattern.
+    """
+    kind = spec.WhichOneof("type_spec") if spec is not None else None
     if isinstance(value, bool):
         return [int(value)]
     if isinstance(value, int):
+        if value < 0 and kind == "bitstring" and spec.bitstring.HasField("int"):
+            value += 1 << spec.bitstring.int.bitwidth
         return [value]
     if isinstance(value, dict):
-        return [v for m in value.values() for v in _flatten(m)]
+        specs = {}
+        if kind in ("struct", "header"):
+            types = schema.type_info().structs if kind == "struct" else schema.type_info().headers
+            decl = type_map(types).get(getattr(spec, kind).name)
+            specs = {m.name: m.type_spec for m in decl.members} if decl is not None else {}
+        return [v for name, m in value.items() for v in flatten(m, specs.get(name), schema)]
     if isinstance(value, (list, tuple)):
-        return [v for m in value for v in _flatten(m)]
+        specs = list(spec.tuple.members) if kind == "tuple" else []
+        return [v for i, m in enumerate(value)
+                for v in flatten(m, specs[i] if i < len(specs) else None, schema)]
     return []
 
 

@@ -3,10 +3,11 @@ import pytest
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 from p4rt import EntityError, P4Schema, TableEntry
+from p4rt.schema import parse_p4info_text
 
 from p4stf import pcap
 from p4stf.cli import summary
-from p4stf.control import ControlError, action_of, lookup, lookup_key, match_of
+from p4stf.control import ControlError, action_of, flatten, lookup, lookup_key, match_of
 from p4stf.runner import FAIL, NOT_RUN, PASS, Result
 from p4stf.stf import ActionCall, KeyMatch
 
@@ -105,3 +106,16 @@ def test_bmv2_style_key_spellings():
     assert lookup_key(t, "hdr.mpls$0.label").id == 1
     assert lookup_key(t, "mpls$0.label").id == 1
     assert lookup_key(t, "hdr.tag.$valid$").id == 2
+
+
+def test_digest_values_flatten_to_bit_patterns():
+    info = parse_p4info_text("""
+        digests { preamble { id: 5 name: "learn_t" }
+          type_spec { struct { name: "learn_t" } } }
+        type_info { structs { key: "learn_t" value {
+          members { name: "a" type_spec { bitstring { int { bitwidth: 8 } } } }
+          members { name: "b" type_spec { bitstring { bit { bitwidth: 9 } } } }
+          members { name: "ok" type_spec { bool { } } } } } }""")
+    schema = P4Schema(info)
+    spec = schema.digest("learn_t").type_spec
+    assert flatten({"a": -1, "b": 0x1FF, "ok": True}, spec, schema) == [0xFF, 0x1FF, 1]
