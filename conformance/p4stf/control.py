@@ -372,9 +372,6 @@ class Controller:
             value += 1 << r.bitwidth  # the bit pattern, as STF writes it
         return int(value)
 
-    def digest_id(self, name: str) -> int:
-        return lookup(self.schema.digests, name).id
-
     def enable_digest(self, name: str) -> int:
         """Ask for every digest of `name` at once (list size 1, no timeout)."""
         d = lookup(self.schema.digests, name)
