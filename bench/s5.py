@@ -49,6 +49,20 @@ def nft_script(n: int, stateful: bool, table: str) -> str:
     return "\n".join(lines + ["  }", "}", ""])
 
 
+def outside_can_open(outside, inside) -> bool:
+    """Can the untrusted side open a TCP connection to the trusted side? (functional check)"""
+    srv = subprocess.Popen(["ip", "netns", "exec", inside.name, "iperf3", "-s", "-1", "-p", "5299"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        r = subprocess.run(["ip", "netns", "exec", outside.name, "timeout", "3", "bash", "-c",
+                            f"echo > /dev/tcp/{inside.addr}/5299"], capture_output=True)
+        return r.returncode == 0
+    finally:
+        srv.kill()
+        srv.wait()
+
+
 def measure(name: str, n: int, stateful: bool, args, st, wd: Path) -> dict:
     topo = Topology(args.prefix)
     a, b = topo.add_host("a"), topo.add_host("b")
@@ -69,12 +83,14 @@ def measure(name: str, n: int, stateful: bool, args, st, wd: Path) -> dict:
                 if p.returncode:
                     raise BenchError(f"nft: {p.stderr.strip()[:300]}")
             dut.warm_up()
+            opens = outside_can_open(b, a)
             tcp = iperf.start([(a, b, None)], 3 if args.quick else 30, streams=10)[0]
             flows = [rfc2544.Flow(a, b, dut.gateway_mac(a))]
             s = rfc2544.throughput(flows, 64, st, progress=say)
         finally:
             dut.stop()
     r = {"dut": dut.name, "rules": n, "stateful": stateful, "tcp10_mbps": tcp["received_mbps"],
+         "outside_can_open": opens, "firewall_as_expected": opens != stateful,
          "rfc2544_64_pps": s.throughput_pps, "rfc2544_64_mbps": s.throughput_mbps,
          "generator_limited": s.generator_limited, "trials": s.trials}
     say(f"  {r['dut']} {n} rules stateful={stateful}: TCP x10 {r['tcp10_mbps']:.0f} Mb/s, "
@@ -91,7 +107,7 @@ def write_report(d: Path, data: dict) -> None:
           f"firewall 1900 Mb/s with 1, 100 and 1000 policies (iperf3, 10 streams).", ""]
     rows = [[r["dut"], r["rules"], "on" if r["stateful"] else "off", r["tcp10_mbps"],
              PUBLISHED["firewall_mbps"].get(str(r["rules"])), r["rfc2544_64_pps"],
-             r["rfc2544_64_mbps"]] for r in data["runs"]]
+             r["rfc2544_64_mbps"], "yes" if r["firewall_as_expected"] else "**no**"] for r in data["runs"]]
     md += [report.md_table(["DUT", "rules", "stateful", "iperf3 TCP x10 Mb/s", "published Mb/s",
                             "64 B zero-loss pps", "64 B Mb/s"], rows), ""]
     series = {}
