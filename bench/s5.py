@@ -109,7 +109,9 @@ def write_report(d: Path, data: dict) -> None:
              PUBLISHED["firewall_mbps"].get(str(r["rules"])), r["rfc2544_64_pps"],
              r["rfc2544_64_mbps"], "yes" if r["firewall_as_expected"] else "**no**"] for r in data["runs"]]
     md += [report.md_table(["DUT", "rules", "stateful", "iperf3 TCP x10 Mb/s", "published Mb/s",
-                            "64 B zero-loss pps", "64 B Mb/s"], rows), ""]
+                            "64 B zero-loss pps", "64 B Mb/s", "b->a blocked iff stateful"], rows), "",
+           "Functional check: with the stateful firewall on, host b (untrusted) must not be able to open a "
+           "TCP connection to host a; with it off it must.", ""]
     series = {}
     for r in data["runs"]:
         key = f"{r['dut']} stateful {'on' if r['stateful'] else 'off'}"
