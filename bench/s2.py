@@ -6,8 +6,8 @@ Host a (10.0.10.2) - s1 - s2 - ... - sN - host b (10.0.20.2). Every switch is a 
 (or $SWITCH) running vrouter.p4 in one switch namespace, all configured by one
 `vrouter run` daemon from a generated description: two routed VLANs per switch, /30
 subnets between neighbours, static routes to both host subnets. Per hop count: iperf3
-UDP at each offered load (received rate, jitter, loss) and iperf3 TCP. Baseline: one
-Linux router namespace (1 hop only, for now). Published: Larasati et al., SCENARIOS.md S2.
+UDP at each offered load (received rate, jitter, loss) and iperf3 TCP. Baseline: the same
+line of Linux router namespaces. Published: Larasati et al., SCENARIOS.md S2.
 Results: bench/results/<stamp>-s2/.
 """
 from __future__ import annotations
@@ -22,8 +22,8 @@ import yaml
 
 from . import iperf, report
 from .common import main_guard, parser, say, settings
-from .dut import ROOT, LinuxKernel, l3_plan, switch_command
-from .netns import BenchError, Host, Topology, sh
+from .dut import ROOT, switch_command
+from .netns import BenchError, Host, sh
 
 PUBLISHED = {"citation": "Larasati, Perdana, Bisono, \"Virtual Router Cisco Performance Analysis on QEMU "
              "Hypervisor with Mechanism of Increasing the Number of Routers and Traffic Loads\" (CSR 1000V), "
@@ -133,6 +133,45 @@ class Chain:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
+class LinuxChain(Chain):
+    """The same line of routers as Linux namespaces PREFIX-r1..rN with IP forwarding."""
+
+    def up(self) -> "LinuxChain":
+        self.down()
+        rs = [f"{self.p}-r{k}" for k in range(1, self.n + 1)]
+        for ns in (self.a.name, self.b.name, *rs):
+            sh("ip", "netns", "add", ns)
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
+        for ns in rs:
+            sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=ns)
+        self._veth(self.a.dev, self.a.name, f"{self.p}-s1p1", rs[0], self.a.mac, self.host_mtu)
+        for k in range(1, self.n):
+            self._veth(f"{self.p}-s{k}p2", rs[k - 1], f"{self.p}-s{k + 1}p1", rs[k], mtu=self.core_mtu)
+        self._veth(self.b.dev, self.b.name, f"{self.p}-s{self.n}p2", rs[-1], self.b.mac, self.host_mtu)
+        for h in (self.a, self.b):
+            sh("ip", "-n", h.name, "addr", "add", h.ip, "dev", h.dev)
+            sh("ip", "-n", h.name, "route", "add", "default", "via", h.gateway)
+        for k, ns in enumerate(rs, 1):
+            west = "10.0.10.1/24" if k == 1 else f"10.255.{k - 1}.2/30"
+            east = "10.0.20.1/24" if k == self.n else f"10.255.{k}.1/30"
+            sh("ip", "-n", ns, "addr", "add", west, "dev", f"{self.p}-s{k}p1")
+            sh("ip", "-n", ns, "addr", "add", east, "dev", f"{self.p}-s{k}p2")
+            if k < self.n:
+                sh("ip", "-n", ns, "route", "add", "10.0.20.0/24", "via", f"10.255.{k}.2")
+            if k > 1:
+                sh("ip", "-n", ns, "route", "add", "10.0.10.0/24", "via", f"10.255.{k - 1}.1")
+        return self
+
+    def start(self) -> None:
+        r = sh("ping", "-n", "-c2", "-W1", self.b.addr, ns=self.a.name, check=False)
+        if " 0% packet loss" not in r and " 50% packet loss" not in r:
+            raise BenchError(f"a cannot reach b through {self.n} Linux routers")
+
+    def down(self) -> None:
+        for ns in (self.a.name, self.b.name, *[f"{self.p}-r{k}" for k in range(1, self.n + 1)]):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
 def sweep(a: Host, b: Host, loads: list[float], secs: float) -> dict:
     out = {"udp": []}
     for load in loads:
@@ -193,29 +232,22 @@ def main() -> int:
     duts = [x for x in args.duts.split(",") if x]
     with tempfile.TemporaryDirectory(prefix="h10-s2-") as tmp:
         wd = Path(tmp)
-        if "p4switch" in duts:
-            for n in hops:
-                say(f"S2 chain of {n} switch(es)")
-                chain = Chain(args.prefix, n, wd)
+        kinds = [(n, c, label) for n, c, label in (("p4switch", Chain, "p4switch"), ("linux", LinuxChain, "linux-router"))
+                 if n in duts]
+        for n in hops:
+            for _, cls, label in kinds:
+                say(f"S2 chain of {n} x {label}")
+                chain = cls(args.prefix, n, wd)
                 try:
                     chain.up()
                     chain.start()
-                    data["runs"].append({"dut": "p4switch", "hops": n, **sweep(chain.a, chain.b, loads, secs)})
+                    data["runs"].append({"dut": label, "hops": n, **sweep(chain.a, chain.b, loads, secs)})
                 except BenchError as e:
                     say(f"  {e}")
-                    data.setdefault("errors", []).append({"what": f"chain of {n}", "error": str(e)})
+                    data.setdefault("errors", []).append({"what": f"{label} chain of {n}", "error": str(e)})
                 finally:
                     chain.down()
                 report.write_json(d, data)
-        if "linux" in duts:
-            say("S2 baseline: one Linux router")
-            topo = Topology(args.prefix)
-            a, b = topo.add_host("a"), topo.add_host("b")
-            l3_plan(topo)
-            with topo:
-                dut = LinuxKernel(topo, wd).l3()
-                dut.warm_up()
-                data["runs"].append({"dut": "linux-router", "hops": 1, **sweep(a, b, loads, secs)})
     report.write_json(d, data)
     write_report(d, data)
     say(f"S2 done: {d / 'report.md'}")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from . import iperf, report
 from .common import DUTS, dut_names, main_guard, parser, say, settings
-from .dut import LinuxKernel, OvsNetdev, P4Switch, cpu_seconds
+from .dut import OvsNetdev, P4Switch, cpu_seconds
 from .netns import BenchError, Topology, sh
 
 PARTS = ("isolation", "policing", "cpu")
