@@ -25,7 +25,7 @@ P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-p4 run test test-compiler test-vrouter \
-        test-switch test-controller test-conformance test-p4src test-ptf bench-switch bench-controller bench-compiler \
+        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-controller bench-compiler \
         fuzz clean
 
 help: ## List the targets (this text)
@@ -57,7 +57,7 @@ $(BUILD)/%.json: p4src/%.p4 $(wildcard p4src/include/*.p4) | $(VENV_STAMP)
 run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix, iperf3, CLI if interactive (root)
 	$(PY) topo/run_campus.py
 
-test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf ## Run every test suite (needs root)
+test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf test-bench ## Run every test suite (needs root)
 	@echo "test: all suites passed"
 
 test-compiler: $(VENV_STAMP) ## p4compile unit tests, bad-input corpus, every P4 program in the repo
@@ -84,6 +84,32 @@ test-p4src: $(VENV_STAMP) build-switch ## vrouter.p4: documented contract and pa
 
 test-ptf: $(VENV_STAMP) build-switch ## PTF suite of vrouter.p4 over veth pairs on the selected SWITCH
 	$(PY) ptf-tests/run.py
+
+test-bench: build ## Smoke test of the benchmark harness: tiny runs, reports written, numbers sane (root)
+	$(PY) -m pytest -q bench/tests
+
+BENCH_ARGS ?=
+BENCH_BUDGET ?= 120
+bench: build ## All five scenarios within BENCH_BUDGET minutes, then docs/results.md (root)
+	$(PY) -m bench.all --budget-minutes $(BENCH_BUDGET) $(BENCH_ARGS)
+
+bench-s1: build ## S1 campus: RFC 2544 L2/L3 throughput by frame size, Linux and OVS beside it (BENCH_ARGS=--quick)
+	$(PY) -m bench.s1 $(BENCH_ARGS)
+
+bench-s2: build ## S2 chain of 1-3 switch-routers: iperf3 UDP sweep and TCP against Linux routers
+	$(PY) -m bench.s2 $(BENCH_ARGS)
+
+bench-s3: build ## S3 MPLS PE-P-PE: implicit against explicit null, MTU 1530/9000, CPU s/GB
+	$(PY) -m bench.s3 $(BENCH_ARGS)
+
+bench-s4: build ## S4 virtual switch: VLAN isolation, policing, CPU against Linux bridge and OVS
+	$(PY) -m bench.s4 $(BENCH_ARGS)
+
+bench-s5: build ## S5 firewall: 1-10,000 ACL rules, stateful on/off, against nftables
+	$(PY) -m bench.s5 $(BENCH_ARGS)
+
+bench-report: $(VENV_STAMP) ## Refresh docs/results.md from the newest bench/results runs
+	$(PY) -m bench.summary
 
 bench-switch: build-switch ## Switch speed: in-process pps, veth zero-loss rate, P4Runtime inserts/s
 	@echo "bench-switch: see switch/README.md"
