@@ -293,7 +293,9 @@ fn recirculate_reenters_ingress_with_the_deparsed_packet() {
     p.keyless(0, "MyIngress.t", "MyIngress.mark", vec![], None);
     p.init(0, "MyIngress.t");
     p.action("MyEgress.do_recirculate", &[], vec![prim("recirculate", vec![])]);
-    p.conditional(1, "node_e", ex("==", fld("standard_metadata", "instance_type"), hexv("0x00000000")),
+    // simple_switch resets instance_type to 0 before unicast egress, also after a
+    // recirculation, so egress recognises the first pass by the rewritten srcAddr.
+    p.conditional(1, "node_e", ex("==", fld("ethernet", "srcAddr"), hexv("0x000000000011")),
                   Some("MyEgress.again"), None);
     p.keyless(1, "MyEgress.again", "MyEgress.do_recirculate", vec![], None);
     p.init(1, "node_e");
