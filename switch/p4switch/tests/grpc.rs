@@ -1,6 +1,6 @@
 //! The real binary with its P4Runtime server: a controller (this test, over
 //! gRPC) installs the pipeline, a multicast group and a clone session while
-//! the switch waits (`--use-files 4`), then the pcap input runs through the
+//! the switch waits (`--use-files 6`), then the pcap input runs through the
 //! packet replication engine.
 
 mod common;
@@ -129,7 +129,7 @@ fn multicast_groups_and_clone_sessions_from_the_controller() {
     let mut sw = Running(
         Command::new(switch_bin())
             .current_dir(&dir.0)
-            .args(["--use-files", "4", "-i", "1@p1", "-i", "2@p2", "-i", "3@p3", "prog.json"])
+            .args(["--use-files", "6", "-i", "1@p1", "-i", "2@p2", "-i", "3@p3", "prog.json"])
             .args(["--", "--grpc-server-addr", "127.0.0.1:0"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -144,7 +144,7 @@ fn multicast_groups_and_clone_sessions_from_the_controller() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(program_switch(addr, prog.to_string().into_bytes()));
 
-    // Input starts 4 s after start-up; wait for the 4 expected frames.
+    // Input starts 6 s after start-up; wait for the 4 expected frames.
     let read = |p: u32| -> Vec<Vec<u8>> {
         p4switch::pcap::Reader::open(&dir.0.join(format!("p{p}_out.pcap")))
             .and_then(|r| r.read_all())
