@@ -111,8 +111,9 @@ bench-s5: build ## S5 firewall: 1-10,000 ACL rules, stateful on/off, against nft
 bench-report: $(VENV_STAMP) ## Refresh docs/results.md from the newest bench/results runs
 	$(PY) -m bench.summary
 
-bench-switch: build-switch ## Switch speed: in-process pps, veth zero-loss rate, P4Runtime inserts/s
-	@echo "bench-switch: see switch/README.md"
+bench-switch: build-switch ## Switch speed: in-process pps, veth zero-loss rate against the Linux bridge, P4Runtime inserts/s (root)
+	CARGO=$(CARGO) switch/p4switch/bench/bench-switch.sh
+	$(CARGO) run --release --quiet -p p4runtime-server --example bench | tee bench/results/p4runtime-inserts.txt
 
 bench-controller: build ## vrouter apply of 10,000 routes / 1,000 ACL rules against raw p4rt inserts
 	$(PY) -m vrouter.bench
