@@ -36,6 +36,17 @@ def switch_command() -> list[str]:
     return [str(ROOT / "target" / "release" / "p4switch")]
 
 
+def stop_process(p: subprocess.Popen) -> None:
+    """Interrupt a process we started (SIGINT), killing it if it has not exited within 5 s."""
+    if p.poll() is None:
+        p.send_signal(2)
+        try:
+            p.wait(5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def l3_plan(topo: Topology, vlan_base: int = 10) -> None:
     """Give host i its own VLAN/subnet 10.0.V.2/24 with the router at .1."""
     for i, h in enumerate(topo.hosts):
@@ -197,13 +208,8 @@ class P4Switch(Dut):
 
     def stop(self) -> None:
         for p in (self.ctl, self.proc):
-            if p and p.poll() is None:
-                p.send_signal(2)
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+            if p:
+                stop_process(p)
         self.ctl = self.proc = None
 
 

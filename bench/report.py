@@ -45,6 +45,14 @@ def write_json(d: Path, data: dict) -> Path:
     return p
 
 
+def write_md(d: Path, md: list[str], failures: list[tuple[str, str]]) -> Path:
+    """Write report.md: the lines of md, then one line per (what, error) that failed."""
+    lines = md + [f"- **{what} failed**: {error}" for what, error in failures]
+    p = d / "report.md"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
 def md_table(header: list[str], rows: list[list]) -> str:
     def fmt(x) -> str:
         if x is None:

@@ -128,9 +128,7 @@ def write_report(d: Path, data: dict, st) -> None:
         png = report.plot_lines(d / f"s1-{case}.png", f"S1 {label}: zero-loss throughput", "frame size (bytes)",
                                 "Mb/s", series, refs, logx=True)
         md += ["", f"![{label}]({png.name})", ""]
-    for e in data.get("errors", []):
-        md.append(f"- **{e['case']} on {e['dut']} failed**: {e['error']}")
-    (d / "report.md").write_text("\n".join(md) + "\n")
+    report.write_md(d, md, [(f"{e['case']} on {e['dut']}", e["error"]) for e in data.get("errors", [])])
 
 
 def main() -> int:

@@ -22,7 +22,7 @@ import yaml
 
 from . import iperf, report
 from .common import main_guard, parser, say, settings
-from .dut import ROOT, switch_command
+from .dut import ROOT, stop_process, switch_command
 from .netns import BenchError, Host, sh
 
 PUBLISHED = {"citation": "Larasati, Perdana, Bisono, \"Virtual Router Cisco Performance Analysis on QEMU "
@@ -121,13 +121,7 @@ class Chain:
 
     def down(self) -> None:
         for p in reversed(self.procs):
-            if p.poll() is None:
-                p.send_signal(2)
-                try:
-                    p.wait(5)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+            stop_process(p)
         self.procs = []
         for ns in (self.sw, self.a.name, self.b.name):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
@@ -205,9 +199,7 @@ def write_report(d: Path, data: dict) -> None:
         png = report.plot_lines(d / "s2-udp.png", "S2 chain: UDP received vs offered", "offered Mb/s",
                                 "received Mb/s", series, {"CSR 1000V, 1 router": ([1000], [657.8])})
         md += [f"![S2]({png.name})", ""]
-    for e in data.get("errors", []):
-        md.append(f"- **{e['what']} failed**: {e['error']}")
-    (d / "report.md").write_text("\n".join(md) + "\n")
+    report.write_md(d, md, [(e["what"], e["error"]) for e in data.get("errors", [])])
 
 
 def main() -> int:

@@ -99,9 +99,7 @@ def main() -> int:
             for r in data["runs"]]
     md += [report.md_table(["MPLS MTU", "mode", "TCP Mb/s", "PE1 CPU s/GB", "P CPU s/GB", "PE2 CPU s/GB",
                             "published"], rows), ""]
-    for e in data.get("errors", []):
-        md.append(f"- **{e['what']} failed**: {e['error']}")
-    (d / "report.md").write_text("\n".join(md) + "\n")
+    report.write_md(d, md, [(e["what"], e["error"]) for e in data.get("errors", [])])
     say(f"S3 done: {d / 'report.md'}")
     return 0
 

@@ -187,9 +187,7 @@ def write_report(d: Path, data: dict) -> None:
                                 "DUT CPU s/GB", "iperf3 sender CPU %", "iperf3 receiver CPU %"], rows), "",
                "The Linux bridge has no process of its own: its work is in the senders' kernel context.",
                f"Published host CPU, TCP send: {ref['cpu_percent_host_tcp_send']}.", ""]
-    for e in data.get("errors", []):
-        md.append(f"- **{e['part']} on {e['dut']} failed**: {e['error']}")
-    (d / "report.md").write_text("\n".join(md) + "\n")
+    report.write_md(d, md, [(f"{e['part']} on {e['dut']}", e["error"]) for e in data.get("errors", [])])
 
 
 def main() -> int:

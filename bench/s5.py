@@ -122,9 +122,7 @@ def write_report(d: Path, data: dict) -> None:
         png = report.plot_lines(d / "s5-tcp.png", "S5 firewall: iperf3 TCP, 10 streams", "rules", "Mb/s", series,
                                 {"Fortigate-VM": ([1, 100, 1000], [1900, 1900, 1900])}, logx=True)
         md += [f"![S5]({png.name})", ""]
-    for e in data.get("errors", []):
-        md.append(f"- **{e['what']} failed**: {e['error']}")
-    (d / "report.md").write_text("\n".join(md) + "\n")
+    report.write_md(d, md, [(e["what"], e["error"]) for e in data.get("errors", [])])
 
 
 def main() -> int:
