@@ -144,32 +144,25 @@ class VethPair:
         """Send a frame into the switch."""
         self.sock.send(frame)
 
-    def receive(self, timeout: float = 2.0) -> list[bytes]:
-        """Frames the switch sent out of this port within `timeout` seconds."""
-        frames = []
+    def _incoming(self, timeout: float):
+        """Yield the frames the switch sends out of this port until `timeout` seconds have passed."""
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
             self.sock.settimeout(left)
             try:
                 data, addr = self.sock.recvfrom(65535)
             except TimeoutError:
-                break
+                return
             if addr[2] != socket.PACKET_OUTGOING:
-                frames.append(data)
-        return frames
+                yield data
+
+    def receive(self, timeout: float = 2.0) -> list[bytes]:
+        """Frames the switch sent out of this port within `timeout` seconds."""
+        return list(self._incoming(timeout))
 
     def wait_for(self, predicate, timeout: float = 3.0) -> bytes | None:
         """The first frame from the switch matching `predicate`, or None after `timeout`."""
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            self.sock.settimeout(left)
-            try:
-                data, addr = self.sock.recvfrom(65535)
-            except TimeoutError:
-                return None
-            if addr[2] != socket.PACKET_OUTGOING and predicate(data):
-                return data
-        return None
+        return next((data for data in self._incoming(timeout) if predicate(data)), None)
 
     def close(self) -> None:
         """Close the socket and delete the pair."""
