@@ -365,14 +365,13 @@ class ControlLowering:
             mt = k.match_kind
             if mt not in _KIND_ORDER:
                 raise unsupported(k, f"match kind '{mt}' on BMv2")
-            keys_json.append({"match_type": mt, "name": kname,
+            # BMv2 has no `optional` key: like p4c, write it as `ternary` (P4Info keeps OPTIONAL).
+            keys_json.append({"match_type": "ternary" if mt == "optional" else mt, "name": kname,
                               "target": target, "mask": None})
             info.keys.append(MatchFieldInfo(kname, width, mt, k.annotations,
                                             k.expr.type.tname if isinstance(k.expr.type, NewType) else None))
         mts = [k["match_type"] for k in keys_json]
         table_mt = max(mts, key=lambda m: _KIND_ORDER[m]) if mts else "exact"
-        if table_mt == "optional":
-            table_mt = "ternary"
         # actions
         acts = []
         ap = tdecl.prop("actions")
@@ -580,7 +579,7 @@ class ControlLowering:
     def entry_key(self, k: A.Expr, kinfo: MatchFieldInfo) -> dict:
         w = kinfo.bitwidth
         full = (1 << w) - 1
-        mt = kinfo.match_type
+        mt = "ternary" if kinfo.match_type == "optional" else kinfo.match_type
         if isinstance(k, (A.DontCare, A.DefaultExpr)):
             if mt == "exact":
                 raise unsupported(k, "'_' for an exact key")

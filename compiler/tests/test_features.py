@@ -507,3 +507,26 @@ def test_table_action_with_bound_directional_args_copies_out():
     p = act["primitives"]
     assert p[0]["parameters"][1] == {"type": "field", "value": ["scalars", "userMetadata.h"]}  # copy in
     assert p[-1]["parameters"][0] == {"type": "field", "value": ["scalars", "userMetadata.h"]}  # copy out
+
+
+def test_optional_keys_are_ternary_in_json_and_optional_in_p4info():
+    src = program(ingress_locals="""
+    action set(bit<9> p) { sm.egress_spec = p; }
+    table t {
+        key = { hdr.eth.etherType: optional; }
+        actions = { set; NoAction; }
+        const entries = {
+            0x0800: set(1);
+            _: set(2);
+        }
+    }""", ingress_apply="t.apply();")
+    r = compile_src(src)
+    t = ingress_tables(r.json)[0]
+    # simple_switch knows no `optional` match type: p4c writes such keys as ternary.
+    assert [k["match_type"] for k in t["key"]] == ["ternary"]
+    assert t["match_type"] == "ternary"
+    e0, e1 = t["entries"]
+    assert e0["match_key"][0] == {"match_type": "ternary", "key": "0x0800", "mask": "0xffff"}
+    assert e1["match_key"][0] == {"match_type": "ternary", "key": "0x0000", "mask": "0x0000"}
+    from p4.config.v1 import p4info_pb2
+    assert r.p4info.tables[0].match_fields[0].match_type == p4info_pb2.MatchField.OPTIONAL

@@ -32,6 +32,9 @@ pub struct MatchFieldS {
     pub kind: MatchKind,
     /// Index of this field in the engine's key.
     pub engine_pos: usize,
+    /// An `optional` P4Info field whose device-config key is `ternary`, as p4c-bm2-ss
+    /// writes it: values go to the engine as all-ones or all-zero masks.
+    pub optional_as_ternary: bool,
 }
 
 /// Where an action may be used in a table (P4Info `ActionRef.scope`).
@@ -291,6 +294,7 @@ impl Schema {
                         | (MatchKind::Ternary, EngineKind::Ternary)
                         | (MatchKind::Range, EngineKind::Range)
                         | (MatchKind::Optional, EngineKind::Optional)
+                        | (MatchKind::Optional, EngineKind::Ternary)
                 );
                 if !compatible || ek.bitwidth != bw {
                     return Err(RtError::invalid(format!(
@@ -299,7 +303,15 @@ impl Schema {
                     )));
                 }
                 needs_priority |= matches!(kind, MatchKind::Ternary | MatchKind::Range | MatchKind::Optional);
-                fields.push(MatchFieldS { id: m.id, name: m.name.clone(), bitwidth: bw, kind, engine_pos: pos });
+                let optional_as_ternary = kind == MatchKind::Optional && ek.match_kind == EngineKind::Ternary;
+                fields.push(MatchFieldS {
+                    id: m.id,
+                    name: m.name.clone(),
+                    bitwidth: bw,
+                    kind,
+                    engine_pos: pos,
+                    optional_as_ternary,
+                });
             }
             let mut actions = HashMap::new();
             for r in &t.action_refs {
@@ -451,7 +463,14 @@ impl Schema {
                     }
                     _ => MatchKind::Exact,
                 };
-                fields.push(MatchFieldS { id: m.id, name: m.name.clone(), bitwidth: bw, kind, engine_pos: pos });
+                fields.push(MatchFieldS {
+                    id: m.id,
+                    name: m.name.clone(),
+                    bitwidth: bw,
+                    kind,
+                    engine_pos: pos,
+                    optional_as_ternary: false,
+                });
             }
             let total: u64 = fields.iter().map(|f| f.bitwidth as u64).sum();
             let eng_total: u64 = eng.bitwidths.iter().map(|&w| w as u64).sum();

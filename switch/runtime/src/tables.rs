@@ -69,6 +69,9 @@ pub fn decode_match(t: &TableS, fms: &[p4v1::FieldMatch]) -> RtResult<Vec<MatchK
                 }
                 MatchKey::Range(lo, hi)
             }
+            (Some(F::Optional(o)), MatchKind::Optional) if f.optional_as_ternary => {
+                MatchKey::Ternary(checked(&o.value, bw, what)?, all_ones(bw))
+            }
             (Some(F::Optional(o)), MatchKind::Optional) => MatchKey::Optional(Some(checked(&o.value, bw, what)?)),
             (Some(F::Other(_)), _) => {
                 return Err(RtError::unimplemented(format!("{}: 'other' match types are not supported", what())))
@@ -90,6 +93,9 @@ pub fn decode_match(t: &TableS, fms: &[p4v1::FieldMatch]) -> RtResult<Vec<MatchK
             (None, MatchKind::Lpm) => (f.engine_pos, MatchKey::Lpm(vec![0; n], 0)),
             (None, MatchKind::Ternary) => (f.engine_pos, MatchKey::Ternary(vec![0; n], vec![0; n])),
             (None, MatchKind::Range) => (f.engine_pos, MatchKey::Range(vec![0; n], all_ones(bw))),
+            (None, MatchKind::Optional) if f.optional_as_ternary => {
+                (f.engine_pos, MatchKey::Ternary(vec![0; n], vec![0; n]))
+            }
             (None, MatchKind::Optional) => (f.engine_pos, MatchKey::Optional(None)),
         });
     }
@@ -109,6 +115,7 @@ pub fn encode_match(t: &TableS, key: &[MatchKey]) -> Vec<p4v1::FieldMatch> {
             MatchKey::Lpm(_, 0) => None,
             MatchKey::Lpm(v, p) => Some(F::Lpm(fm::Lpm { value: c(v), prefix_len: *p as i32 })),
             MatchKey::Ternary(_, m) if m.iter().all(|&b| b == 0) => None,
+            MatchKey::Ternary(v, _) if f.optional_as_ternary => Some(F::Optional(fm::Optional { value: c(v) })),
             MatchKey::Ternary(v, m) => Some(F::Ternary(fm::Ternary { value: c(v), mask: c(m) })),
             MatchKey::Range(lo, hi)
                 if lo.iter().all(|&b| b == 0) && canonical::cmp(hi, &all_ones(f.bitwidth)).is_eq() =>

@@ -106,7 +106,7 @@ mod tests {
     use crate::schema::MatchFieldS;
 
     fn vs() -> ValueSetS {
-        let f = |id, bw, kind| MatchFieldS { id, name: format!("f{id}"), bitwidth: bw, kind, engine_pos: 0 };
+        let f = |id, bw, kind| MatchFieldS { id, name: format!("f{id}"), bitwidth: bw, kind, engine_pos: 0, optional_as_ternary: false };
         ValueSetS {
             id: 1,
             name: "pvs".into(),
