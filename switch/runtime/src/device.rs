@@ -810,11 +810,7 @@ impl Device {
     }
 
     fn read_value_sets(&self, s: &Schema, v: &p4v1::ValueSetEntry, out: &mut Vec<p4v1::Entity>) -> RtResult<()> {
-        let sets: Vec<_> = if v.value_set_id == 0 {
-            s.value_sets.values().collect()
-        } else {
-            vec![s.value_sets.get(&v.value_set_id).ok_or_else(|| RtError::invalid(format!("unknown value set id {}", v.value_set_id)))?]
-        };
+        let sets = selected(&s.value_sets, v.value_set_id, "value set")?;
         for vs in sets {
             let values = self.switch.value_set_read(&vs.engine_name)?;
             out.push(p4v1::Entity {
@@ -1087,11 +1083,7 @@ impl Device {
     }
 
     fn read_counters(&self, s: &Schema, c: &p4v1::CounterEntry, out: &mut Vec<p4v1::Entity>) -> RtResult<()> {
-        let arrays: Vec<_> = if c.counter_id == 0 {
-            s.counters.values().collect()
-        } else {
-            vec![s.counters.get(&c.counter_id).ok_or_else(|| RtError::invalid(format!("unknown counter id {}", c.counter_id)))?]
-        };
+        let arrays = selected(&s.counters, c.counter_id, "counter")?;
         for a in arrays {
             for i in Self::indices(a.size, &c.index, &a.name)? {
                 let d = self.switch.counter_read(&a.name, i)?;
@@ -1108,11 +1100,7 @@ impl Device {
     }
 
     fn read_meters(&self, s: &Schema, m: &p4v1::MeterEntry, out: &mut Vec<p4v1::Entity>) -> RtResult<()> {
-        let arrays: Vec<_> = if m.meter_id == 0 {
-            s.meters.values().collect()
-        } else {
-            vec![s.meters.get(&m.meter_id).ok_or_else(|| RtError::invalid(format!("unknown meter id {}", m.meter_id)))?]
-        };
+        let arrays = selected(&s.meters, m.meter_id, "meter")?;
         for a in arrays {
             for i in Self::indices(a.size, &m.index, &a.name)? {
                 let cfg = self.switch.meter_get(&a.name, i)?;
@@ -1130,11 +1118,7 @@ impl Device {
     }
 
     fn read_registers(&self, s: &Schema, r: &p4v1::RegisterEntry, out: &mut Vec<p4v1::Entity>) -> RtResult<()> {
-        let arrays: Vec<_> = if r.register_id == 0 {
-            s.registers.values().collect()
-        } else {
-            vec![s.registers.get(&r.register_id).ok_or_else(|| RtError::invalid(format!("unknown register id {}", r.register_id)))?]
-        };
+        let arrays = selected(&s.registers, r.register_id, "register")?;
         for a in arrays {
             for i in Self::indices(a.size, &r.index, &a.name)? {
                 let v = self.switch.register_read(&a.name, i)?;
@@ -1465,4 +1449,13 @@ impl Device {
             timestamp: ts,
         }));
     }
+}
+
+/// The entries a read names: all of them for the wildcard id 0, else the one with
+/// that id (an unknown id is INVALID_ARGUMENT).
+fn selected<'a, T>(map: &'a std::collections::BTreeMap<u32, T>, id: u32, kind: &str) -> RtResult<Vec<&'a T>> {
+    if id == 0 {
+        return Ok(map.values().collect());
+    }
+    map.get(&id).map(|v| vec![v]).ok_or_else(|| RtError::invalid(format!("unknown {kind} id {id}")))
 }
