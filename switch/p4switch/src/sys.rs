@@ -230,6 +230,8 @@ pub struct RxFrame<'a> {
     pub csum_not_ready: bool,
     /// Length of the frame on the wire (may exceed `data.len()` if it was truncated).
     pub wire_len: usize,
+    /// When the kernel queued the frame to the socket, in nanoseconds of CLOCK_REALTIME.
+    pub rx_ns: u64,
 }
 
 /// A block of the receive ring owned by user space until dropped.
@@ -253,6 +255,7 @@ impl<'a> RxBlock<'a> {
         let u32_at = |i: usize| u32::from_ne_bytes([hdr[i], hdr[i + 1], hdr[i + 2], hdr[i + 3]]);
         let u16_at = |i: usize| u16::from_ne_bytes([hdr[i], hdr[i + 1]]);
         let next_offset = u32_at(0) as usize;
+        let rx_ns = u32_at(4) as u64 * 1_000_000_000 + u32_at(8) as u64;
         let snaplen = u32_at(12) as usize;
         let wire_len = u32_at(16) as usize;
         let status = u32_at(20);
@@ -272,7 +275,7 @@ impl<'a> RxBlock<'a> {
         } else {
             None
         };
-        Some(RxFrame { data, vlan, csum_not_ready: status & TP_STATUS_CSUMNOTREADY != 0, wire_len })
+        Some(RxFrame { data, vlan, csum_not_ready: status & TP_STATUS_CSUMNOTREADY != 0, wire_len, rx_ns })
     }
 }
 
