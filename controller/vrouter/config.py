@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ ACL_ACTIONS = ("permit", "deny", "punt", "copy", "redirect")
 LSP_ROLES = ("ingress", "transit", "egress")
 TTL_MODELS = {"uniform": 0, "pipe": 1}
 NULL_LABELS = {"implicit-null": 3, "explicit-null": 0}
+DEFAULT_MTU = 1500
 
 
 class ConfigError(Exception):
@@ -52,9 +53,14 @@ class Port:
     mode: str
     vlans: tuple[int, ...]
     native: int | None = None
-    mtu: int = 1500
+    mtu: int | None = None          # as written; None = the default link MTU (DEFAULT_MTU)
     policer: str | None = None
     name: str = ""
+
+    @property
+    def link_mtu(self) -> int:
+        """The port's MTU, given or default."""
+        return DEFAULT_MTU if self.mtu is None else self.mtu
 
     @property
     def access_vlan(self) -> int | None:
@@ -190,6 +196,8 @@ class Network:
     p4info: Path
     device_config: Path
     mac_aging: float = 300.0
+    neighbor_refresh: float = 30.0      # re-ARP a neighbour not heard from for this long (s)
+    neighbor_probes: int = 3            # unanswered probes (1 s apart) before it is withdrawn
     policers: dict[str, Policer] = field(default_factory=dict)
     switches: dict[str, SwitchConfig] = field(default_factory=dict)
 
@@ -295,7 +303,8 @@ def loads(text: str, file: str = "<string>", base: Path | None = None) -> Networ
 def from_tree(tree: Any, file: str, base: Path) -> Network:
     """Validate an already-parsed YAML tree."""
     c = _Checker(file)
-    top = c.mapping(tree, "", ("pipeline", "mac_aging", "policers", "switches"), ("switches",))
+    top = c.mapping(tree, "", ("pipeline", "mac_aging", "neighbor_refresh", "neighbor_probes", "policers",
+                                   "switches"), ("switches",))
     if top is None:
         raise ConfigError(c.problems)
     root = _repo_root(base)
@@ -313,6 +322,16 @@ def from_tree(tree: Any, file: str, base: Path) -> Network:
         aging = c.convert(parse_duration, top["mac_aging"], "mac_aging")
         if aging is not None:
             net.mac_aging = aging
+    if "neighbor_refresh" in top:
+        refresh = c.convert(parse_duration, top["neighbor_refresh"], "neighbor_refresh")
+        if refresh is not None and refresh < 1:
+            c.fail("neighbor_refresh", f"{refresh:g} s is shorter than the 1 s between ARP probes")
+        elif refresh is not None:
+            net.neighbor_refresh = refresh
+    if "neighbor_probes" in top:
+        probes = c.integer(top["neighbor_probes"], "neighbor_probes", 1, 10, "a number of probes")
+        if probes is not None:
+            net.neighbor_probes = probes
     policers = top.get("policers") or {}
     if c.mapping(policers, "policers", tuple(policers) if isinstance(policers, dict) else ()) is not None:
         for name, spec in policers.items():
@@ -410,6 +429,7 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
         port = _port(c, net, sw, num, pspec, ppath)
         if num is not None and port is not None:
             sw.ports[num] = port
+    _check_mtus(c, sw, path)
     for i, item in enumerate(c.seq(m.get("static_macs"), f"{path}.static_macs")):
         smac = _static_mac(c, sw, item, f"{path}.static_macs[{i}]")
         if smac:
@@ -467,7 +487,8 @@ def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> V
             if mac is not None and int(mac[:2], 16) & 1:
                 c.fail(f"{ipath}.mac", f"{mac} is a multicast MAC address")
                 mac = None
-            mtu = c.integer(im.get("mtu", 1500), f"{ipath}.mtu", 68, 9216, "an IP MTU")
+            # 0 = not given: _check_mtus derives it from the ports carrying the VLAN
+            mtu = c.integer(im["mtu"], f"{ipath}.mtu", 68, 9216, "an IP MTU") if "mtu" in im else 0
             if addr is not None and mac is not None and mtu is not None:
                 iface = Interface(addr, mac, mtu)
     policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
@@ -507,7 +528,7 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
     if mode not in ("access", "trunk"):
         c.fail(f"{path}.mode", f"{mode!r} is not a port mode (access or trunk)")
         return None
-    mtu = c.integer(m.get("mtu", 1500), f"{path}.mtu", 64, 9216, "an MTU")
+    mtu = c.integer(m["mtu"], f"{path}.mtu", 68, 9216, "an IP MTU") if "mtu" in m else None
     policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
     if mode == "access":
         for key in ("vlans", "native"):
@@ -520,7 +541,7 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
         if vid is not None and vid not in sw.vlans:
             c.fail(f"{path}.vlan", f"VLAN {vid} is not defined in {_vlans_path(sw)}")
             vid = None
-        if vid is None or num is None or mtu is None:
+        if vid is None or num is None or ("mtu" in m and mtu is None):
             return None
         return Port(num, "access", (vid,), None, mtu, policer, str(m.get("name", "")))
     if "vlan" in m:
@@ -542,10 +563,40 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
         if native is not None and native not in sw.vlans:
             c.fail(f"{path}.native", f"VLAN {native} is not defined in {_vlans_path(sw)}")
             native = None
-    if num is None or mtu is None:
+    if num is None or ("mtu" in m and mtu is None):
         return None
     vids = [v for v in vids if v != native]
     return Port(num, "trunk", tuple(vids), native, mtu, policer, str(m.get("name", "")))
+
+
+def _check_mtus(c: _Checker, sw: SwitchConfig, path: str) -> None:
+    """Map port MTUs onto what vrouter.p4 enforces: the MTU of each router interface (per VLAN).
+
+    A routed packet leaves through the interface of its egress VLAN, on any port carrying that
+    VLAN, so the interface MTU must fit every such port: without `interface.mtu` it is the
+    smallest MTU of the ports carrying the VLAN (as a Linux bridge takes its ports' smallest);
+    with one, a port carrying the VLAN with a smaller MTU is an error. The program does not
+    check bridged frames, so an MTU on a port none of whose VLANs has an interface is refused.
+    """
+    for num, port in sw.ports.items():
+        routed = [sw.vlans[v] for v in port.carries() if v in sw.vlans and sw.vlans[v].interface is not None]
+        if port.mtu is not None and not routed:
+            vlans = ", ".join(str(v) for v in port.carries()) or "none"
+            c.fail(f"{path}.ports.{num}.mtu",
+                   f"no VLAN of this port (VLANs: {vlans}) has a router interface, and vrouter.p4 checks the "
+                   "MTU only of packets routed out of a router interface; remove the key")
+        for vlan in routed:
+            if vlan.interface.mtu <= port.link_mtu:       # 0 = not given, derived below
+                continue
+            where, what = (f"{path}.ports.{num}.mtu", f"MTU {port.mtu}") if port.mtu is not None else \
+                (f"{path}.ports.{num}", f"MTU {DEFAULT_MTU} (the default, no mtu key)")
+            c.fail(where, f"{what} is below the MTU {vlan.interface.mtu} of VLAN {vlan.id}'s router interface "
+                          f"({path}.vlans.{vlan.id}.interface.mtu), which routes packets out of this port; "
+                          "raise the port's mtu or lower the interface's")
+    for vid, vlan in sw.vlans.items():
+        if vlan.interface is not None and vlan.interface.mtu == 0:
+            mtus = [p.link_mtu for p in sw.ports.values() if vid in p.carries()]
+            sw.vlans[vid] = replace(vlan, interface=replace(vlan.interface, mtu=min(mtus, default=DEFAULT_MTU)))
 
 
 def _vlans_path(sw: SwitchConfig) -> str:

@@ -24,7 +24,7 @@ from . import names as N
 from . import packets as pk
 from .config import ConfigError, Network, SwitchConfig, load
 from .desired import Neighbor, Runtime, desired_state
-from .plan import Canon, Item, Plan, plan
+from .plan import Canon, Item, Plan, plan, plan_stations
 from .reconcile import ensure_pipeline, read_actual, recover_runtime, write_plan
 
 log = logging.getLogger("vrouter")
@@ -44,6 +44,8 @@ class Router:
     """The daemon's work for one switch."""
 
     RESOLVE_EVERY = 5.0
+    CHECK_EVERY = 0.25              # how often neighbour ages are looked at
+    PROBE_EVERY = 1.0               # ARP requests for one address are at least this far apart
     MAX_PENDING_ADDRESSES = 256     # addresses with packets waiting for ARP
     MAX_PENDING_PER_ADDRESS = 8
 
@@ -60,6 +62,8 @@ class Router:
         self.last_resolve = 0.0
         self.pending: dict[IP, list[bytes]] = {}
         self.asked: dict[IP, float] = {}
+        self.heard: dict[IP, float] = {}     # neighbour -> last time its ARP reached the controller
+        self.last_check = 0.0
         self.static_macs = {(m.vlan, m.mac) for m in cfg.static_macs}
 
     # --- connection and reconciliation ----------------------------------------------------
@@ -93,6 +97,8 @@ class Router:
             actual = read_actual(self.sw, self.canon, d)
             if first:
                 self.rt = recover_runtime(self.canon, actual)   # keep what a previous daemon learned
+                now = time.monotonic()
+                self.heard = {ip: now for ip in self.rt.neighbors}
                 d = desired_state(self.net, self.cfg, self.rt)
             self.installed = {i.key: i for i in actual}
             p = plan(self.canon, d, actual)
@@ -111,18 +117,30 @@ class Router:
         for item in p.inserts + p.modifies:
             self.installed[item.key] = item
 
+    def _write_or_resync(self, p: Plan) -> bool:
+        """Write a run-time plan; if the switch refuses it, re-read the switch and reconcile fully."""
+        try:
+            self._write(p)
+            return True
+        except P4RuntimeWriteError as exc:
+            event("write_failed", logging.WARNING, switch=self.cfg.name, error=str(exc).splitlines()[0])
+            self.synced = False
+            self.sync()
+            return False
+
     def refresh(self) -> None:
         """Bring the switch in line with the run-time state (diff against the cache)."""
         if self.sw is None or not self.synced:
             return
         with self.lock:
-            p = plan(self.canon, desired_state(self.net, self.cfg, self.rt), self.installed.values())
-            try:
-                self._write(p)
-            except P4RuntimeWriteError as exc:
-                event("write_failed", logging.WARNING, switch=self.cfg.name, error=str(exc).splitlines()[0])
-                self.synced = False
-                self.sync()
+            self._write_or_resync(plan(self.canon, desired_state(self.net, self.cfg, self.rt), self.installed.values()))
+
+    def write_stations(self, touched: dict[tuple[int, str], int | None]) -> None:
+        """Write only the entries of the stations in `touched` ((VLAN, MAC) -> port before the change)."""
+        if self.sw is None or not self.synced:
+            return
+        with self.lock:
+            self._write_or_resync(plan_stations(self.canon, self.net, self.cfg, self.rt.macs, self.installed, touched))
 
     def reload(self, net: Network) -> None:
         """Take a changed description and write only the difference."""
@@ -133,12 +151,7 @@ class Router:
                 return
             start = time.monotonic()
             p = plan(self.canon, desired_state(self.net, self.cfg, self.rt), self.installed.values())
-            try:
-                self._write(p)
-            except P4RuntimeWriteError as exc:
-                event("write_failed", logging.WARNING, switch=self.cfg.name, error=str(exc).splitlines()[0])
-                self.synced = False
-                self.sync()
+            if not self._write_or_resync(p):
                 return
         event("reconciled", switch=self.cfg.name, reason="reload", writes=len(p), summary=p.summary(),
               seconds=f"{time.monotonic() - start:.3f}")
@@ -181,6 +194,9 @@ class Router:
         if now - self.last_resolve > self.RESOLVE_EVERY:
             self.last_resolve = now
             self.resolve_next_hops()
+        if now - self.last_check > self.CHECK_EVERY:
+            self.last_check = now
+            self.check_neighbors(now)
         busy = False
         for q, handler in ((sw.digest_queue, self.on_digest), (sw.idle_timeout_queue, self.on_idle_timeout),
                            (sw.packet_in_queue, self.on_packet_in)):
@@ -205,7 +221,7 @@ class Router:
     def on_digest(self, digest) -> None:
         """Learn or move stations; acknowledge the list."""
         self.sw.ack_digest(digest)
-        changed = False
+        touched: dict[tuple[int, str], int | None] = {}
         for data in digest.data:
             vlan, port = int(data["vlan_id"]), int(data["ingress_port"])
             mac = data["src_mac"] if isinstance(data["src_mac"], str) else pk.mac_text(
@@ -216,17 +232,17 @@ class Router:
             if old == port:
                 continue
             self.rt.macs[(vlan, mac)] = port
-            changed = True
+            touched.setdefault((vlan, mac), old)
             if old is None:
                 event("mac_learned", switch=self.cfg.name, vlan=vlan, mac=mac, port=port)
             else:
                 event("mac_moved", switch=self.cfg.name, vlan=vlan, mac=mac, old_port=old, port=port)
-        if changed:
-            self.refresh()
+        if touched:
+            self.write_stations(touched)
 
     def on_idle_timeout(self, note) -> None:
         """Age out stations whose l2_learning entry expired."""
-        changed = False
+        touched: dict[tuple[int, str], int | None] = {}
         for entry in note.entries:
             if not entry.table.endswith("l2_learning"):
                 continue
@@ -235,10 +251,10 @@ class Router:
             mac = mac if isinstance(mac, str) else pk.mac_text(int(mac).to_bytes(6, "big"))
             if self.rt.macs.get((vlan, mac)) == port:
                 del self.rt.macs[(vlan, mac)]
-                changed = True
+                touched.setdefault((vlan, mac), port)
                 event("mac_aged_out", switch=self.cfg.name, vlan=vlan, mac=mac, port=port)
-        if changed:
-            self.refresh()
+        if touched:
+            self.write_stations(touched)
 
     # --- packet-ins -----------------------------------------------------------------------
 
@@ -288,6 +304,7 @@ class Router:
             return
         iface = v.interface
         if arp.sender_ip in iface.address.network and arp.sender_ip != iface.address.ip:
+            self.heard[arp.sender_ip] = time.monotonic()
             self.learn_neighbor(Neighbor(arp.sender_ip, arp.sender_mac, port, vlan))
         if arp.op == 1 and arp.target_ip == iface.address.ip:
             reply = pk.Arp(2, iface.mac, iface.address.ip, arp.sender_mac, arp.sender_ip)
@@ -305,6 +322,32 @@ class Router:
         self.refresh()
         for frame in self.pending.pop(nb.ip, []):
             self.forward(frame, nb)
+
+    def check_neighbors(self, now: float) -> None:
+        """Re-ARP neighbours not heard from for `neighbor_refresh`; withdraw those that stop answering.
+
+        A neighbour that answers (with the same or a new MAC) stays or moves; one that has not
+        answered `neighbor_probes` probes (1 s apart) is forgotten: its host route and the next
+        hop go, and routes, LSPs and redirects through it fall back to the controller, which
+        keeps asking for configured next hops and restores them when they answer.
+        """
+        refresh, probes = self.net.neighbor_refresh, self.net.neighbor_probes
+        gone = []
+        for ip in list(self.rt.neighbors):
+            silent = now - self.heard.setdefault(ip, now)
+            if silent > refresh + probes * self.PROBE_EVERY:
+                gone.append(ip)
+            elif silent > refresh:
+                self.arp_request(ip)
+        if not gone:
+            return
+        for ip in gone:
+            nb = self.rt.neighbors[ip]
+            self.rt.forget(ip)
+            self.heard.pop(ip, None)
+            event("neighbor_expired", switch=self.cfg.name, ip=ip, mac=nb.mac, port=nb.port, vlan=nb.vlan,
+                  probes=probes)
+        self.refresh()
 
     def on_router_address(self, frame: pk.Frame, ip: pk.Ipv4, port: int, vlan: int) -> None:
         """ICMP echo to a router address: reply out of the port it came from."""
@@ -376,7 +419,7 @@ class Router:
         """Ask every port of the target's VLAN who has `target` (at most once a second per address)."""
         vlan = self.cfg.interface_for(target)
         now = time.monotonic()
-        if vlan is None or now - self.asked.get(target, -1e9) < 1.0:
+        if vlan is None or now - self.asked.get(target, -1e9) < self.PROBE_EVERY:
             return
         self.asked[target] = now
         if len(self.asked) > 4 * self.MAX_PENDING_ADDRESSES:

@@ -117,6 +117,21 @@ def _te(table: str, match: dict, action: str, params: dict | None = None, **kw) 
     return TableEntry(table, match, Action(action, params or {}), **kw)
 
 
+def station_entries(vid: int, mac: str, port: int, aging_ns: int = 0) -> list[TableEntry]:
+    """A station's two entries: known on its port (`l2_learning`, aged if `aging_ns`) and `l2_unicast`."""
+    return [_te(N.L2_LEARNING, {"vlan_id": vid, "src_mac": mac, "ingress_port": port},
+                "ingress.learning.station_known", idle_timeout_ns=aging_ns),
+            _te(N.L2_UNICAST, {"vlan_id": vid, "dst_mac": mac}, "ingress.bridge.set_output_port", {"port": port})]
+
+
+def learned_station(net: Network, sw: SwitchConfig, vid: int, mac: str, port: int) -> list[TableEntry]:
+    """The entries of a learned station, or none where the description does not allow it there."""
+    p = sw.ports.get(port)
+    if any((m.vlan, m.mac) == (vid, mac) for m in sw.static_macs) or p is None or vid not in p.carries():
+        return []
+    return station_entries(vid, mac, port, int(net.mac_aging * 1e9))
+
+
 @dataclass
 class Desired:
     """A switch's desired entities, grouped for the planner."""
@@ -245,19 +260,10 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
             add(_te(N.MPLS_LABEL, {"label": lsp.in_label}, "ingress.mpls.pop_and_route", {"ttl_mode": ttl}))
 
     # Stations: static ones, then learned ones (aged by the switch's idle timeout).
-    static = {(m.vlan, m.mac) for m in sw.static_macs}
     for m in sw.static_macs:
-        add(_te(N.L2_LEARNING, {"vlan_id": m.vlan, "src_mac": m.mac, "ingress_port": m.port},
-                "ingress.learning.station_known"))
-        add(_te(N.L2_UNICAST, {"vlan_id": m.vlan, "dst_mac": m.mac}, "ingress.bridge.set_output_port", {"port": m.port}))
-    aging_ns = int(net.mac_aging * 1e9)
+        out.entities += station_entries(m.vlan, m.mac, m.port)
     for (vid, mac), port in sorted(rt.macs.items()):
-        p = sw.ports.get(port)
-        if (vid, mac) in static or p is None or vid not in p.carries():
-            continue
-        add(_te(N.L2_LEARNING, {"vlan_id": vid, "src_mac": mac, "ingress_port": port},
-                "ingress.learning.station_known", idle_timeout_ns=aging_ns))
-        add(_te(N.L2_UNICAST, {"vlan_id": vid, "dst_mac": mac}, "ingress.bridge.set_output_port", {"port": port}))
+        out.entities += learned_station(net, sw, vid, mac, port)
 
     # ACL (ordered) and its meters.
     meter_ids = acl_meter_ids(net)

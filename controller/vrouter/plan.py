@@ -17,7 +17,8 @@ from p4rt import (ActionProfileGroup, ActionProfileMember, CloneSessionEntry, Di
                   MeterEntry, MulticastGroupEntry, P4Schema, TableEntry, Update, codec, decode_entity)
 
 from . import names as N
-from .desired import Desired
+from .config import Network, SwitchConfig
+from .desired import Desired, learned_station, station_entries
 
 ACL_GAP = 1024              # priority step between consecutive ACL rules when numbering afresh
 MAX_PRIORITY = (1 << 31) - 1
@@ -455,6 +456,45 @@ def plan(canon: Canon, desired: Desired, actual: Iterable[Item]) -> Plan:
         else:
             out.deletes.append(_deletion(old))
     return out
+
+
+def plan_scope(canon: Canon, entities: Iterable[Entity], actual: dict[Key, Item], scope: Iterable[Key]) -> Plan:
+    """The writes that make the keys in `scope` (and those of `entities`) hold exactly `entities`.
+
+    For run-time changes that touch a few known entries (a learned, moved or aged station):
+    nothing outside the scope is compared, so the cost does not grow with the switch's tables.
+    """
+    want = {item.key: item for item in map(canon.item, entities)}
+    out = Plan()
+    for key, item in want.items():
+        old = actual.get(key)
+        if old is None:
+            out.inserts.append(item)
+        elif old.value != item.value:
+            out.modifies.append(item)
+    for key in dict.fromkeys(scope):
+        old = actual.get(key)
+        if key not in want and old is not None:
+            out.deletes.append(_deletion(old))
+    return out
+
+
+def plan_stations(canon: Canon, net: Network, sw: SwitchConfig, macs: dict[tuple[int, str], int],
+                  actual: dict[Key, Item], touched: dict[tuple[int, str], int | None]) -> Plan:
+    """The writes for learned stations that appeared, moved or aged out, and nothing else.
+
+    `macs` is the run-time station table after the change ((VLAN, MAC) -> port); `touched`
+    maps each changed station to its port before the change (None if it is new).
+    """
+    want: list[Entity] = []
+    scope: list[Key] = []
+    for (vlan, mac), old in touched.items():
+        port = macs.get((vlan, mac))
+        if port is not None:
+            want += learned_station(net, sw, vlan, mac, port)
+        for p in {old, port} - {None}:
+            scope += [canon.item(e).key for e in station_entries(vlan, mac, p)]
+    return plan_scope(canon, want, actual, scope)
 
 
 def _deletion(item: Item) -> Item:

@@ -64,10 +64,11 @@ def _show_ports(sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict]:
 def _show_vlans(sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict]:
     groups = {g.group_id: sorted(r.port for r in g.replicas) for g in sw.read(MulticastGroupEntry())}
     counts = _counter(sw, "ingress.vlan_counter")
+    mtus = {int(e.match["vlan_id"]): int(e.action.params["mtu"]) for e in _entries(sw, N.INTERFACE_MTU)}
     rows = []
     for vid, v in sorted(cfg.vlans.items()):
         rows.append({"vlan": vid, "name": v.name, "interface": str(v.interface.address) if v.interface else "",
-                     "router_mac": v.interface.mac if v.interface else "",
+                     "router_mac": v.interface.mac if v.interface else "", "mtu": mtus.get(vid, ""),
                      "ports": " ".join(map(str, groups.get(vid, []))),
                      "packets": counts.get(vid, CounterData()).packets})
     return rows

@@ -97,3 +97,26 @@ def test_unreadable_file() -> None:
 def test_cpu_port_zero_and_device_id_are_kept() -> None:
     net = loads("switches:\n  s1: {address: '127.0.0.1:1', cpu_port: 0, device_id: 7}\n", "z.yaml")
     assert (net.switches["s1"].cpu_port, net.switches["s1"].device_id) == (0, 7)
+
+
+PORT_MTU = """
+switches:
+  s1:
+    address: 127.0.0.1:9559
+    vlans:
+      10: {interface: {address: 10.0.10.1/24, mac: "00:00:5e:00:01:0a"}}
+      20: {interface: {address: 10.0.20.1/24, mac: "00:00:5e:00:01:14"}}
+      30: {interface: {address: 10.0.30.1/24, mac: "00:00:5e:00:01:1e", mtu: 1280}}
+      40: {interface: {address: 10.0.40.1/24, mac: "00:00:5e:00:01:28"}}
+    ports:
+      1: {vlan: 10, mtu: 1400}
+      2: {vlan: 10}
+      3: {vlan: 20, mtu: 9000}
+      4: {mode: trunk, vlans: [20, 30], mtu: 9000}
+"""
+
+
+def test_port_mtu_becomes_the_interface_mtu_of_its_vlans() -> None:
+    vlans = loads(PORT_MTU).switches["s1"].vlans
+    # smallest MTU of the ports carrying the VLAN; an explicit interface MTU wins; no port: 1500
+    assert {v: vlans[v].interface.mtu for v in vlans} == {10: 1400, 20: 9000, 30: 1280, 40: 1500}

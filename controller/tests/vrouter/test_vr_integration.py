@@ -17,7 +17,7 @@ from netns import Daemon, Host, SwitchProc, vrouter
 pytestmark = pytest.mark.integration
 
 DESCRIPTION = """
-mac_aging: {aging}
+{top}mac_aging: {aging}
 pipeline: {{p4info: {p4info}, config: {json}}}
 switches:
   s1:
@@ -40,7 +40,7 @@ BLOCK_H1 = "      - {name: h1-not-to-servers, match: {src: 10.0.10.11/32, dst: 1
 def lab(tmp_path, vrouter_program):
     if os.geteuid() != 0:
         pytest.fail("the vrouter integration tests need root (network namespaces)")
-    tag = f"h9{os.getpid() % 10000}"
+    tag = f"hc{os.getpid() % 10000}"
     hosts = [Host("h1", 1, "10.0.10.11/24", "10.0.10.1", tag), Host("h2", 2, "10.0.10.12/24", "10.0.10.1", tag),
              Host("h3", 3, "10.0.20.11/24", "10.0.20.1", tag)]
     switch = None
@@ -50,9 +50,9 @@ def lab(tmp_path, vrouter_program):
         switch = SwitchProc({h.port: h.switch_side for h in hosts}, tmp_path / "switch.log").start()
         path = tmp_path / "lab.yaml"
 
-        def write(extra: str = "", aging: str = "300s") -> Path:
+        def write(extra: str = "", aging: str = "300s", top: str = "") -> Path:
             path.write_text(DESCRIPTION.format(p4info=vrouter_program.p4info, json=vrouter_program.json,
-                                               address=switch.address, extra=extra, aging=aging))
+                                               address=switch.address, extra=extra, aging=aging, top=top))
             return path
 
         write()
@@ -217,13 +217,22 @@ def test_full_example_of_the_docs_applies_to_a_real_switch(tmp_path, vrouter_pro
         switch.kill()
 
 
-def test_too_big_with_df_gets_fragmentation_needed(lab) -> None:
+@pytest.mark.parametrize("where", ["interface", "port"])
+def test_too_big_with_df_gets_fragmentation_needed(lab, where) -> None:
+    """An MTU of 1000 on VLAN 20's interface, or on the only port of VLAN 20 (which maps onto it)."""
     hosts, switch, write, tmp = lab
     path = write()
-    path.write_text(path.read_text().replace('mac: "00:00:5e:00:01:14"}', 'mac: "00:00:5e:00:01:14", mtu: 1000}'))
+    text = path.read_text()
+    if where == "interface":
+        text = text.replace('mac: "00:00:5e:00:01:14"}', 'mac: "00:00:5e:00:01:14", mtu: 1000}')
+    else:
+        text = text.replace("3: {vlan: 20}", "3: {vlan: 20, mtu: 1000}")
+    path.write_text(text)
     daemon = Daemon(path, tmp / "vrouter.log")
     try:
         daemon.wait_for("event=reconciled")
+        vlans = {v["vlan"]: v for v in json.loads(vrouter("show", "vlans", str(path), "--json").stdout)["s1"]}
+        assert (vlans[10]["mtu"], vlans[20]["mtu"]) == (1500, 1000)    # read back from the switch's interface_mtu
         h1, h3 = hosts["h1"], hosts["h3"]
         assert h1.reaches(h3.ip)                          # small packets pass
         out = ""
@@ -232,5 +241,67 @@ def test_too_big_with_df_gets_fragmentation_needed(lab) -> None:
             if "mtu = 1000" in out:
                 break
         assert "From 10.0.10.1" in out and "Frag needed and DF set (mtu = 1000)" in out, out
+        assert h1.run("ping", "-n", "-c", "1", "-W", "2", "-M", "do", "-s", "972", h3.ip).count(" bytes from ") == 1
+    finally:
+        assert daemon.stop() == 0
+
+
+NEIGHBOR_TIMERS = "neighbor_refresh: 2s\nneighbor_probes: 2\n"
+REFRESH, PROBES, SLACK = 2.0, 2, 2.0
+
+
+def routes_of(path: Path) -> dict[str, dict]:
+    return {r["prefix"]: r for r in json.loads(vrouter("show", "routes", str(path), "--json").stdout)["s1"]}
+
+
+def test_neighbour_that_changes_its_mac_is_followed_within_the_refresh_time(lab) -> None:
+    hosts, switch, write, tmp = lab
+    path = write(top=NEIGHBOR_TIMERS)
+    daemon = Daemon(path, tmp / "vrouter.log")
+    try:
+        daemon.wait_for("event=reconciled")
+        h1, h3 = hosts["h1"], hosts["h3"]
+        assert h1.reaches(h3.ip)
+        daemon.wait_for(f"event=neighbor_resolved switch=s1 ip={h3.ip}")
+        mark = len(daemon.text())
+        start = time.monotonic()
+        h3.set_mac("02:00:00:00:33:33")      # h3 sends no ARP to the router: only a re-ARP can notice
+        daemon.wait_for(f"event=neighbor_moved switch=s1 ip={h3.ip} mac=02:00:00:00:33:33", start=mark,
+                        timeout=REFRESH + 1 + SLACK)
+        elapsed = time.monotonic() - start
+        assert elapsed <= REFRESH + 1 + SLACK, elapsed
+        assert "02:00:00:00:33:33" in routes_of(path)[f"{h3.ip}/32"]["next_hop"]
+        assert h1.reaches(h3.ip, tries=3)
+    finally:
+        assert daemon.stop() == 0
+
+
+def test_next_hop_that_stops_answering_is_withdrawn_and_restored(lab) -> None:
+    hosts, switch, write, tmp = lab
+    path = write("    routes:\n      - {prefix: 10.99.0.0/24, via: 10.0.20.11}\n", top=NEIGHBOR_TIMERS)
+    h1, h3 = hosts["h1"], hosts["h3"]
+    h3.run("ip", "addr", "add", "10.99.0.1/32", "dev", "lo")     # a network behind h3
+    daemon = Daemon(path, tmp / "vrouter.log")
+    try:
+        daemon.wait_for("event=reconciled")
+        assert h1.reaches("10.99.0.1")
+        routes = routes_of(path)
+        assert routes["10.99.0.0/24"]["action"] == "route_to_nexthop" and f"{h3.ip}/32" in routes
+        mark = len(daemon.text())
+        start = time.monotonic()
+        h3.run("ip", "link", "set", "eth0", "arp", "off")           # h3 stops answering ARP
+        daemon.wait_for(f"event=neighbor_expired switch=s1 ip={h3.ip}", start=mark,
+                        timeout=REFRESH + PROBES + SLACK + 1)
+        assert time.monotonic() - start <= REFRESH + PROBES + SLACK, time.monotonic() - start
+        routes = routes_of(path)
+        assert routes["10.99.0.0/24"]["action"] == "route_to_cpu" and f"{h3.ip}/32" not in routes, routes
+        assert not h1.ping("10.99.0.1", count=2)
+        # it answers again: the controller, still asking for configured next hops, restores the route
+        mark = len(daemon.text())
+        h3.run("ip", "link", "set", "eth0", "arp", "on")
+        h3.run("ip", "neigh", "flush", "dev", "eth0")
+        daemon.wait_for(f"event=neighbor_resolved switch=s1 ip={h3.ip}", start=mark, timeout=10)
+        assert routes_of(path)["10.99.0.0/24"]["action"] == "route_to_nexthop"
+        assert h1.reaches("10.99.0.1")
     finally:
         assert daemon.stop() == 0

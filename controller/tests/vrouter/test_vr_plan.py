@@ -11,8 +11,8 @@ import pytest
 from p4rt import TableEntry
 from vrouter import names as N
 from vrouter.config import load, loads
-from vrouter.desired import Neighbor, Runtime, desired_state
-from vrouter.plan import Canon, Plan, assign_priorities, plan
+from vrouter.desired import Neighbor, Runtime, desired_state, learned_station
+from vrouter.plan import Canon, Plan, assign_priorities, plan, plan_stations
 from vrouter.reconcile import recover_runtime
 
 DATA = Path(__file__).parent / "data"
@@ -299,3 +299,37 @@ switches:
     assert [(i.entity.action.name, i.entity.action.params) for i in acl] == [
         ("ingress.acl.redirect_to_nexthop", {"nexthop_id": rt.nexthop_ids[IP("10.0.10.9")]})]
     assert len(acl) == 1 and not p2.deletes   # same match, same priority: one MODIFY
+
+
+@pytest.mark.parametrize("change,want", [
+    ("learn", (2, 0, 0)),        # l2_learning + l2_unicast
+    ("move", (1, 1, 1)),         # new l2_learning, l2_unicast to the new port, old l2_learning gone
+    ("age", (0, 0, 2)),
+])
+def test_station_changes_write_only_their_entries_and_match_a_full_plan(canon, small, change, want) -> None:
+    net, cfg = small
+    rt = Runtime(macs={(10, "02:00:00:00:00:01"): 1, (10, "02:00:00:00:00:02"): 2})
+    _, switch = converge(canon, net, cfg, rt)
+    station = (10, "02:00:00:00:00:09")
+    if change == "learn":
+        rt.macs[station], old = 1, None
+    elif change == "move":
+        station, old = (10, "02:00:00:00:00:01"), 1
+        rt.macs[station] = 2
+    else:
+        station, old = (10, "02:00:00:00:00:02"), 2
+        del rt.macs[station]
+    p = plan_stations(canon, net, cfg, rt.macs, switch, {station: old})
+    assert (len(p.inserts), len(p.modifies), len(p.deletes)) == want
+    assert {i.key[1] for i in p.inserts + p.modifies + p.deletes} <= {N.L2_LEARNING, N.L2_UNICAST}
+    after = apply_plan(canon, switch, p)
+    assert len(plan(canon, desired_state(net, cfg, rt), after.values())) == 0   # same as re-planning everything
+
+
+def test_station_on_a_port_without_its_vlan_or_a_static_mac_is_not_written(canon) -> None:
+    net = loads((DATA / "small.yaml").read_text().replace(
+        "    routes:", "    static_macs: [{vlan: 10, mac: '02:00:00:00:00:05', port: 1}]\n    routes:"))
+    cfg = net.switches["s1"]
+    assert learned_station(net, cfg, 20, "02:00:00:00:00:07", 1) == []       # port 1 is access VLAN 10
+    assert learned_station(net, cfg, 10, "02:00:00:00:00:05", 2) == []       # static
+    assert len(learned_station(net, cfg, 10, "02:00:00:00:00:07", 1)) == 2

@@ -43,7 +43,7 @@ switches:
 def chain(tmp_path, vrouter_program):
     if os.geteuid() != 0:
         pytest.fail("the vrouter integration tests need root (network namespaces)")
-    tag = f"h9{os.getpid() % 10000}"
+    tag = f"hc{os.getpid() % 10000}"
     h1 = Host("a", 1, "10.0.10.11/24", "10.0.10.1", tag + "a")
     h2 = Host("b", 2, "10.0.20.11/24", "10.0.20.1", tag + "b")
     h3 = Host("c", 3, "10.0.30.11/24", "10.0.30.1", tag + "b")
