@@ -1,13 +1,15 @@
 """RFC 2544 measurements over veth, driving the project's paced generator `p4gen`.
 
-`p4gen trial` (switch/p4switch/src/bin/p4gen.rs) sends sequence-numbered UDP frames
-at a paced rate from one namespace and counts them in another; this module runs one
-`p4gen trial` per flow at once and implements on top of it:
+`p4gen trial` (switch/p4switch/src/bin/p4gen/) sends UDP frames carrying a sequence
+number and a send time at a paced rate from one namespace and receives them in another
+(loss, duplicates, reordering, one-way latency percentiles); this module runs one
+`p4gen` per flow at once and implements on top of it:
   throughput      binary search for the highest rate whose loss <= tolerance
-  latency         round-trip times of ICMP echoes sent through the DUT while
-                  the flows run at the throughput rate (p4gen carries no timestamps yet)
+  latency         one-way latency percentiles of the tagged frames of a trial at the
+                  throughput rate (kernel receive time minus send time, same host clock)
   loss curve      frame loss rate at 10 %, 20 %, ... 100 % of the nominal line rate
-  back-to-back    longest burst (frames sent at the generator's full speed) with no loss
+  back-to-back    longest burst with no loss, frames spaced at the line rate
+                  (`p4gen burst --line-mbps`; as fast as the sender can if that is slower)
 Frame sizes are Ethernet frames including the 4-byte FCS (64 ... 9216); the generator
 is given the size without FCS. Rates in bit/s count frame bits (no preamble/gap),
 line rate in frames/s counts the 20 bytes of preamble and gap as RFC 2544 does.
@@ -15,19 +17,33 @@ line rate in frames/s counts the 20 bytes of preamble and gap as RFC 2544 does.
 from __future__ import annotations
 
 import re
-import statistics
 import subprocess
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .netns import BenchError, Host, sh
+from .netns import BenchError, Host
 
 ROOT = Path(__file__).resolve().parent.parent
 P4GEN = ROOT / "target" / "release" / "p4gen"
 TRIAL_RE = re.compile(r"trial offered_pps=(\d+) achieved_pps=(\d+) sent=(\d+) tx_refused=(\d+) "
                       r"received=(\d+) lost=(\d+) reordered=(\d+)")
+LATENCY_KEYS = ("lat_min_us", "lat_p50_us", "lat_p90_us", "lat_p99_us", "lat_p999_us", "lat_max_us")
+
+
+def parse_line(out: str, word: str) -> dict[str, float] | None:
+    """The numeric `key=value` pairs of p4gen's output line that starts with `word`."""
+    for line in out.splitlines():
+        if line.startswith(word + " "):
+            kv = (p.split("=", 1) for p in line.split()[1:] if "=" in p)
+            res = {}
+            for k, v in kv:
+                try:
+                    res[k] = float(v)
+                except ValueError:
+                    pass
+            return res
+    return None
 
 
 def line_rate_pps(frame: int, line_bps: float) -> float:
@@ -54,6 +70,17 @@ class Trial:
     lost: int
     reordered: int
     seconds: float
+    duplicates: int = 0
+    rx_ring_drops: int = 0             # dropped by our receiver's ring, not by the DUT
+    pace_max_dev_pct: float | None = None   # worst 1 s window of the worst flow's sender
+    lat_samples: int = 0
+    # one-way latency in µs: each percentile is the worst over the flows
+    lat_min_us: float | None = None
+    lat_p50_us: float | None = None
+    lat_p90_us: float | None = None
+    lat_p99_us: float | None = None
+    lat_p999_us: float | None = None
+    lat_max_us: float | None = None
 
     @property
     def loss_ratio(self) -> float:
@@ -76,24 +103,51 @@ def _gen_args(f: Flow, frame: int) -> list[str]:
             "--src-ip", f.src.addr or "10.0.0.1", "--dst-ip", f.dst.addr or "10.0.0.2"]
 
 
-def trial(flows: list[Flow], frame: int, total_pps: float, seconds: float) -> Trial:
-    """All flows at once, each at total_pps / len(flows), for `seconds`."""
+def _run_p4gen(cmd: str, flows: list[Flow], frame: int, extra: list[str], timeout: float) -> list[dict]:
+    """One `p4gen cmd` per flow, all at once; the parsed output line of each."""
     if not P4GEN.exists():
         raise BenchError(f"{P4GEN} is missing: run `make build-switch` first")
-    per = max(1, int(total_pps / len(flows)))
-    procs = [subprocess.Popen([str(P4GEN), "trial", *_gen_args(f, frame), "--rate", str(per),
-                               "--seconds", f"{seconds:g}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True) for f in flows]
+    procs = [subprocess.Popen([str(P4GEN), cmd, *_gen_args(f, frame), *extra], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for f in flows]
     rows = []
     for p in procs:
-        out, err = p.communicate(timeout=seconds + 60)
-        m = TRIAL_RE.search(out)
-        if p.returncode != 0 or not m:
-            raise BenchError(f"p4gen trial failed (exit {p.returncode}): {(err or out).strip()[:300]}")
-        rows.append([int(x) for x in m.groups()])
-    s = [sum(col) for col in zip(*rows)]
-    return Trial(offered_pps=per * len(flows), achieved_pps=s[1], sent=s[2], received=s[4], lost=s[5],
-                 reordered=s[6], seconds=seconds)
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            raise BenchError(f"p4gen {cmd} did not finish within {timeout:.0f} s") from None
+        keys = parse_line(out, cmd)
+        if p.returncode != 0 or keys is None or (cmd == "trial" and not TRIAL_RE.search(out)):
+            raise BenchError(f"p4gen {cmd} failed (exit {p.returncode}): {(err or out).strip()[:300]}")
+        rows.append(keys)
+    return rows
+
+
+def _combine(rows: list[dict], offered_pps: float, seconds: float) -> Trial:
+    total = lambda k: int(sum(r.get(k, 0) for r in rows))
+    worst = lambda k: max((r[k] for r in rows if k in r), default=None)
+    return Trial(offered_pps=offered_pps, achieved_pps=sum(r["achieved_pps"] for r in rows), sent=total("sent"),
+                 received=total("received"), lost=total("lost"), reordered=total("reordered"), seconds=seconds,
+                 duplicates=total("duplicates"), rx_ring_drops=total("rx_ring_drops"),
+                 pace_max_dev_pct=worst("pace_max_dev_pct"), lat_samples=total("lat_samples"),
+                 **{k: worst(k) for k in LATENCY_KEYS})
+
+
+def trial(flows: list[Flow], frame: int, total_pps: float, seconds: float) -> Trial:
+    """All flows at once, each at total_pps / len(flows), for `seconds`."""
+    per = max(1, int(total_pps / len(flows)))
+    rows = _run_p4gen("trial", flows, frame, ["--rate", str(per), "--seconds", f"{seconds:g}"], seconds + 60)
+    return _combine(rows, per * len(flows), seconds)
+
+
+def burst(flows: list[Flow], frame: int, frames: int, line_bps: float | None) -> Trial:
+    """A burst of `frames` frames from every flow at once, spaced at `line_bps` (frame + 20 B
+    preamble and gap), or as fast as the sender can when `line_bps` is None."""
+    extra = ["--frames", str(frames)] + ([] if line_bps is None else ["--line-mbps", f"{line_bps / 1e6:g}"])
+    pps = line_rate_pps(frame, line_bps) if line_bps else 0.0
+    rows = _run_p4gen("burst", flows, frame, extra, (frames / pps if pps else frames / 1e5) + 60)
+    return _combine(rows, pps * len(flows), max(r.get("tx_seconds", 0.0) for r in rows))
 
 
 @dataclass
@@ -143,32 +197,19 @@ def throughput(flows: list[Flow], frame: int, st: Settings, progress=print) -> S
     return res
 
 
-def _ping_rtts(src: Host, dst: Host, count: int, interval: float, size: int) -> list[float]:
-    out = sh("ping", "-n", "-c", str(count), "-i", f"{interval:g}", "-W", "1", "-s", str(size), dst.addr,
-             ns=src.name, check=False, timeout=count * interval + 30)
-    return [float(x) for x in re.findall(r"time=([\d.]+) ms", out)]
-
-
 def latency(flows: list[Flow], frame: int, pps: float, st: Settings, samples: int = 100) -> dict:
-    """RTT percentiles (ms) of echoes from the first flow's source to its destination
-    while all flows run at `pps` (RFC 2544 measures one-way latency with tagged frames;
-    p4gen has no send timestamps yet, so this is round trip through the DUT twice)."""
-    f = flows[0]
-    if not f.dst.addr:
-        return {}
-    interval = max(0.01, st.trial_seconds / samples)
-    rtts: list[float] = []
-    th = threading.Thread(target=lambda: rtts.extend(
-        _ping_rtts(f.src, f.dst, samples, interval, max(16, min(frame, 1500) - 42))))
-    th.start()
-    load = trial(flows, frame, max(pps, 1), st.trial_seconds + 1) if pps > 0 else None
-    th.join()
-    if not rtts:
-        return {"samples": 0, "loss_during": load.loss_ratio if load else None}
-    rtts.sort()
-    pick = lambda q: rtts[min(len(rtts) - 1, int(q * len(rtts)))]
-    return {"samples": len(rtts), "rtt_p50_ms": pick(0.5), "rtt_p99_ms": pick(0.99), "rtt_max_ms": rtts[-1],
-            "rtt_mean_ms": statistics.fmean(rtts), "load_pps": pps}
+    """One-way latency (RFC 2544 26.2) at `pps` (the throughput rate; at least 100 frames/s):
+    every frame of a `trial_seconds` trial carries its send time, the receiver subtracts it
+    from the kernel's receive time stamp (same host, same clock). Percentiles in µs are the
+    worst over the flows. (`samples` is kept for old callers; every frame is a sample.)"""
+    load = max(pps, 100.0)
+    t = trial(flows, frame, load, st.trial_seconds)
+    out = {"method": "one-way, tagged frames (p4gen send time -> kernel receive time stamp)",
+           "load_pps": t.offered_pps, "one_way_samples": t.lat_samples, "loss_during": t.loss_ratio,
+           "duplicates": t.duplicates, "reordered": t.reordered}
+    if t.lat_samples:
+        out.update({k.replace("lat_", "one_way_"): getattr(t, k) for k in LATENCY_KEYS})
+    return out
 
 
 def loss_curve(flows: list[Flow], frame: int, st: Settings, steps: list[int] | None = None) -> list[dict]:
@@ -185,22 +226,35 @@ def loss_curve(flows: list[Flow], frame: int, st: Settings, steps: list[int] | N
 
 def back_to_back(flows: list[Flow], frame: int, st: Settings, max_frames: int = 100_000,
                  iterations: int = 6, ceiling_pps: float = 0.0) -> dict:
-    """Longest burst without loss (RFC 2544 26.4): bursts offered far above what the
-    generator can send, so it sends them as fast as it can; the burst length in frames
-    is binary-searched between 0 and max_frames."""
-    rate = max(ceiling_pps, 1e5) * 10
+    """Longest burst without loss (RFC 2544 26.4): each flow sends a burst with its frames
+    spaced at the nominal line rate (`p4gen burst --line-mbps`); the burst length is
+    binary-searched between 0 and max_frames. Where the generator cannot reach the line rate
+    (small frames on a fast line) it sends as fast as it can, and the result says so.
+    (`ceiling_pps` is kept for old callers and not needed any more.)"""
+    line_pps = line_rate_pps(frame, st.line_bps)
     lo, hi, best = 0, max_frames, 0
+    sent_pps: list[float] = []
+    trials = []
     for i in range(iterations):
         n = hi if i == 0 else (lo + hi) // 2
         if n <= lo:
             break
-        t = trial(flows, frame, rate, n / rate)
-        if t.lost == 0 and t.sent:
-            lo, best = n, max(best, t.sent)
+        t = burst(flows, frame, n, st.line_bps)
+        sent_pps.append(t.achieved_pps / len(flows))
+        ok = t.lost == 0 and t.sent > 0 and t.duplicates == 0
+        trials.append({"frames": n, "sent": t.sent, "received": t.received, "lost": t.lost,
+                       "duplicates": t.duplicates, "achieved_pps": t.achieved_pps, "passed": ok})
+        if ok:
+            lo, best = n, max(best, n)
             if i == 0:
                 break
         else:
             hi = n
         time.sleep(st.pause)
-    return {"burst_frames": best, "max_frames": max_frames,
-            "note": "bursts sent at the generator's full speed, not at line rate"}
+    reached = min(sent_pps) if sent_pps else 0.0
+    limited = reached < 0.98 * line_pps
+    note = f"frames spaced at the {st.line_bps / 1e6:g} Mb/s line rate ({line_pps:.0f} frames/s per flow)"
+    if limited:
+        note += f"; the generator reached only {reached:.0f} frames/s"
+    return {"burst_frames": best, "max_frames": max_frames, "line_pps": line_pps, "sender_pps": reached,
+            "generator_limited": limited, "trials": trials, "note": note}

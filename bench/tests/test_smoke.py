@@ -46,7 +46,8 @@ def test_s1_tiny_run_writes_a_sane_report(tmp_path):
         assert row["throughput_mbps"] == pytest.approx(row["throughput_pps"] * 64 * 8 / 1e6)
         assert all(t["sent"] >= t["received"] >= 0 for t in row["trials"])
         lat = row["latency"]
-        assert lat["samples"] > 0 and 0 < lat["rtt_p50_ms"] <= lat["rtt_p99_ms"] <= lat["rtt_max_ms"]
+        assert lat["one_way_samples"] > 0 and lat["duplicates"] == 0
+        assert 0 < lat["one_way_p50_us"] <= lat["one_way_p99_us"] <= lat["one_way_max_us"] < 1e6
         assert [p["percent"] for p in row["loss_curve"]] == [10, 50, 100]
         assert all(0 <= p["loss_percent"] <= 100 for p in row["loss_curve"])
         assert row["back_to_back"]["burst_frames"] >= 0
