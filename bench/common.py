@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
+from dataclasses import asdict
 from pathlib import Path
 
+from . import rfc2544
 from .dut import LinuxKernel, OvsNetdev, P4Switch
 from .netns import BenchError
-from .rfc2544 import Settings
+from .rfc2544 import Flow, Search, Settings
 
 DUTS = {"p4switch": P4Switch, "linux": LinuxKernel, "ovs": OvsNetdev}
 
@@ -15,9 +18,14 @@ DUTS = {"p4switch": P4Switch, "linux": LinuxKernel, "ovs": OvsNetdev}
 def parser(doc: str) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=doc.strip().splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=doc)
-    ap.add_argument("--quick", action="store_true", help="short trials, few sizes: a few minutes on a busy machine")
-    ap.add_argument("--trial-seconds", type=float, help="length of one trial (default 10, quick 0.5)")
-    ap.add_argument("--resolution", type=float, help="binary search stops at this fraction (default 0.01, quick 0.1)")
+    prof = ap.add_mutually_exclusive_group()
+    prof.add_argument("--quick", action="store_true", help="short trials, few points: a few minutes on a busy machine")
+    prof.add_argument("--standard", action="store_true",
+                      help="every point the study asks for, shorter trials and coarser searches (`make bench`: "
+                           "all five scenarios in about 30 minutes on 2 cores; see bench/README.md)")
+    ap.add_argument("--trial-seconds", type=float, help="length of one trial (default 10, standard 2, quick 0.5)")
+    ap.add_argument("--resolution", type=float,
+                    help="binary search stops at this fraction (default 0.01, standard 0.02, quick 0.1)")
     ap.add_argument("--loss-tolerance", type=float, default=0.0, help="accepted loss fraction (default 0)")
     ap.add_argument("--line-mbps", type=float, default=1000.0, help="nominal line rate for percentages (default 1000)")
     ap.add_argument("--duts", default="p4switch,linux,ovs", help="comma list of p4switch, linux, ovs "
@@ -27,11 +35,83 @@ def parser(doc: str) -> argparse.ArgumentParser:
     return ap
 
 
+def profile(args) -> str:
+    """quick, standard or full (no profile option)."""
+    return "quick" if args.quick else "standard" if getattr(args, "standard", False) else "full"
+
+
+def pick(args, full, standard, quick):
+    """The value of the run's profile."""
+    return {"full": full, "standard": standard, "quick": quick}[profile(args)]
+
+
+def profile_note(args) -> str:
+    """Report suffix naming the profile (nothing for a full run)."""
+    return {"full": "", "standard": " (--standard profile)", "quick": " (--quick)"}[profile(args)]
+
+
 def settings(args) -> Settings:
-    q = args.quick
-    return Settings(trial_seconds=args.trial_seconds or (0.5 if q else 10.0),
-                    resolution=args.resolution or (0.1 if q else 0.01),
+    return Settings(trial_seconds=args.trial_seconds or pick(args, 10.0, 2.0, 0.5),
+                    resolution=args.resolution or pick(args, 0.01, 0.02, 0.1),
                     loss_tolerance=args.loss_tolerance, line_bps=args.line_mbps * 1e6)
+
+
+def throughput_from(flows: list[Flow], frame: int, st: Settings, seed_pps: float | None,
+                    progress=print, step: float = 0.04) -> Search:
+    """RFC 2544 throughput (highest rate with loss <= tolerance) searched from a guess:
+    the first trial is at `seed_pps` (e.g. the previous frame size's result), then the rate
+    moves up or down in growing steps until a pass and a fail bracket the answer, which is
+    then bisected to the resolution. Same trial rules as rfc2544.throughput (a trial whose
+    generator sent more than 2 % short does not pass; with no loss it marks the result
+    generator-limited and caps the search at what the generator did send). Without a
+    seed this is rfc2544.throughput."""
+    if not seed_pps:
+        return rfc2544.throughput(flows, frame, st, progress=progress)
+    res = Search(frame)
+    top = min(rfc2544.line_rate_pps(frame, st.line_bps), st.max_pps)
+    lo, hi = 0.0, top
+
+    def ok(rate: float) -> bool:
+        nonlocal hi
+        t = rfc2544.trial(flows, frame, rate, st.trial_seconds)
+        short = t.achieved_pps < 0.98 * t.offered_pps
+        passed = t.loss_ratio <= st.loss_tolerance and not short
+        res.trials.append({**asdict(t), "passed": passed, "generator_short": short})
+        progress(f"    {frame:5d} B  {rate:10.0f} pps offered, {t.achieved_pps:10.0f} sent/s, "
+                 f"loss {100 * t.loss_ratio:6.2f} %  {'pass' if passed else 'fail'}")
+        time.sleep(st.pause)
+        if passed:
+            return True
+        hi = min(hi, rate)
+        if short and t.loss_ratio <= st.loss_tolerance:
+            res.generator_limited = True
+            hi = min(hi, t.achieved_pps * 0.97)
+        return False
+
+    rate, grow = min(seed_pps, top), step
+    if ok(rate):                              # climb until a fail or the top
+        lo = rate
+        while lo < top:
+            rate = min(top, lo * (1 + grow))
+            if not ok(rate):
+                break
+            lo, grow = rate, grow * 2
+    else:                                     # descend until a pass
+        while hi > 0:
+            rate = hi * (1 - grow)
+            if rate < top * 0.001:
+                break
+            if ok(rate):
+                lo = rate
+                break
+            grow = min(0.5, grow * 2)
+    while lo < hi and hi - lo > st.resolution * hi:
+        mid = (lo + hi) / 2
+        if ok(mid):
+            lo = mid
+    res.throughput_pps = lo
+    res.throughput_mbps = rfc2544.mbps(lo, frame)
+    return res
 
 
 def dut_names(args) -> list[str]:

@@ -169,7 +169,8 @@ class P4Switch(Dut):
         vlans = {v: {"name": f"v{v}"} for v in sorted(set(vlan_of.values()))}
         ports = {}
         for h in self.topo.hosts:
-            ports[h.port] = {"name": h.name, "vlan": vlan_of[h.name], "mtu": min(self.topo.mtu, 9216)}
+            # no port MTU: vrouter.p4 checks it only on routed packets (the controller rejects it here)
+            ports[h.port] = {"name": h.name, "vlan": vlan_of[h.name]}
             if port_policer and h.name in port_policer:
                 ports[h.port]["policer"] = port_policer[h.name]
         statics = [{"vlan": vlan_of[h.name], "mac": h.mac, "port": h.port} for h in self.topo.hosts]
@@ -187,7 +188,7 @@ class P4Switch(Dut):
             vlans[h.vlan] = {"name": f"v{h.vlan}", "interface": {
                 "address": f"{h.gateway}/24", "mac": ROUTER_MAC.format(h.vlan),
                 "mtu": min(max(self.topo.mtu, 1500), 9216)}}
-            ports[h.port] = {"name": h.name, "vlan": h.vlan}
+            ports[h.port] = {"name": h.name, "vlan": h.vlan, "mtu": min(max(self.topo.mtu, 1500), 9216)}
         self._start(self._switch(vlans, ports, **extra))
         self.routed = True
         return self

@@ -1,6 +1,6 @@
 """S1 campus core: RFC 2544 throughput of L2 (one VLAN), L3 one routed flow and L3 two routed flows.
 
-    python -m bench.s1 [--quick] [--sizes 64,1518,9136] [--cases l2,l3-one,l3-two] [--duts p4switch,linux,ovs]
+    python -m bench.s1 [--quick|--standard] [--sizes 64,1518,9136] [--cases l2,l3-one,l3-two] [--duts p4switch,linux,ovs]
 
 Each case runs on every DUT in the same run (p4switch with vrouter.p4 configured by the
 vrouter controller; the Linux kernel: bridge for L2, namespace routing for L3; OVS
@@ -8,6 +8,10 @@ userspace datapath for L2 only), at each frame size: throughput (binary search f
 highest zero-loss rate), round-trip latency at that rate, and for --extras-sizes the
 frame-loss curve and the back-to-back burst. The published figures (Marcel, SCENARIOS.md
 S1) stand beside ours in the report. Results: bench/results/<stamp>-s1/.
+
+--standard: all 16 sizes with 2 s trials and 2 % resolution; each size's search starts
+from the previous size's result instead of at line rate, and latency is measured only at
+the --extras-sizes (about 15 minutes for the three cases on p4switch, Linux and OVS).
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import time
 from pathlib import Path
 
 from . import report, rfc2544
-from .common import DUTS, dut_names, main_guard, parser, say, settings
+from .common import DUTS, dut_names, main_guard, parser, pick, profile, profile_note, say, settings, throughput_from
 from .dut import l3_plan
 from .netns import BenchError, Topology
 
@@ -53,19 +57,23 @@ def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, 
             h = topo.hosts
             pairs = [(h[0], h[1])] + ([(h[2], h[3])] if case == "l3-two" else [])
             flows = [rfc2544.Flow(a, b, b.mac if case == "l2" else dut.gateway_mac(a)) for a, b in pairs]
-            for size in sizes:
-                say(f"  [{case} / {dut.name}] {size} B")
-                s = rfc2544.throughput(flows, size, st, progress=say)
+            seeded = profile(args) == "standard"
+            seed = None
+            for k, size in enumerate(sizes):
+                say(f"  [{case} / {dut.name}] {size} B ({k + 1}/{len(sizes)})")
+                s = throughput_from(flows, size, st, seed if seeded else None, progress=say)
+                seed = s.throughput_pps or None
                 row = {"throughput_pps": s.throughput_pps, "throughput_mbps": s.throughput_mbps,
                        "generator_limited": s.generator_limited, "trials": s.trials}
-                row["latency"] = rfc2544.latency(flows, size, s.throughput_pps, st,
-                                                 samples=20 if args.quick else 100)
+                if not seeded or size in extras:
+                    row["latency"] = rfc2544.latency(flows, size, s.throughput_pps, st,
+                                                     samples=pick(args, 100, 50, 20))
                 if size in extras:
-                    steps = [10, 50, 100] if args.quick else None
+                    steps = pick(args, None, [10, 25, 50, 75, 100], [10, 50, 100])
                     row["loss_curve"] = rfc2544.loss_curve(flows, size, st, steps)
                     row["back_to_back"] = rfc2544.back_to_back(
-                        flows, size, st, max_frames=20_000 if args.quick else 200_000,
-                        iterations=3 if args.quick else 8,
+                        flows, size, st, max_frames=pick(args, 200_000, 50_000, 20_000),
+                        iterations=pick(args, 8, 5, 3),
                         ceiling_pps=max(t["achieved_pps"] for t in s.trials))
                 out["sizes"][size] = row
         finally:
@@ -85,12 +93,20 @@ def write_report(d: Path, data: dict, st) -> None:
           f"Machine: {data['machine']['cores']} cores, {data['machine']['cpu']}, kernel "
           f"{data['machine']['kernel']}, load {' '.join(data['machine']['loadavg'])} at start, git "
           f"{data['machine']['git']}. Trials {st.trial_seconds:g} s, resolution {100 * st.resolution:g} %, "
-          f"loss tolerance {100 * st.loss_tolerance:g} %{' (--quick)' if data['quick'] else ''}.",
+          f"loss tolerance {100 * st.loss_tolerance:g} %{data.get('profile_note', '')}.",
           "Throughput = highest offered rate with no loss found by binary search with the `p4gen` "
           "generator over veth pairs; Mb/s count frame bits including FCS. `*` = the generator could "
           "not offer more (the DUT was not the limit); `(line)` = no loss at the nominal line rate, the "
           "search's upper bound. Latency = ICMP round trip through the DUT at "
-          "the throughput rate.", "",
+          "the throughput rate.", ""]
+    if data.get("profile") == "standard":
+        md += ["Standard profile: each frame size's search starts from the previous size's zero-loss rate "
+               f"(first trial there, then up or down in growing steps until a pass and a fail bracket it, "
+               f"then bisection to {100 * st.resolution:g} %) instead of a full binary search from line rate, "
+               f"{st.trial_seconds:g} s trials instead of the study's 60 s, and latency only at "
+               f"{', '.join(str(x) for x in data.get('extras', []))} B. Numbers from a quiet machine and full "
+               "trials (`python -m bench.s1`) are the ones to quote.", ""]
+    md += [
           f"Published: {ref['citation']} ({ref['method']}). {ref['note']}", ""]
     for case, label in CASES.items():
         runs = [r for r in data["runs"] if r["case"] == case]
@@ -109,7 +125,7 @@ def write_report(d: Path, data: dict, st) -> None:
             row = [size] + [None if v is None else f"{v:.1f}{mark(c, line)}" for v, c in zip(vals, cells)]
             row.append(pub.get(str(size)))
             row += [f"{vals[0] / v:.2f}" if v and vals[0] is not None else None for v in vals[1:]]
-            lat = cells[0]["latency"] if cells[0] else {}
+            lat = (cells[0] or {}).get("latency") or {}
             row.append(f"{lat['rtt_p50_ms']:.3f}/{lat['rtt_p99_ms']:.3f}" if lat.get("samples") else None)
             rows.append(row)
         md += [f"## {label}", "", report.md_table(header, rows), ""]
@@ -154,8 +170,9 @@ def main() -> int:
         raise BenchError(f"--cases: choose from {', '.join(CASES)}")
     duts = dut_names(args)
     d = report.new_run("s1", args.out)
-    data = {"scenario": "S1", "stamp": d.name, "quick": args.quick, "machine": report.machine(),
-            "settings": vars(st), "sizes": sizes, "runs": []}
+    data = {"scenario": "S1", "stamp": d.name, "quick": args.quick, "profile": profile(args),
+            "profile_note": profile_note(args), "machine": report.machine(),
+            "settings": vars(st), "sizes": sizes, "extras": extras, "runs": []}
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="h10-s1-") as tmp:
         for case in cases:

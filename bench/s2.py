@@ -85,7 +85,8 @@ class Chain:
                                                               "mtu": max(self.core_mtu, self.host_mtu)}},
                           200: {"name": "east", "interface": {"address": east, "mac": f"00:00:5e:00:{k:02x}:02",
                                                               "mtu": max(self.core_mtu, self.host_mtu)}}},
-                "ports": {1: {"name": "west", "vlan": 100}, 2: {"name": "east", "vlan": 200}},
+                "ports": {1: {"name": "west", "vlan": 100, "mtu": max(self.core_mtu, self.host_mtu)},
+                          2: {"name": "east", "vlan": 200, "mtu": max(self.core_mtu, self.host_mtu)}},
                 **({"routes": routes} if routes else {})}
         return {"mac_aging": "300s", "switches": switches}
 

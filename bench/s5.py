@@ -1,17 +1,27 @@
 """S5 virtual firewall: two VLANs routed through an ACL of N rules, stateful mode off and on.
 
-    python -m bench.s5 [--quick] [--rules 1,100,1000,10000] [--duts p4switch,linux]
+    python -m bench.s5 [--quick|--standard] [--rules 1,100,1000,10000] [--duts p4switch,linux] [--nat on,off]
 
 Host a (VLAN 10) and host b (VLAN 20) are routed by the DUT. The rule set has N rules of
 which only the last (permit a's subnet to b's subnet) matches the traffic; the others deny
 addresses that never appear. Stateful on: p4switch's firewall zones (a's VLAN trusted, b's
 untrusted); nftables `ct state` rules on Linux. Per rule count and mode: iperf3 TCP with
 10 streams a -> b (as the study did) and 64-byte RFC 2544 throughput. The same rule sets in
-nftables on the Linux router are the baseline. Published: Hokkanen, SCENARIOS.md S5.
+nftables on the Linux router are the baseline; there also with NAT (masquerade towards b)
+on, stateful, as the study measured NAT off and on. vrouter.p4 has no NAT, so the P4 side
+runs NAT off only and the report says so.
+
+Correctness checks per run: a flow whose source matches the first decoy rule must not
+arrive at b (p4gen, 1 s), and afterwards the per-rule counters (p4switch: the ACL's
+direct counters via `vrouter show acl`; nftables: `counter` on every rule) must show
+packets only on that decoy and the intended rule. Published: Hokkanen, SCENARIOS.md S5.
 Results: bench/results/<stamp>-s5/.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -19,9 +29,9 @@ import time
 from pathlib import Path
 
 from . import iperf, report, rfc2544
-from .common import DUTS, main_guard, parser, say, settings
-from .dut import P4Switch, l3_plan
-from .netns import BenchError, Topology
+from .common import DUTS, main_guard, parser, pick, profile, profile_note, say, settings, throughput_from
+from .dut import ROOT, P4Switch, l3_plan
+from .netns import BenchError, Topology, sh
 
 PUBLISHED = {"citation": "Hokkanen, \"Evaluation of Virtual Firewall in Private Cloud\" (Fortigate-VM on "
              "Hyper-V), as summarised in SCENARIOS.md S5",
@@ -38,15 +48,60 @@ def p4_rules(n: int) -> list[dict]:
     return acl + [{"name": "intended", "match": {"src": "10.0.10.0/24", "dst": "10.0.20.0/24"}, "action": "permit"}]
 
 
-def nft_script(n: int, stateful: bool, table: str) -> str:
+DECOY_SRC = decoy(0).split("/")[0]
+
+
+def nft_script(n: int, stateful: bool, table: str, nat_dev: str | None = None) -> str:
+    """The rule set in nftables; every ACL rule has a counter (evaluated only when its
+    match succeeds, so it costs nothing on the rules the traffic does not match)."""
     lines = [f"table inet {table} {{", "  chain forward {", "    type filter hook forward priority 0; policy accept;"]
     if stateful:
         lines.append("    ct state established,related accept")
-    lines += [f"    ip saddr {decoy(i)} ip daddr 10.0.20.0/24 drop" for i in range(n - 1)]
-    lines.append("    ip saddr 10.0.10.0/24 ip daddr 10.0.20.0/24 " + ("ct state new " if stateful else "") + "accept")
+    lines += [f"    ip saddr {decoy(i)} ip daddr 10.0.20.0/24 counter drop" for i in range(n - 1)]
+    lines.append("    ip saddr 10.0.10.0/24 ip daddr 10.0.20.0/24 " + ("ct state new " if stateful else "")
+                 + "counter accept")
     if stateful:
         lines.append("    ip saddr 10.0.20.0/24 ip daddr 10.0.10.0/24 drop")
-    return "\n".join(lines + ["  }", "}", ""])
+    lines.append("  }")
+    if nat_dev:
+        lines += ["  chain postrouting {", "    type nat hook postrouting priority 100; policy accept;",
+                  f'    oifname "{nat_dev}" masquerade', "  }"]
+    return "\n".join(lines + ["}", ""])
+
+
+def nft_counts(sw: str, table: str) -> list[tuple[str, int]]:
+    """(source prefix, packets) of every counted rule, in rule order."""
+    out = sh("nft", "list", "chain", "inet", table, "forward", ns=sw)
+    return [(m.group(1), int(m.group(2))) for m in
+            re.finditer(r"ip saddr (\S+) ip daddr \S+ (?:ct state new )?counter packets (\d+)", out)]
+
+
+def p4_counts(sw: str, desc: Path) -> list[tuple[str, int]]:
+    """(source prefix, packets) of every ACL entry, from its direct counter (`vrouter show acl`)."""
+    out = sh(str(ROOT / ".venv" / "bin" / "vrouter"), "show", "--json", "acl", str(desc), ns=sw, timeout=120)
+    try:
+        rows = json.loads(out)
+    except ValueError:
+        raise BenchError(f"vrouter show acl: not JSON: {out[:200]}")
+    if isinstance(rows, dict):      # {switch: rows}
+        rows = next(iter(rows.values()), [])
+    res = []
+    for r in rows:
+        m = re.search(r"src\S*=(\S+?)(?:,|\s|$)", r.get("match", "")) or re.search(r"(\d+\.\d+\.\d+\.\d+/\d+)",
+                                                                                r.get("match", ""))
+        res.append((m.group(1) if m else r.get("match", ""), int(r.get("packets") or 0)))
+    return res
+
+
+def rule_check(counts: list[tuple[str, int]], n: int, decoy_sent: int) -> dict:
+    """Only the intended rule (10.0.10.0/24) and the first decoy (the decoy flow) counted packets."""
+    hit = {src: c for src, c in counts if c}
+    intended = sum(c for src, c in counts if src.startswith("10.0.10."))
+    decoy0 = sum(c for src, c in counts if src.startswith(DECOY_SRC))
+    others = {src: c for src, c in hit.items() if not src.startswith(("10.0.10.", DECOY_SRC))}
+    ok = len(counts) == n and intended > 0 and decoy0 >= decoy_sent and not others
+    return {"rules_read": len(counts), "intended_packets": intended, "decoy0_packets": decoy0,
+            "other_rules_hit": others, "ok": ok}
 
 
 def outside_can_open(outside, inside) -> bool:
@@ -63,13 +118,25 @@ def outside_can_open(outside, inside) -> bool:
         srv.wait()
 
 
-def measure(name: str, n: int, stateful: bool, args, st, wd: Path) -> dict:
+def decoy_flow(a, b, gw_mac: str, n: int) -> dict | None:
+    """A 1000 pps flow for 1 s from a with the first decoy rule's source address: the
+    decoy rule must drop all of it. None with 1 rule (there is no decoy then)."""
+    if n < 2:
+        return None
+    fake = dataclasses.replace(a, ip=f"{DECOY_SRC}/32")
+    t = rfc2544.trial([rfc2544.Flow(fake, b, gw_mac)], 64, 1000, 1.0)
+    return {"sent": t.sent, "received": t.received, "dropped_all": t.sent > 0 and t.received == 0}
+
+
+def measure(name: str, n: int, stateful: bool, nat: bool, args, st, wd: Path, seed: float | None) -> dict:
     topo = Topology(args.prefix)
     a, b = topo.add_host("a"), topo.add_host("b")
     l3_plan(topo)
+    table = f"{args.prefix}fw"
     with topo:
         dut = DUTS[name](topo, wd)
         try:
+            t0 = time.monotonic()
             if isinstance(dut, P4Switch):
                 extra = {"acl": p4_rules(n)}
                 if stateful:
@@ -78,23 +145,35 @@ def measure(name: str, n: int, stateful: bool, args, st, wd: Path) -> dict:
                 dut.l3(**extra)
             else:
                 dut.l3()
+                # no reverse-path filter: the decoy flow's source must reach the rules, not die before them
+                for key in ("all", "default", a.peer):
+                    sh("sysctl", "-qw", f"net.ipv4.conf.{key}.rp_filter=0", ns=topo.sw, check=False)
                 p = subprocess.run(["ip", "netns", "exec", topo.sw, "nft", "-f", "-"], text=True, capture_output=True,
-                                   input=nft_script(n, stateful, f"{args.prefix}fw"))
+                                   input=nft_script(n, stateful, table, b.peer if nat else None))
                 if p.returncode:
                     raise BenchError(f"nft: {p.stderr.strip()[:300]}")
+            setup_s = time.monotonic() - t0
             dut.warm_up()
             opens = outside_can_open(b, a)
-            tcp = iperf.start([(a, b, None)], 3 if args.quick else 30, streams=10)[0]
-            flows = [rfc2544.Flow(a, b, dut.gateway_mac(a))]
-            s = rfc2544.throughput(flows, 64, st, progress=say)
+            gw = dut.gateway_mac(a)
+            dec = decoy_flow(a, b, gw, n)
+            tcp = iperf.start([(a, b, None)], pick(args, 30, 6, 3), streams=10)[0]
+            flows = [rfc2544.Flow(a, b, gw)]
+            s = throughput_from(flows, 64, st, seed if profile(args) == "standard" else None, progress=say)
+            counts = (p4_counts(topo.sw, dut.workdir / f"{dut.name}-vrouter.yaml") if isinstance(dut, P4Switch)
+                      else nft_counts(topo.sw, table))
         finally:
             dut.stop()
-    r = {"dut": dut.name, "rules": n, "stateful": stateful, "tcp10_mbps": tcp["received_mbps"],
-         "outside_can_open": opens, "firewall_as_expected": opens != stateful,
+    r = {"dut": dut.name, "rules": n, "stateful": stateful, "nat": nat, "setup_seconds": setup_s,
+         "tcp10_mbps": tcp["received_mbps"],
+         "outside_can_open": opens, "firewall_as_expected": opens != stateful, "decoy_flow": dec,
+         "rule_counters": rule_check(counts, n, dec["sent"] if dec else 0),
          "rfc2544_64_pps": s.throughput_pps, "rfc2544_64_mbps": s.throughput_mbps,
          "generator_limited": s.generator_limited, "trials": s.trials}
-    say(f"  {r['dut']} {n} rules stateful={stateful}: TCP x10 {r['tcp10_mbps']:.0f} Mb/s, "
-        f"64 B {r['rfc2544_64_pps']:.0f} pps")
+    say(f"  {r['dut']} {n} rules stateful={stateful} nat={nat}: TCP x10 {r['tcp10_mbps']:.0f} Mb/s, "
+        f"64 B {r['rfc2544_64_pps']:.0f} pps; decoy flow "
+        f"{'(no decoy rule)' if dec is None else str(dec['received']) + '/' + str(dec['sent']) + ' arrived'}, "
+        f"rule counters {'as expected' if r['rule_counters']['ok'] else 'NOT as expected: ' + str(r['rule_counters'])}")
     return r
 
 
@@ -102,19 +181,35 @@ def write_report(d: Path, data: dict) -> None:
     m = data["machine"]
     md = [f"# S5 virtual firewall ({data['stamp']})", "",
           f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
-          f"git {m['git']}{' (--quick)' if data['quick'] else ''}. Only the last rule matches the traffic.", "",
+          f"git {m['git']}{data.get('profile_note', '')}. Only the last rule matches the traffic.", "",
           f"Published: {PUBLISHED['citation']}: VM to VM {PUBLISHED['vm_to_vm_mbps']} Mb/s, through the "
-          f"firewall 1900 Mb/s with 1, 100 and 1000 policies (iperf3, 10 streams).", ""]
-    rows = [[r["dut"], r["rules"], "on" if r["stateful"] else "off", r["tcp10_mbps"],
-             PUBLISHED["firewall_mbps"].get(str(r["rules"])), r["rfc2544_64_pps"],
-             r["rfc2544_64_mbps"], "yes" if r["firewall_as_expected"] else "**no**"] for r in data["runs"]]
-    md += [report.md_table(["DUT", "rules", "stateful", "iperf3 TCP x10 Mb/s", "published Mb/s",
-                            "64 B zero-loss pps", "64 B Mb/s", "b->a blocked iff stateful"], rows), "",
-           "Functional check: with the stateful firewall on, host b (untrusted) must not be able to open a "
-           "TCP connection to host a; with it off it must.", ""]
+          f"firewall 1900 Mb/s with 1, 100 and 1000 policies, NAT off and on (iperf3, 10 streams).", "",
+          "**NAT: vrouter.p4 has no NAT**, so p4switch runs NAT off only; the nftables baseline runs the "
+          "stateful rule sets with NAT (masquerade towards b) off and on.", ""]
+    yes = lambda ok: "yes" if ok else "**no**"
+    rows = [[r["dut"], r["rules"], "on" if r["stateful"] else "off", "on" if r.get("nat") else "off",
+             r["tcp10_mbps"], PUBLISHED["firewall_mbps"].get(str(r["rules"])), r["rfc2544_64_pps"],
+             r["rfc2544_64_mbps"], yes(r["firewall_as_expected"]),
+             f"{yes(r['decoy_flow']['dropped_all'])} ({r['decoy_flow']['received']}/{r['decoy_flow']['sent']})"
+             if r.get("decoy_flow") else "no decoy (1 rule)",
+             yes(r["rule_counters"]["ok"]) if "rule_counters" in r else None] for r in data["runs"]]
+    md += [report.md_table(["DUT", "rules", "stateful", "NAT", "iperf3 TCP x10 Mb/s", "published Mb/s",
+                            "64 B zero-loss pps", "64 B Mb/s", "b->a blocked iff stateful",
+                            "decoy flow dropped (arrived/sent)", "only intended + decoy rule counted"], rows), "",
+           "Correctness checks: (1) with the stateful firewall on, host b (untrusted) must not be able to open a "
+           "TCP connection to host a; with it off it must. (2) A 1 s, 1000 pps flow from a whose source "
+           f"address ({DECOY_SRC}) matches the first decoy rule must not arrive at b. (3) After all the traffic, "
+           "the per-rule packet counters (p4switch: ACL direct counters read with `vrouter show acl`; nftables: "
+           "`counter` on each rule) must be zero on every rule except the intended one (the measured "
+           "traffic) and the first decoy (the decoy flow).", ""]
+    bad = [r for r in data["runs"] if "rule_counters" in r and not r["rule_counters"]["ok"]]
+    for r in bad:
+        md.append(f"- {r['dut']} {r['rules']} rules stateful={r['stateful']}: counters {r['rule_counters']}")
+    if bad:
+        md.append("")
     series = {}
     for r in data["runs"]:
-        key = f"{r['dut']} stateful {'on' if r['stateful'] else 'off'}"
+        key = f"{r['dut']} stateful {'on' if r['stateful'] else 'off'}{' NAT' if r.get('nat') else ''}"
         xs, ys = series.setdefault(key, ([], []))
         xs.append(r["rules"])
         ys.append(r["tcp10_mbps"])
@@ -129,6 +224,7 @@ def main() -> int:
     ap = parser(__doc__)
     ap.set_defaults(duts="p4switch,linux")
     ap.add_argument("--rules", help="comma list of rule counts (default 1,100,1000,10000; quick 1,1000)")
+    ap.add_argument("--nat", default="off,on", help="NAT modes of the nftables baseline (stateful runs): off,on")
     args = ap.parse_args()
     st = settings(args)
     try:
@@ -141,21 +237,29 @@ def main() -> int:
     duts = [x for x in args.duts.split(",") if x]
     if any(x not in ("p4switch", "linux") for x in duts):
         raise BenchError("--duts: S5 runs on p4switch and linux (nftables)")
+    nats = [x.strip() for x in args.nat.split(",") if x.strip()]
+    if not nats or any(x not in ("off", "on") for x in nats):
+        raise BenchError("--nat: off, on or off,on")
     d = report.new_run("s5", args.out)
-    data = {"scenario": "S5", "stamp": d.name, "quick": args.quick, "machine": report.machine(), "runs": []}
+    data = {"scenario": "S5", "stamp": d.name, "quick": args.quick, "profile": profile(args),
+            "profile_note": profile_note(args), "machine": report.machine(), "runs": []}
     t0 = time.monotonic()
+    plan = [(n, stateful, name, nat) for n in counts for stateful in (False, True) for name in duts
+            for nat in ([x == "on" for x in nats] if name == "linux" and stateful else [False])]
+    seeds: dict[tuple, float] = {}
     with tempfile.TemporaryDirectory(prefix="h10-s5-") as tmp:
-        for n in counts:
-            for stateful in (False, True):
-                for name in duts:
-                    say(f"S5 {n} rules, stateful {stateful}, {name} ({time.monotonic() - t0:.0f} s elapsed)")
-                    try:
-                        data["runs"].append(measure(name, n, stateful, args, st, Path(tmp)))
-                    except BenchError as e:
-                        say(f"  {e}")
-                        data.setdefault("errors", []).append({"what": f"{name} {n} rules stateful={stateful}",
-                                                              "error": str(e)})
-                    report.write_json(d, data)
+        for k, (n, stateful, name, nat) in enumerate(plan):
+            say(f"S5 [{k + 1}/{len(plan)}] {n} rules, stateful {stateful}, NAT {nat}, {name} "
+                f"({time.monotonic() - t0:.0f} s elapsed)")
+            try:
+                r = measure(name, n, stateful, nat, args, st, Path(tmp), seeds.get((name, stateful, nat)))
+                seeds[(name, stateful, nat)] = r["rfc2544_64_pps"] or None
+                data["runs"].append(r)
+            except BenchError as e:
+                say(f"  {e}")
+                data.setdefault("errors", []).append({"what": f"{name} {n} rules stateful={stateful} nat={nat}",
+                                                      "error": str(e)})
+            report.write_json(d, data)
     data["seconds"] = time.monotonic() - t0
     report.write_json(d, data)
     write_report(d, data)
