@@ -2,9 +2,10 @@
 
     python topo/run_campus.py [--file topo/campus.yaml] [--no-cli] [--prefix P] [--grpc-port N]
 
-Needs root. Starts mininet with one P4 switch-router and a host per access port, runs
-`vrouter run` on the description, prints the ping matrix (expected from the ACL, checked),
-runs iperf3 between two VLANs, then opens the mininet CLI when a terminal is attached.
+Needs root. Starts mininet with every P4 switch-router of the description, a host per
+access port and a link per pair of linked ports (`ports.P.link`), runs `vrouter run` on the
+description, prints the ping matrix (expected from the ACLs on the way, checked), runs
+iperf3 between two VLANs, then opens the mininet CLI when a terminal is attached.
 Everything it started is stopped on the way out. Exit status 0 when the matrix matched.
 """
 
@@ -29,14 +30,13 @@ sys.path.insert(0, str(ROOT / "controller"))
 from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
 
-from campus import CampusTopo, host_plan  # noqa: E402
+from campus import CampusTopo, HostPlan, SwitchPlan, host_plan, l2_domains, link_plan  # noqa: E402
 from p4switch import P4Switch  # noqa: E402
 from vrouter.config import ConfigError, load  # noqa: E402
 
 
-def allowed(sw, src_host, dst_host, protocol: int = 1) -> bool:
-    """Does the ACL let a packet from src to dst through (first matching rule wins; no rule: yes)?"""
-    src, dst = src_host.address.ip, dst_host.address.ip
+def acl_allows(sw, src, dst, in_port: int, vlan: int | None, protocol: int = 1) -> bool:
+    """Does one switch's ACL let the packet through (first matching rule wins; no rule: yes)?"""
     for rule in sw.acl:
         m = rule.match
         if m.src is not None and src not in m.src:
@@ -45,14 +45,60 @@ def allowed(sw, src_host, dst_host, protocol: int = 1) -> bool:
             continue
         if m.protocol is not None and m.protocol != protocol:
             continue
-        if m.vlan is not None and m.vlan != src_host.vlan:
+        if m.vlan is not None and m.vlan != vlan:
             continue
-        if m.in_port is not None and m.in_port != src_host.port:
+        if m.in_port is not None and m.in_port != in_port:
             continue
         if any(v is not None for v in (m.src_mac, m.dst_mac, m.ether_type, m.dscp, m.src_port, m.dst_port)):
             continue
         return rule.action != "deny"
     return True
+
+
+class Paths:
+    """Which switches a packet between two hosts enters, and on which port, for the expected matrix.
+
+    Bridged (same L2 domain): the shortest chain of links from the source's switch to the
+    destination's. Routed: to the switch holding the source's gateway, then on to the
+    destination's switch. Every switch entered applies its ACL to the frame (in its VLAN).
+    """
+
+    def __init__(self, net, links) -> None:
+        self.net, self.domains = net, l2_domains(net)
+        self.adj: dict[str, list[tuple[str, int]]] = {name: [] for name in net.switches}
+        for link in links:
+            self.adj[link.a].append((link.b, link.b_port))
+            self.adj[link.b].append((link.a, link.a_port))
+
+    def _walk(self, start: str, goal: str) -> list[tuple[str, int]]:
+        """(switch, ingress port) of each switch after `start` on a shortest way to `goal`."""
+        back: dict[str, tuple[str, int] | None] = {start: None}
+        todo = [start]
+        while todo and goal not in back:
+            here = todo.pop(0)
+            for nxt, port in self.adj[here]:
+                if nxt not in back:
+                    back[nxt] = (here, port)
+                    todo.append(nxt)
+        steps, node = [], goal
+        while node in back and back[node] is not None:
+            prev, port = back[node]
+            steps.append((node, port))
+            node = prev
+        return steps[::-1]
+
+    def _vlan(self, switch: str, domain) -> int | None:
+        return next((v for (s, v), d in self.domains.items() if s == switch and d == domain), None)
+
+    def allowed(self, a: HostPlan, b: HostPlan) -> bool:
+        """Does a ping request from a reach b through every ACL on its way?"""
+        visits = [(a.switch, a.port, a.vlan)]
+        legs = [(a.switch, b.switch, a.domain)] if a.domain == b.domain else \
+            [(a.switch, a.router, a.domain), (a.router, b.switch, b.domain)]
+        for start, goal, domain in legs:
+            visits += [(sw, port, self._vlan(sw, domain)) for sw, port in self._walk(start, goal)]
+        return all(acl_allows(self.net.switches[sw], a.address.ip, b.address.ip, port, vlan)
+                   for sw, port, vlan in visits)
 
 
 def ping_matrix(net, plans) -> dict[tuple[str, str], bool]:
@@ -81,19 +127,20 @@ def print_matrix(plans, got, want) -> int:
     names = [p.name for p in plans]
     width = max(map(len, names))
     common = os.path.commonprefix(names)
+    col = max(5, *(len(n) - len(common) for n in names))
     print("ping matrix (row pings column): o = reaches, . = no reply (ACL), ! = not what the ACL says")
-    print(" " * (width + 1) + " ".join(n[len(common):][:5].rjust(5) for n in names))
+    print(" " * (width + 1) + " ".join(n[len(common):].rjust(col) for n in names))
     bad = 0
     for a in names:
         cells = []
         for b in names:
             if a == b:
-                cells.append("-".rjust(5))
+                cells.append("-".rjust(col))
                 continue
             ok, expect = got.get((a, b), False), want[(a, b)]
             bad += ok != expect
             cells.append(("o" if ok else ".") + ("!" if ok != expect else ""))
-        print(a.ljust(width + 1) + " ".join(c.rjust(5) for c in cells))
+        print(a.ljust(width + 1) + " ".join(c.rjust(col) for c in cells))
     return bad
 
 
@@ -110,10 +157,11 @@ def iperf(net, client, server, seconds: int = 3) -> float | None:
         return None
 
 
-def clean(switch_name: str, plans) -> None:
+def clean(nodes: dict[str, str], plans, links) -> None:
     """`mn -c` for this topology's own names only: links left behind by an interrupted run."""
-    for h in plans:
-        subprocess.run(["ip", "link", "del", f"{switch_name}-eth{h.port}"], capture_output=True)
+    ends = [(h.switch, h.port) for h in plans] + [(l.a, l.a_port) for l in links] + [(l.b, l.b_port) for l in links]
+    for switch, port in ends:
+        subprocess.run(["ip", "link", "del", f"{nodes[switch]}-eth{port}"], capture_output=True)
 
 
 def main() -> int:
@@ -121,7 +169,8 @@ def main() -> int:
     ap.add_argument("--file", type=Path, default=HERE / "campus.yaml")
     ap.add_argument("--no-cli", action="store_true", help="never open the mininet CLI")
     ap.add_argument("--prefix", default="", help="prefix for mininet node names (avoid clashes)")
-    ap.add_argument("--grpc-port", type=int, help="override the switch's gRPC port of the description")
+    ap.add_argument("--grpc-port", type=int, help="override the gRPC ports of the description: switch i (from 0, in "
+                    "file order) listens on N+i")
     ap.add_argument("--log-dir", type=Path, default=ROOT / "build" / "run")
     args = ap.parse_args()
     if os.geteuid() != 0:
@@ -132,22 +181,36 @@ def main() -> int:
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
-    name, sw = next(iter(net_desc.switches.items()))
     args.log_dir.mkdir(parents=True, exist_ok=True)
-    # The controller runs on a copy: absolute program paths, and the gRPC port if overridden.
+    # The controller runs on a copy: absolute program paths, and the gRPC ports if overridden.
     tree = yaml.safe_load(args.file.read_text())
     tree["pipeline"] = {"p4info": str(net_desc.p4info.resolve()), "config": str(net_desc.device_config.resolve())}
-    grpc_port = int(sw.address.rsplit(":", 1)[1])
-    if args.grpc_port:
-        grpc_port = args.grpc_port
-        tree["switches"][name]["address"] = f"127.0.0.1:{grpc_port}"
+    switches: dict[str, SwitchPlan] = {}
+    for i, (name, sw) in enumerate(net_desc.switches.items()):
+        grpc_port = int(sw.address.rsplit(":", 1)[1])
+        if args.grpc_port:
+            grpc_port = args.grpc_port + i
+            tree["switches"][name]["address"] = f"127.0.0.1:{grpc_port}"
+        switches[name] = SwitchPlan(args.prefix + name, grpc_port, sw.device_id, sw.cpu_port)
+    nodes = {name: s.node for name, s in switches.items()}
     desc_file = args.log_dir / args.file.name
     desc_file.write_text(f"# generated by run_campus.py from {args.file}\n" + yaml.safe_dump(tree, sort_keys=False))
     os.environ.setdefault("VROUTER_CONFIG", str(desc_file))
-    plans = host_plan(sw, args.prefix)
+    plans = host_plan(net_desc, args.prefix)
+    links = link_plan(net_desc)
+    names = [h.name for h in plans]
+    clash = sorted({n for n in names if names.count(n) > 1} | (set(names) & set(nodes.values())))
+    if clash:
+        print(f"run_campus: {args.file}: host names used twice: {', '.join(clash)} (ports.P.name must be unique "
+              "across the switches and differ from the switch names)", file=sys.stderr)
+        return 2
+    if not plans:
+        print(f"run_campus: {args.file}: no host to place (no access port in a VLAN with a router interface)",
+              file=sys.stderr)
+        return 2
     setLogLevel("warning")
-    clean(args.prefix + name, plans)
-    topo = CampusTopo(hosts=plans, switch_name=args.prefix + name, grpc_port=grpc_port, log_dir=str(args.log_dir))
+    clean(nodes, plans, links)
+    topo = CampusTopo(switches=switches, hosts=plans, links=links, log_dir=str(args.log_dir))
     net = Mininet(topo=topo, switch=P4Switch, controller=None, build=True, autoStaticArp=False)
     daemon = None
     status = 1
@@ -168,26 +231,33 @@ def main() -> int:
                                   stderr=subprocess.STDOUT, cwd=ROOT / "controller",
                                   env={**os.environ, "PYTHONPATH": str(ROOT / "controller")})
         deadline = time.monotonic() + 30
-        while "event=reconciled" not in log_path.read_text():
+        while not all(f"event=reconciled switch={name} " in log_path.read_text() for name in switches):
             if daemon.poll() is not None or time.monotonic() > deadline:
                 print(f"controller did not come up; log:\n{log_path.read_text()[-3000:]}")
                 return 1
             time.sleep(0.2)
-        print(f"campus: {len(plans)} hosts in {len(sw.vlans)} VLANs on {args.prefix + name} "
+        domains = {h.domain for h in plans}
+        print(f"campus: {len(plans)} hosts in {len(domains)} VLANs on {', '.join(nodes.values())} "
               f"({os.environ.get('SWITCH', 'p4switch')}), controller log {log_path}")
         for h in plans:   # each host says hello to its gateway (the router learns it)
             net.get(h.name).cmd(f"ping -n -c1 -W1 {h.gateway} >/dev/null 2>&1")
-        want = {(a.name, b.name): allowed(sw, a, b) and allowed(sw, b, a) for a in plans for b in plans if a is not b}
+        paths = Paths(net_desc, links)
+        want = {(a.name, b.name): paths.allowed(a, b) and paths.allowed(b, a)
+                for a in plans for b in plans if a is not b}
         got = ping_matrix(net, plans)
         bad = print_matrix(plans, got, want)
         reached = sum(got.values())
         print(f"reachability: {reached}/{len(got)} pairs reach, {len(got) - reached} blocked by the ACL, "
               f"{bad} unexpected")
-        by_vlan: dict[int, list] = {}
+        if len(switches) > 1:
+            switch_of = {h.name: h.switch for h in plans}
+            across = [ok for (a, b), ok in got.items() if switch_of[a] != switch_of[b]]
+            print(f"across switches: {sum(across)}/{len(across)} pairs of hosts on different switches reach")
+        by_domain: dict[tuple, list] = {}
         for h in plans:
-            by_vlan.setdefault(h.vlan, []).append(h)
-        vlans = sorted(by_vlan)
-        client, server = by_vlan[vlans[0]][0], by_vlan[vlans[2] if len(vlans) > 2 else vlans[-1]][0]
+            by_domain.setdefault(h.domain, []).append(h)
+        keys = sorted(by_domain)
+        client, server = by_domain[keys[0]][0], by_domain[keys[2] if len(keys) > 2 else keys[-1]][0]
         mbps = iperf(net, client, server)
         if mbps is not None:
             print(f"iperf3 {client.name} (VLAN {client.vlan}) -> {server.name} (VLAN {server.vlan}), routed: "
@@ -205,7 +275,7 @@ def main() -> int:
             except subprocess.TimeoutExpired:
                 daemon.kill()
         net.stop()
-        clean(args.prefix + name, plans)
+        clean(nodes, plans, links)
     return status
 
 

@@ -56,6 +56,7 @@ class Port:
     mtu: int | None = None          # as written; None = the default link MTU (DEFAULT_MTU)
     policer: str | None = None
     name: str = ""
+    link: tuple[str, int] | None = None   # cabled to (switch, port) of the same description
 
     @property
     def link_mtu(self) -> int:
@@ -66,6 +67,14 @@ class Port:
     def access_vlan(self) -> int | None:
         """The VLAN of an access port."""
         return self.vlans[0] if self.mode == "access" else None
+
+    def untagged(self) -> int | None:
+        """The VLAN of untagged frames (access VLAN or native), if any."""
+        return self.vlans[0] if self.mode == "access" else self.native
+
+    def tagged(self) -> tuple[int, ...]:
+        """The VLANs the port sends and accepts tagged."""
+        return self.vlans if self.mode == "trunk" else ()
 
     def carries(self) -> tuple[int, ...]:
         """Every VLAN the port carries (allowed and native)."""
@@ -352,9 +361,41 @@ def from_tree(tree: Any, file: str, base: Path) -> Network:
                 c.fail(f"switches.{name}.address", f"{sw.address} device {sw.device_id} is already switch {other}")
             seen_addresses[(sw.address, sw.device_id)] = sw.name
             net.switches[sw.name] = sw
+        _check_links(c, net)
     if c.problems:
         raise ConfigError(c.problems)
     return net
+
+
+def _check_links(c: _Checker, net: Network) -> None:
+    """Links between switches: the far end exists, points back, and carries the same VLANs on the wire."""
+    for name, sw in net.switches.items():
+        for num, port in sw.ports.items():
+            if port.link is None:
+                continue
+            path = f"switches.{name}.ports.{num}.link"
+            peer_name, peer_num = port.link
+            peer_sw = net.switches.get(peer_name)
+            if peer_sw is None:
+                c.fail(f"{path}.switch", f"{peer_name!r} is not a switch of this description")
+                continue
+            peer = peer_sw.ports.get(peer_num)
+            if peer is None:
+                c.fail(f"{path}.port", f"port {peer_num} is not defined in switches.{peer_name}.ports")
+                continue
+            if (peer_name, peer_num) == (name, num):
+                c.fail(path, "a port cannot be linked to itself")
+                continue
+            if peer.link is not None and peer.link != (name, num):
+                c.fail(path, f"switches.{peer_name}.ports.{peer_num} is linked to "
+                             f"{peer.link[0]} port {peer.link[1]}, not back to {name} port {num}")
+                continue
+            if set(port.tagged()) != set(peer.tagged()):
+                c.fail(path, f"the ends send different tagged VLANs: {sorted(port.tagged())} here, "
+                             f"{sorted(peer.tagged())} on {peer_name} port {peer_num}")
+            elif (port.untagged() is None) != (peer.untagged() is None):
+                c.fail(path, f"only one end carries untagged frames ({name} port {num}: "
+                             f"{port.untagged() or 'none'}, {peer_name} port {peer_num}: {peer.untagged() or 'none'})")
 
 
 def _repo_root(base: Path) -> Path:
@@ -521,7 +562,7 @@ def _policer_ref(c: _Checker, net: Network, value: Any, path: str) -> str | None
 
 
 def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: Any, path: str) -> Port | None:
-    m = c.mapping(spec, path, ("name", "mode", "vlan", "vlans", "native", "mtu", "policer"))
+    m = c.mapping(spec, path, ("name", "mode", "vlan", "vlans", "native", "mtu", "policer", "link"))
     if m is None:
         return None
     mode = m.get("mode", "trunk" if "vlans" in m else "access")
@@ -530,6 +571,13 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
         return None
     mtu = c.integer(m["mtu"], f"{path}.mtu", 68, 9216, "an IP MTU") if "mtu" in m else None
     policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
+    link = None
+    if "link" in m:
+        lm = c.mapping(m["link"], f"{path}.link", ("switch", "port"), ("switch", "port"))
+        if lm is not None:
+            peer_port = c.port(lm["port"], f"{path}.link.port")
+            if peer_port is not None:
+                link = (str(lm["switch"]), peer_port)
     if mode == "access":
         for key in ("vlans", "native"):
             if key in m:
@@ -543,7 +591,7 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
             vid = None
         if vid is None or num is None or ("mtu" in m and mtu is None):
             return None
-        return Port(num, "access", (vid,), None, mtu, policer, str(m.get("name", "")))
+        return Port(num, "access", (vid,), None, mtu, policer, str(m.get("name", "")), link)
     if "vlan" in m:
         c.fail(f"{path}.vlan", "a trunk port lists 'vlans' (and optionally 'native'), not 'vlan'")
     vids: list[int] = []
@@ -566,7 +614,7 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
     if num is None or ("mtu" in m and mtu is None):
         return None
     vids = [v for v in vids if v != native]
-    return Port(num, "trunk", tuple(vids), native, mtu, policer, str(m.get("name", "")))
+    return Port(num, "trunk", tuple(vids), native, mtu, policer, str(m.get("name", "")), link)
 
 
 def _check_mtus(c: _Checker, sw: SwitchConfig, path: str) -> None:
