@@ -138,7 +138,7 @@ pub fn open(specs: &[(u32, String)], pcap_dir: Option<&Path>) -> io::Result<(Por
             _ => {}
         }
         let rx_sock = PacketSocket::open(iface, &SocketOptions::default())?;
-        let tx_sock = PacketSocket::open(iface, &SocketOptions { rx_ring: false, promiscuous: false, ..Default::default() })?;
+        let tx_sock = PacketSocket::open(iface, &SocketOptions { rx_ring: false, tx_ring: true, promiscuous: false, ..Default::default() })?;
         let capture = match pcap_dir {
             Some(d) => Some(Capture::create(d, iface)?),
             None => None,

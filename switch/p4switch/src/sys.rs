@@ -1,5 +1,6 @@
-//! The only module with `unsafe` code and libc calls: AF_PACKET sockets with a
-//! TPACKET_V3 receive ring, batched transmit with `sendmmsg`, interface set-up
+//! With `txring`, the only modules with `unsafe` code and libc calls: AF_PACKET
+//! sockets with a TPACKET_V3 receive ring, batched transmit through a TPACKET_V2
+//! transmit ring (or `sendmmsg` on a socket without one), interface set-up
 //! (promiscuous mode, offloads off) through ioctls, `poll`, and a SIGINT/SIGTERM
 //! flag. Everything here returns `io::Result`; nothing panics on kernel data
 //! (ring offsets are bounds-checked before a slice is made).
@@ -20,6 +21,9 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
+use std::sync::Mutex;
+
+use crate::txring::TxRing;
 
 const ETH_P_ALL: u16 = 0x0003;
 const SOL_PACKET: libc::c_int = 263;
@@ -182,11 +186,14 @@ pub struct SocketOptions {
     pub promiscuous: bool,
     /// Create a receive ring (a transmit-only socket does not need one).
     pub rx_ring: bool,
+    /// Create a transmit ring (only on a socket without a receive ring: the
+    /// two rings would need different TPACKET versions).
+    pub tx_ring: bool,
 }
 
 impl Default for SocketOptions {
     fn default() -> Self {
-        SocketOptions { block_size: 1 << 18, block_nr: 32, block_timeout_ms: 1, promiscuous: true, rx_ring: true }
+        SocketOptions { block_size: 1 << 18, block_nr: 32, block_timeout_ms: 1, promiscuous: true, rx_ring: true, tx_ring: false }
     }
 }
 
@@ -216,6 +223,10 @@ impl Drop for Ring {
 /// An AF_PACKET socket bound to one interface.
 pub struct PacketSocket {
     ring: Option<Ring>,
+    tx: Option<Mutex<TxRing>>,
+    /// With a transmit ring every `send` on `fd` goes through the ring, so frames
+    /// larger than a ring slot leave through this second socket.
+    large: Option<OwnedFd>,
     fd: OwnedFd,
     name: String,
 }
@@ -286,24 +297,52 @@ impl Drop for RxBlock<'_> {
     }
 }
 
+/// A new AF_PACKET socket set up for sending: protocol 0 (nothing is queued to
+/// it before `bind`), our own transmissions not looped back to it, the qdisc
+/// bypassed, large buffers.
+fn transmit_socket(iface: &str) -> io::Result<OwnedFd> {
+    let ctx = |e: io::Error, what: &str| io::Error::new(e.kind(), format!("{iface}: {what}: {e}"));
+    // SAFETY: plain socket creation; the fd is owned right away.
+    let raw = cvt(unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })
+        .map_err(|e| ctx(e, "AF_PACKET socket (needs root or CAP_NET_RAW)"))?;
+    // SAFETY: raw is a fresh descriptor.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    let fdr = fd.as_raw_fd();
+    let big: libc::c_int = 4 << 20;
+    let _ = setsockopt(fdr, libc::SOL_SOCKET, libc::SO_SNDBUF, &big);
+    let _ = setsockopt(fdr, libc::SOL_SOCKET, libc::SO_RCVBUF, &big);
+    let one: libc::c_int = 1;
+    setsockopt(fdr, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one).map_err(|e| ctx(e, "PACKET_IGNORE_OUTGOING"))?;
+    setsockopt(fdr, SOL_PACKET, PACKET_QDISC_BYPASS, &one).map_err(|e| ctx(e, "PACKET_QDISC_BYPASS"))?;
+    Ok(fd)
+}
+
+/// Binds `fd` to interface `ifindex` for `protocol` (0: send only).
+fn bind(fd: RawFd, ifindex: i32, protocol: u16) -> io::Result<()> {
+    let addr = SockaddrLl {
+        family: libc::AF_PACKET as u16,
+        protocol: protocol.to_be(),
+        ifindex,
+        hatype: 0,
+        pkttype: 0,
+        halen: 0,
+        addr: [0; 8],
+    };
+    // SAFETY: addr is a valid sockaddr_ll of the given length.
+    cvt(unsafe {
+        libc::bind(fd, &addr as *const SockaddrLl as *const libc::sockaddr, std::mem::size_of::<SockaddrLl>() as libc::socklen_t)
+    })?;
+    Ok(())
+}
+
 impl PacketSocket {
     /// Opens a socket bound to `iface` (see the module docs for the set-up).
     pub fn open(iface: &str, opts: &SocketOptions) -> io::Result<PacketSocket> {
         let ifindex = ifindex(iface)?;
         let ctx = |e: io::Error, what: &str| io::Error::new(e.kind(), format!("{iface}: {what}: {e}"));
-        // SAFETY: plain socket creation; the fd is owned right away.
-        let raw = cvt(unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })
-            .map_err(|e| ctx(e, "AF_PACKET socket (needs root or CAP_NET_RAW)"))?;
-        // SAFETY: raw is a fresh descriptor.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        let mut sock = PacketSocket { ring: None, fd, name: iface.to_string() };
+        let fd = transmit_socket(iface)?;
+        let mut sock = PacketSocket { ring: None, tx: None, large: None, fd, name: iface.to_string() };
         let fdr = sock.fd.as_raw_fd();
-        let big: libc::c_int = 4 << 20;
-        let _ = setsockopt(fdr, libc::SOL_SOCKET, libc::SO_SNDBUF, &big);
-        let _ = setsockopt(fdr, libc::SOL_SOCKET, libc::SO_RCVBUF, &big);
-        let one: libc::c_int = 1;
-        setsockopt(fdr, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one).map_err(|e| ctx(e, "PACKET_IGNORE_OUTGOING"))?;
-        setsockopt(fdr, SOL_PACKET, PACKET_QDISC_BYPASS, &one).map_err(|e| ctx(e, "PACKET_QDISC_BYPASS"))?;
         if opts.rx_ring {
             let version: libc::c_int = TPACKET_V3;
             setsockopt(fdr, SOL_PACKET, PACKET_VERSION, &version).map_err(|e| ctx(e, "PACKET_VERSION"))?;
@@ -358,24 +397,21 @@ impl PacketSocket {
                 next: 0,
             });
         }
-        let addr = SockaddrLl {
-            family: libc::AF_PACKET as u16,
-            protocol: ETH_P_ALL.to_be(),
-            ifindex,
-            hatype: 0,
-            pkttype: 0,
-            halen: 0,
-            addr: [0; 8],
-        };
-        // SAFETY: addr is a valid sockaddr_ll of the given length.
-        cvt(unsafe {
-            libc::bind(
-                fdr,
-                &addr as *const SockaddrLl as *const libc::sockaddr,
-                std::mem::size_of::<SockaddrLl>() as libc::socklen_t,
-            )
-        })
-        .map_err(|e| ctx(e, "bind"))?;
+        if opts.tx_ring {
+            if opts.rx_ring {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{iface}: a socket has a receive or a transmit ring, not both")));
+            }
+            let ring = TxRing::setup(fdr, TX_RING_FRAMES, TX_RING_FRAME_SIZE).map_err(|e| ctx(e, "PACKET_TX_RING"))?;
+            sock.tx = Some(Mutex::new(ring));
+            let large = transmit_socket(iface)?;
+            bind(large.as_raw_fd(), ifindex, 0).map_err(|e| ctx(e, "bind"))?;
+            sock.large = Some(large);
+        }
+        // A socket without a receive ring is for sending: protocol 0 binds it
+        // without a receive hook, so the kernel does not queue every frame of
+        // the interface to it only to drop them.
+        let protocol = if opts.rx_ring { ETH_P_ALL } else { 0 };
+        bind(fdr, ifindex, protocol).map_err(|e| ctx(e, "bind"))?;
         if opts.promiscuous {
             let mreq = PacketMreq { ifindex, kind: PACKET_MR_PROMISC, alen: 0, address: [0; 8] };
             setsockopt(fdr, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mreq).map_err(|e| ctx(e, "promiscuous mode"))?;
@@ -421,10 +457,28 @@ impl PacketSocket {
         Some(RxBlock { block, status, remaining: num_pkts, offset: first })
     }
 
-    /// Sends one frame.
+    /// Sends one frame (behind the frames already queued on the transmit ring).
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
+        if let Some(tx) = &self.tx {
+            let mut ring = tx.lock().unwrap_or_else(|p| p.into_inner());
+            if frame.len() <= ring.capacity() {
+                if !ring.push(frame) {
+                    ring.flush(self.fd.as_raw_fd())?;
+                    if !ring.push(frame) {
+                        return Err(io::Error::from_raw_os_error(libc::ENOBUFS));
+                    }
+                }
+                return ring.flush(self.fd.as_raw_fd());
+            }
+            ring.flush(self.fd.as_raw_fd())?;
+        }
+        self.send_direct(frame)
+    }
+
+    fn send_direct(&self, frame: &[u8]) -> io::Result<()> {
+        let fd = self.large.as_ref().unwrap_or(&self.fd).as_raw_fd();
         // SAFETY: frame is a valid buffer for the call.
-        let r = unsafe { libc::send(self.fd.as_raw_fd(), frame.as_ptr() as *const libc::c_void, frame.len(), 0) };
+        let r = unsafe { libc::send(fd, frame.as_ptr() as *const libc::c_void, frame.len(), 0) };
         if r < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -435,6 +489,9 @@ impl PacketSocket {
     /// empties it. Returns how many frames the kernel accepted; frames refused
     /// because the device queue is full (ENOBUFS) count as lost, like on a wire.
     pub fn send_batch(&self, batch: &mut TxBatch) -> io::Result<usize> {
+        if let Some(tx) = &self.tx {
+            return self.send_batch_ring(tx, batch);
+        }
         let n = batch.lens.len();
         let mut iovs: [libc::iovec; TX_BATCH] =
             [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; TX_BATCH];
@@ -473,6 +530,50 @@ impl PacketSocket {
             sent += r as usize;
         }
         let accepted = sent.saturating_sub((batch.lost - lost_at_start) as usize);
+        batch.lens.clear();
+        result.map(|_| accepted)
+    }
+
+    /// `send_batch` through the transmit ring: frames go into free slots (a
+    /// full ring is flushed once, then frames without a slot are lost); a frame
+    /// larger than a slot follows the queued ones with a plain `send`.
+    fn send_batch_ring(&self, tx: &Mutex<TxRing>, batch: &mut TxBatch) -> io::Result<usize> {
+        let fd = self.fd.as_raw_fd();
+        let mut ring = tx.lock().unwrap_or_else(|p| p.into_inner());
+        let mut accepted = 0usize;
+        let mut result = Ok(());
+        for (i, &len) in batch.lens.iter().enumerate() {
+            let frame = &batch.buf[i * MAX_FRAME..i * MAX_FRAME + len as usize];
+            if frame.len() > ring.capacity() {
+                if let Err(e) = ring.flush(fd) {
+                    result = Err(e);
+                    break;
+                }
+                match self.send_direct(frame) {
+                    Ok(()) => accepted += 1,
+                    Err(e) if matches!(e.raw_os_error(), Some(libc::ENOBUFS) | Some(libc::EAGAIN)) => batch.lost += 1,
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
+                }
+                continue;
+            }
+            if !ring.push(frame) {
+                if let Err(e) = ring.flush(fd) {
+                    result = Err(e);
+                    break;
+                }
+                if !ring.push(frame) {
+                    batch.lost += 1;
+                    continue;
+                }
+            }
+            accepted += 1;
+        }
+        if result.is_ok() {
+            result = ring.flush(fd);
+        }
         batch.lens.clear();
         result.map(|_| accepted)
     }
@@ -519,6 +620,10 @@ impl PacketSocket {
 
 /// Frames per `sendmmsg` batch.
 pub const TX_BATCH: usize = 64;
+/// Slots of a transmit ring: four full batches may be in flight.
+const TX_RING_FRAMES: u32 = 256;
+/// Bytes per transmit ring slot; larger frames are sent with a plain `send`.
+const TX_RING_FRAME_SIZE: u32 = 2048;
 
 /// A batch of frames to transmit on one socket (preallocated, no allocation per frame).
 pub struct TxBatch {
