@@ -326,19 +326,22 @@ class Router:
     def check_neighbors(self, now: float) -> None:
         """Re-ARP neighbours not heard from for `neighbor_refresh`; withdraw those that stop answering.
 
-        A neighbour that answers (with the same or a new MAC) stays or moves; one that has not
-        answered `neighbor_probes` probes (1 s apart) is forgotten: its host route and the next
-        hop go, and routes, LSPs and redirects through it fall back to the controller, which
-        keeps asking for configured next hops and restores them when they answer.
+        The first probe goes to its known MAC and port only; the next ones are broadcast in its
+        VLAN, so a neighbour that changed MAC or port is found again. One that answers stays or
+        moves; one that has not answered `neighbor_probes` probes (1 s apart) is forgotten: its
+        host route and next hop go, and routes, LSPs and redirects through it fall back to the
+        controller, which keeps asking for configured next hops and restores them when they answer.
         """
         refresh, probes = self.net.neighbor_refresh, self.net.neighbor_probes
         gone = []
-        for ip in list(self.rt.neighbors):
+        for ip, nb in list(self.rt.neighbors.items()):
             silent = now - self.heard.setdefault(ip, now)
             if silent > refresh + probes * self.PROBE_EVERY:
                 gone.append(ip)
+            elif silent > refresh + self.PROBE_EVERY:
+                self.arp_request(ip)                  # broadcast: finds it on another port or MAC
             elif silent > refresh:
-                self.arp_request(ip)
+                self.arp_probe(nb)
         if not gone:
             return
         for ip in gone:
@@ -430,6 +433,17 @@ class Router:
         for p in self.cfg.ports.values():
             if vlan.id in p.carries():
                 self.send(p.number, vlan.id, pk.BROADCAST, iface.mac, pk.ETH_ARP, req)
+
+    def arp_probe(self, nb: Neighbor) -> None:
+        """Ask a known neighbour directly (unicast to its MAC on its port), at most once a second."""
+        now = time.monotonic()
+        vlan = self.cfg.vlans.get(nb.vlan)
+        if vlan is None or vlan.interface is None or now - self.asked.get(nb.ip, -1e9) < self.PROBE_EVERY:
+            return
+        self.asked[nb.ip] = now
+        iface = vlan.interface
+        req = pk.Arp(1, iface.mac, iface.address.ip, "00:00:00:00:00:00", nb.ip).encode()
+        self.send(nb.port, nb.vlan, nb.mac, iface.mac, pk.ETH_ARP, req)
 
     def resolve_next_hops(self) -> None:
         """Ask for every configured next hop that is not resolved yet."""
