@@ -53,15 +53,17 @@ def profile_note(args) -> str:
 def settings(args) -> Settings:
     return Settings(trial_seconds=args.trial_seconds or pick(args, 10.0, 2.0, 0.5),
                     resolution=args.resolution or pick(args, 0.01, 0.02, 0.1),
-                    loss_tolerance=args.loss_tolerance, line_bps=args.line_mbps * 1e6)
+                    loss_tolerance=args.loss_tolerance, line_bps=args.line_mbps * 1e6,
+                    pause=pick(args, 0.3, 0.1, 0.3))
 
 
 def throughput_from(flows: list[Flow], frame: int, st: Settings, seed_pps: float | None,
-                    progress=print, step: float = 0.04) -> Search:
+                    progress=print, step: float | None = None) -> Search:
     """RFC 2544 throughput (highest rate with loss <= tolerance) searched from a guess:
     the first trial is at `seed_pps` (e.g. the previous frame size's result), then the rate
-    moves up or down in growing steps until a pass and a fail bracket the answer, which is
-    then bisected to the resolution. Same trial rules as rfc2544.throughput (a trial whose
+    moves up or down in steps that start at the resolution and double until a pass and a
+    fail bracket the answer, which is then bisected to the resolution (two trials when the
+    seed is within the resolution of the answer). Same trial rules as rfc2544.throughput (a trial whose
     generator sent more than 2 % short does not pass; with no loss it marks the result
     generator-limited and caps the search at what the generator did send). Without a
     seed this is rfc2544.throughput."""
@@ -88,7 +90,7 @@ def throughput_from(flows: list[Flow], frame: int, st: Settings, seed_pps: float
             hi = min(hi, t.achieved_pps * 0.97)
         return False
 
-    rate, grow = min(seed_pps, top), step
+    rate, grow = min(seed_pps, top), step or st.resolution
     if ok(rate):                              # climb until a fail or the top
         lo = rate
         while lo < top:

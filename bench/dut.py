@@ -238,7 +238,8 @@ class OvsNetdev(Dut):
         sh("ovsdb-server", f"{d}/conf.db", f"--remote=punix:{d}/db.sock", f"--pidfile={d}/ovsdb.pid",
            f"--unixctl={d}/ovsdb.ctl", "--detach", f"--log-file={d}/ovsdb.log")
         self.vsctl("--no-wait", "init")
-        sh("ovs-vswitchd", self.db, f"--pidfile={d}/vswitchd.pid", f"--unixctl={d}/vswitchd.ctl", "--detach",
+        # OVS_RUNDIR: the bridges' OpenFlow management sockets go to our directory too
+        sh("env", f"OVS_RUNDIR={d}", "ovs-vswitchd", self.db, f"--pidfile={d}/vswitchd.pid", f"--unixctl={d}/vswitchd.ctl", "--detach",
            f"--log-file={d}/vswitchd.log", ns=self.topo.sw)
         self.vsctl("add-br", self.br, "--", "set", "bridge", self.br, "datapath_type=netdev")
 
@@ -249,6 +250,10 @@ class OvsNetdev(Dut):
             self.vsctl("add-port", self.br, h.peer, *extra)
         time.sleep(1)
         return self
+
+    def ofctl(self, cmd: str, bridge: str, *args: str) -> str:
+        """ovs-ofctl CMD on a bridge of this private instance (OpenFlow 1.3)."""
+        return sh("ovs-ofctl", "-O", "OpenFlow13", cmd, f"unix:{self.dir}/{bridge}.mgmt", *args)
 
     def police(self, host: Host, kbps: int, burst_kb: int) -> None:
         self.vsctl("set", "interface", host.peer, f"ingress_policing_rate={kbps}",

@@ -11,7 +11,7 @@ S1) stand beside ours in the report. Results: bench/results/<stamp>-s1/.
 
 --standard: all 16 sizes with 2 s trials and 2 % resolution; each size's search starts
 from the previous size's result instead of at line rate, and latency is measured only at
-the --extras-sizes (about 15 minutes for the three cases on p4switch, Linux and OVS).
+64, 1518 and 9136 B; the loss curve (10, 50, 100 %) and back-to-back only at 64 B.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from .netns import BenchError, Topology
 
 SIZES = [64, 128, 256, 512, 768, 1024, 1280, 1518, 1522, 1600, 1728, 2496, 3584, 4016, 9104, 9136]
 QUICK_SIZES = [64, 1518, 9136]
+LATENCY_SIZES = (64, 1518, 9136)    # --standard measures latency only at these (and the extras sizes)
 CASES = {"l2": "L2, one VLAN", "l3-one": "L3, one routed flow", "l3-two": "L3, two routed flows"}
 REF_KEY = {"l2": "l2", "l3-one": "l3_one", "l3-two": "l3_two"}
 
@@ -65,15 +66,15 @@ def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, 
                 seed = s.throughput_pps or None
                 row = {"throughput_pps": s.throughput_pps, "throughput_mbps": s.throughput_mbps,
                        "generator_limited": s.generator_limited, "trials": s.trials}
-                if not seeded or size in extras:
+                if not seeded or size in extras or size in LATENCY_SIZES:
                     row["latency"] = rfc2544.latency(flows, size, s.throughput_pps, st,
                                                      samples=pick(args, 100, 50, 20))
                 if size in extras:
-                    steps = pick(args, None, [10, 25, 50, 75, 100], [10, 50, 100])
+                    steps = pick(args, None, [10, 50, 100], [10, 50, 100])
                     row["loss_curve"] = rfc2544.loss_curve(flows, size, st, steps)
                     row["back_to_back"] = rfc2544.back_to_back(
                         flows, size, st, max_frames=pick(args, 200_000, 50_000, 20_000),
-                        iterations=pick(args, 8, 5, 3),
+                        iterations=pick(args, 8, 4, 3),
                         ceiling_pps=max(t["achieved_pps"] for t in s.trials))
                 out["sizes"][size] = row
         finally:
@@ -97,17 +98,18 @@ def write_report(d: Path, data: dict, st) -> None:
           "Throughput = highest offered rate with no loss found by binary search with the `p4gen` "
           "generator over veth pairs; Mb/s count frame bits including FCS. `*` = the generator could "
           "not offer more (the DUT was not the limit); `(line)` = no loss at the nominal line rate, the "
-          "search's upper bound. Latency = ICMP round trip through the DUT at "
-          "the throughput rate.", ""]
+          "search's upper bound. Latency = one-way, from the send time stamp each generated frame "
+          "carries to the receiver's kernel time stamp, over one trial at the throughput rate (µs).", ""]
     if data.get("profile") == "standard":
         md += ["Standard profile: each frame size's search starts from the previous size's zero-loss rate "
                f"(first trial there, then up or down in growing steps until a pass and a fail bracket it, "
                f"then bisection to {100 * st.resolution:g} %) instead of a full binary search from line rate, "
-               f"{st.trial_seconds:g} s trials instead of the study's 60 s, and latency only at "
-               f"{', '.join(str(x) for x in data.get('extras', []))} B. Numbers from a quiet machine and full "
+               f"{st.trial_seconds:g} s trials instead of the study's 60 s, latency only at "
+               f"{', '.join(str(x) for x in sorted(set(LATENCY_SIZES) | set(data.get('extras', []))))} B, the "
+               "frame-loss curve at 10/50/100 % only. Numbers from a quiet machine and full "
                "trials (`python -m bench.s1`) are the ones to quote.", ""]
     md += [
-          f"Published: {ref['citation']} ({ref['method']}). {ref['note']}", ""]
+          f"Published: {ref['citation']} ({ref['method']}); {ref['relations']['text']}. {ref['note']}", ""]
     for case, label in CASES.items():
         runs = [r for r in data["runs"] if r["case"] == case]
         if not runs:
@@ -115,7 +117,7 @@ def write_report(d: Path, data: dict, st) -> None:
         duts = [r["dut"] for r in runs]
         pub = ref["series"][REF_KEY[case]]["points"]
         header = ["frame B"] + [f"{n} Mb/s" for n in duts] + ["published Mb/s"]
-        header += [f"{duts[0]}/{n}" for n in duts[1:]] + [f"{duts[0]} RTT p50/p99 ms"]
+        header += [f"{duts[0]}/{n}" for n in duts[1:]] + [f"{duts[0]} latency p50/p99 µs"]
         rows = []
         sizes = sorted({int(s) for r in runs for s in r["sizes"]})
         for size in sizes:
@@ -126,7 +128,12 @@ def write_report(d: Path, data: dict, st) -> None:
             row.append(pub.get(str(size)))
             row += [f"{vals[0] / v:.2f}" if v and vals[0] is not None else None for v in vals[1:]]
             lat = (cells[0] or {}).get("latency") or {}
-            row.append(f"{lat['rtt_p50_ms']:.3f}/{lat['rtt_p99_ms']:.3f}" if lat.get("samples") else None)
+            if lat.get("one_way_samples"):
+                row.append(f"{lat['one_way_p50_us']:.0f}/{lat['one_way_p99_us']:.0f}")
+            elif lat.get("samples"):     # results written before p4gen had time stamps: ping round trips
+                row.append(f"RTT {1000 * lat['rtt_p50_ms']:.0f}/{1000 * lat['rtt_p99_ms']:.0f}")
+            else:
+                row.append(None)
             rows.append(row)
         md += [f"## {label}", "", report.md_table(header, rows), ""]
         for r in runs:
@@ -153,13 +160,13 @@ def main() -> int:
                     "quick: 64,1518,9136)")
     ap.add_argument("--cases", default=",".join(CASES), help="comma list of l2, l3-one, l3-two")
     ap.add_argument("--extras-sizes", help="sizes that also get the loss curve and back-to-back (default 64,1518; "
-                    "quick: 64)")
+                    "standard and quick: 64)")
     args = ap.parse_args()
     st = settings(args)
     try:
         sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else (QUICK_SIZES if args.quick else SIZES)
         extras = ([int(x) for x in args.extras_sizes.split(",") if x] if args.extras_sizes is not None
-                  else ([64] if args.quick else [64, 1518]))
+                  else pick(args, [64, 1518], [64], [64]))
     except ValueError:
         raise BenchError("--sizes/--extras-sizes take comma-separated integers")
     bad = [s for s in sizes if not 64 <= s <= 9216]

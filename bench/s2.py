@@ -1,13 +1,15 @@
 """S2 router chain: throughput, jitter and loss as switch-routers are added in a line.
 
-    python -m bench.s2 [--quick] [--hops 1,2,3] [--loads 100,200,...,1000]
+    python -m bench.s2 [--quick|--standard] [--hops 1,2,3] [--loads 100,200,...,1000] [--duts p4switch,linux,ovs]
 
 Host a (10.0.10.2) - s1 - s2 - ... - sN - host b (10.0.20.2). Every switch is a p4switch
 (or $SWITCH) running vrouter.p4 in one switch namespace, all configured by one
 `vrouter run` daemon from a generated description: two routed VLANs per switch, /30
 subnets between neighbours, static routes to both host subnets. Per hop count: iperf3
-UDP at each offered load (received rate, jitter, loss) and iperf3 TCP. Baseline: the same
-line of Linux router namespaces. Published: Larasati et al., SCENARIOS.md S2.
+UDP at each offered load (received rate, jitter, loss) and iperf3 TCP. Baselines: the same
+line of Linux router namespaces, and of Open vSwitch bridges (userspace datapath) whose
+OpenFlow rules do each hop's MAC rewrite and TTL decrement. Published: Larasati et al.,
+SCENARIOS.md S2. --standard: 100, 200, 400, 600, 800, 1000 Mb/s offered, 3 s per point.
 Results: bench/results/<stamp>-s2/.
 """
 from __future__ import annotations
@@ -21,16 +23,11 @@ from pathlib import Path
 import yaml
 
 from . import iperf, report
-from .common import main_guard, parser, say, settings
-from .dut import ROOT, stop_process, switch_command
-from .netns import BenchError, Host, sh
+from .common import dut_names, main_guard, parser, pick, profile, profile_note, say, settings
+from .dut import ROOT, OvsNetdev, stop_process, switch_command
+from .netns import BenchError, Host, Topology, sh
 
-PUBLISHED = {"citation": "Larasati, Perdana, Bisono, \"Virtual Router Cisco Performance Analysis on QEMU "
-             "Hypervisor with Mechanism of Increasing the Number of Routers and Traffic Loads\" (CSR 1000V), "
-             "as summarised in SCENARIOS.md S2",
-             "one_router": {"tcp_max_mbps": 778.6, "udp_at_1000_mbps": 657.8, "udp_loss_percent_at_1000": 2.471,
-                            "jitter_ms": [0.026, 0.098]},
-             "three_routers": {"udp_loss_percent_at_1000": 16.8}}
+PUBLISHED = report.reference("s2_larasati.json")   # the study's figures, with citation
 
 
 class Chain:
@@ -167,6 +164,68 @@ class LinuxChain(Chain):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
+class OvsChain(Chain):
+    """The same line as N Open vSwitch bridges (userspace datapath, one ovs-vswitchd), joined
+    by the same veth pairs, each acting as a router with OpenFlow rules: per direction, IPv4
+    to the far subnet gets its source MAC set to the bridge's own port MAC, its destination
+    MAC to the next hop's, its TTL decremented, and leaves by the other port (what each
+    vrouter.p4 hop does). No ARP: the hosts have static neighbour entries for their gateway
+    MACs, and everything else is dropped."""
+
+    def mac(self, dev: str) -> str:
+        return sh("cat", f"/sys/class/net/{dev}/address", ns=self.sw).strip()
+
+    def bridge(self, k: int) -> str:
+        return f"{self.p}-ovs" if k == 1 else f"{self.p}-ovs{k}"
+
+    def hop_flows(self, k: int) -> list[str]:
+        """OpenFlow rules of bridge k (port 1 west, port 2 east)."""
+        east_next = self.mac(f"{self.p}-s{k + 1}p1") if k < self.n else self.b.mac
+        west_next = self.mac(f"{self.p}-s{k - 1}p2") if k > 1 else self.a.mac
+        me_w, me_e = self.mac(f"{self.p}-s{k}p1"), self.mac(f"{self.p}-s{k}p2")
+        return [f"priority=100,in_port=1,ip,nw_dst=10.0.20.0/24,actions=mod_dl_src:{me_e},mod_dl_dst:{east_next},"
+                "dec_ttl,output:2",
+                f"priority=100,in_port=2,ip,nw_dst=10.0.10.0/24,actions=mod_dl_src:{me_w},mod_dl_dst:{west_next},"
+                "dec_ttl,output:1"]
+
+    def start(self) -> None:
+        if not OvsNetdev.available():
+            raise BenchError("Open vSwitch is not installed")
+        self.ovs = OvsNetdev(Topology(self.p), self.wd)
+        self.ovs._start()                                     # ovsdb + ovs-vswitchd + bridge 1
+        for k in range(1, self.n + 1):
+            br = self.bridge(k)
+            if k > 1:
+                self.ovs.vsctl("add-br", br, "--", "set", "bridge", br, "datapath_type=netdev")
+            for port in (1, 2):
+                dev = f"{self.p}-s{k}p{port}"
+                self.ovs.vsctl("add-port", br, dev, "--", "set", "interface", dev, f"ofport_request={port}")
+            self.ovs.vsctl("set", "bridge", br, "protocols=OpenFlow10,OpenFlow13")
+            self.ovs.ofctl("del-flows", br)
+            for f in self.hop_flows(k):
+                self.ovs.ofctl("add-flow", br, f)
+        sh("ip", "-n", self.a.name, "neigh", "replace", self.a.gateway, "lladdr", self.mac(f"{self.p}-s1p1"),
+           "dev", self.a.dev, "nud", "permanent")
+        sh("ip", "-n", self.b.name, "neigh", "replace", self.b.gateway, "lladdr",
+           self.mac(f"{self.p}-s{self.n}p2"), "dev", self.b.dev, "nud", "permanent")
+        time.sleep(1)
+        for _ in range(5):
+            r = sh("ping", "-n", "-c1", "-W1", self.b.addr, ns=self.a.name, check=False)
+            if " 0% packet loss" in r:
+                return
+            time.sleep(0.5)
+        raise BenchError(f"a cannot reach b through {self.n} OVS bridges; see {self.ovs.dir}/vswitchd.log")
+
+    def pids(self) -> list[int]:
+        return self.ovs.pids() if getattr(self, "ovs", None) else []
+
+    def down(self) -> None:
+        if getattr(self, "ovs", None):
+            self.ovs.stop()
+            self.ovs = None
+        super().down()
+
+
 def sweep(a: Host, b: Host, loads: list[float], secs: float) -> dict:
     out = {"udp": []}
     for load in loads:
@@ -183,11 +242,15 @@ def write_report(d: Path, data: dict) -> None:
     m = data["machine"]
     md = [f"# S2 router chain ({data['stamp']})", "",
           f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
-          f"git {m['git']}{' (--quick)' if data['quick'] else ''}. iperf3 UDP 1400-byte datagrams, "
+          f"git {m['git']}{data.get('profile_note', '')}. iperf3 UDP 1400-byte datagrams, "
           f"{data['seconds_per_point']:g} s per point.", "",
           f"Published: {PUBLISHED['citation']}: one router TCP {PUBLISHED['one_router']['tcp_max_mbps']} Mb/s, "
           f"UDP {PUBLISHED['one_router']['udp_at_1000_mbps']} Mb/s and {PUBLISHED['one_router']['udp_loss_percent_at_1000']} % "
-          f"loss at 1000 offered; three routers {PUBLISHED['three_routers']['udp_loss_percent_at_1000']} % loss at 1000.", ""]
+          f"loss at 1000 offered; three routers {PUBLISHED['three_routers']['udp_loss_percent_at_1000']} % loss at 1000.", "",
+          "Baselines: `linux-router` = one namespace per hop with IP forwarding; `ovs-openflow` = one Open vSwitch "
+          "bridge per hop (userspace datapath, all in one ovs-vswitchd, joined by the same veths), whose OpenFlow "
+          "rules rewrite the MACs and decrement the TTL as a router hop does; its hosts have static neighbour "
+          "entries for their gateways (no ARP responder).", ""]
     rows, series = [], {}
     for r in data["runs"]:
         for u in r["udp"]:
@@ -205,31 +268,33 @@ def write_report(d: Path, data: dict) -> None:
 
 def main() -> int:
     ap = parser(__doc__)
-    ap.set_defaults(duts="p4switch,linux")
     ap.add_argument("--hops", default="1,2,3", help="comma list of chain lengths (default 1,2,3)")
-    ap.add_argument("--loads", help="UDP offered loads in Mb/s (default 100..1000 step 100; quick 100,500,1000)")
+    ap.add_argument("--loads", help="UDP offered loads in Mb/s (default 100..1000 step 100; standard "
+                    "100,200,400,600,800,1000; quick 100,500,1000)")
     args = ap.parse_args()
     settings(args)
     try:
         hops = [int(x) for x in args.hops.split(",")]
         loads = ([float(x) for x in args.loads.split(",")] if args.loads
-                 else ([100.0, 500.0, 1000.0] if args.quick else [100.0 * i for i in range(1, 11)]))
+                 else pick(args, [100.0 * i for i in range(1, 11)], [100.0, 200.0, 400.0, 600.0, 800.0, 1000.0],
+                           [100.0, 500.0, 1000.0]))
     except ValueError:
         raise BenchError("--hops/--loads take comma-separated numbers")
     if any(h < 1 or h > 8 for h in hops):
         raise BenchError("--hops: 1..8 switches")
-    secs = args.trial_seconds or (2.0 if args.quick else 30.0)
+    secs = args.trial_seconds or pick(args, 30.0, 3.0, 2.0)
+    duts = dut_names(args)
     d = report.new_run("s2", args.out)
-    data = {"scenario": "S2", "stamp": d.name, "quick": args.quick, "machine": report.machine(),
-            "seconds_per_point": secs, "runs": []}
-    duts = [x for x in args.duts.split(",") if x]
+    data = {"scenario": "S2", "stamp": d.name, "quick": args.quick, "profile": profile(args),
+            "profile_note": profile_note(args), "machine": report.machine(), "seconds_per_point": secs, "runs": []}
+    t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="h10-s2-") as tmp:
         wd = Path(tmp)
-        kinds = [(n, c, label) for n, c, label in (("p4switch", Chain, "p4switch"), ("linux", LinuxChain, "linux-router"))
-                 if n in duts]
+        kinds = [(n, c, label) for n, c, label in (("p4switch", Chain, "p4switch"), ("linux", LinuxChain, "linux-router"),
+                                                   ("ovs", OvsChain, "ovs-openflow")) if n in duts]
         for n in hops:
             for _, cls, label in kinds:
-                say(f"S2 chain of {n} x {label}")
+                say(f"S2 chain of {n} x {label} ({time.monotonic() - t0:.0f} s elapsed)")
                 chain = cls(args.prefix, n, wd)
                 try:
                     chain.up()
@@ -243,7 +308,7 @@ def main() -> int:
                 report.write_json(d, data)
     report.write_json(d, data)
     write_report(d, data)
-    say(f"S2 done: {d / 'report.md'}")
+    say(f"S2 done in {time.monotonic() - t0:.0f} s: {d / 'report.md'}")
     return 0
 
 
