@@ -130,7 +130,7 @@ pub fn run(
             seq += 1;
         }
         let lost_before = batch.lost;
-        accepted += sock.send_batch(&mut batch)? as u64;
+        accepted += sock.send_batch(&mut batch).map_err(|e| io::Error::new(e.kind(), format!("{}: send: {e}", o.tx)))? as u64;
         refused += batch.lost - lost_before;
         batches += 1;
         windows.add(now, n);

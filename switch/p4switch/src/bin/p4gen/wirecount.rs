@@ -32,8 +32,8 @@ fn read(iface: &str) -> io::Result<(u64, u64)> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("no interface {iface:?} in /proc/net/dev")))
 }
 
-/// Samples `iface` (in namespace `ns`) at the start and every 100 ms after it
-/// until `done`; returns the samples, the first at the start.
+/// Samples `iface` (in namespace `ns`) just before the start and every 100 ms
+/// after it until `done`; returns the samples, the first before the start.
 pub fn sample(
     ns: Option<&str>,
     iface: &str,
@@ -55,7 +55,10 @@ pub fn sample(
     let _ = ready.send(Ok(()));
     let start = start.recv().map_err(|_| io::Error::other("trial aborted before the start"))?;
     let mut samples = Vec::with_capacity(1024);
-    for k in 0u32.. {
+    // Nothing is sent before the start: the first sample, taken now, is exact
+    // even if this thread wakes up late for the next ones.
+    samples.push(read(iface)?);
+    for k in 1u32.. {
         let at = start + std::time::Duration::from_nanos(WINDOW_NS * k as u64);
         if let Some(wait) = at.checked_duration_since(Instant::now()) {
             std::thread::sleep(wait);
