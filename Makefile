@@ -24,8 +24,8 @@ VENV_INPUTS := requirements.txt mk/setup-venv.sh mk/venv-protobuf.pth \
 P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
-.PHONY: help setup setup-apt build build-switch build-p4 run test test-compiler test-vrouter \
-        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-controller bench-compiler \
+.PHONY: help setup setup-apt build build-switch build-p4 run run-two test test-compiler test-vrouter \
+        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-controller bench-learning bench-compiler \
         fuzz clean
 
 help: ## List the targets (this text)
@@ -56,6 +56,9 @@ $(BUILD)/%.json: p4src/%.p4 $(wildcard p4src/include/*.p4) | $(VENV_STAMP)
 
 run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix, iperf3, CLI if interactive (root)
 	$(PY) topo/run_campus.py
+
+run-two: build ## Two switches joined by a trunk (topo/two-switches.yaml) in mininet: ping matrix across switches, iperf3 (root)
+	$(PY) topo/run_campus.py --file topo/two-switches.yaml
 
 test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf test-bench ## Run every test suite (needs root)
 	@echo "test: all suites passed"
@@ -117,6 +120,9 @@ bench-switch: build-switch ## Switch speed: in-process pps, veth zero-loss rate 
 
 bench-controller: build ## vrouter apply of 10,000 routes / 1,000 ACL rules against raw p4rt inserts
 	$(PY) -m vrouter.bench
+
+bench-learning: build ## vrouter run learning 1,000 MACs over a veth: seconds and writes (root)
+	$(PY) -m vrouter.bench_learning
 
 bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program
 	$(PY) compiler/bench_compile.py
