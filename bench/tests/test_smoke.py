@@ -1,6 +1,9 @@
 """Smoke test of the benchmark harness (`make test`): a tiny S1 and S4 run on p4switch and
 the Linux kernel, asserting that the reports are written and the numbers are sane.
-No timing pass/fail: the numbers only have to be possible, not good. Needs root."""
+No timing pass/fail: the numbers only have to be possible, not good. Needs root.
+
+Both runs start at once (different name prefixes) and each test waits for its own; the
+S1 run uses a 100 Mb/s nominal line so the search, the loss curve and the bursts are short."""
 from __future__ import annotations
 
 import json
@@ -15,16 +18,37 @@ sys.path.insert(0, str(ROOT))
 
 from bench import rfc2544  # noqa: E402
 
-LINE_MBPS = 1000.0
+LINE_MBPS = 100.0
+RUNS = {
+    "s1": ["bench.s1", "--quick", "--sizes", "64", "--cases", "l2", "--duts", "p4switch,linux",
+           "--trial-seconds", "0.1", "--resolution", "0.5", "--extras-sizes", "64", "--line-mbps", str(LINE_MBPS)],
+    "s4": ["bench.s4", "--parts", "isolation", "--duts", "p4switch,linux"],
+}
 
 
-def run(module: str, out: Path, *args: str) -> Path:
-    p = subprocess.run([sys.executable, "-m", module, "--out", str(out), "--prefix", "h10t", *args],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    runs = sorted(out.iterdir())
-    assert len(runs) == 1, runs
-    return runs[0]
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Start every harness run at once; each test then waits for its own."""
+    procs = {}
+    for name, (module, *args) in RUNS.items():
+        out = tmp_path_factory.mktemp(name)
+        procs[name] = (out, subprocess.Popen([sys.executable, "-m", module, "--out", str(out), "--prefix",
+                                              f"h10t{name[-1]}", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                                             stderr=subprocess.STDOUT, text=True))
+    yield procs
+    for _, p in procs.values():
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def finished(runs, name: str) -> Path:
+    out, p = runs[name]
+    text, _ = p.communicate(timeout=300)
+    assert p.returncode == 0, text[-3000:]
+    dirs = sorted(out.iterdir())
+    assert len(dirs) == 1, dirs
+    return dirs[0]
 
 
 @pytest.mark.parametrize("frame, pps", [(64, 1_488_095), (1518, 81_274), (9136, 13_652)])
@@ -32,9 +56,8 @@ def test_line_rate_counts_preamble_and_gap(frame, pps):
     assert abs(rfc2544.line_rate_pps(frame, 1e9) - pps) < 1
 
 
-def test_s1_tiny_run_writes_a_sane_report(tmp_path):
-    d = run("bench.s1", tmp_path, "--quick", "--sizes", "64", "--cases", "l2", "--duts", "p4switch,linux",
-            "--trial-seconds", "0.2", "--resolution", "0.5", "--extras-sizes", "64", "--line-mbps", str(LINE_MBPS))
+def test_s1_tiny_run_writes_a_sane_report(runs):
+    d = finished(runs, "s1")
     data = json.loads((d / "results.json").read_text())
     assert {"results.json", "report.md", "s1-l2.png"} <= {p.name for p in d.iterdir()}
     assert (d / "s1-l2.png").stat().st_size > 1000
@@ -55,8 +78,8 @@ def test_s1_tiny_run_writes_a_sane_report(tmp_path):
     assert "| 64 |" in report and "published" in report and "158" in report   # the study's figure beside ours
 
 
-def test_s4_isolation_matrix_before_and_after(tmp_path):
-    d = run("bench.s4", tmp_path, "--parts", "isolation", "--duts", "p4switch,linux")
+def test_s4_isolation_matrix_before_and_after(runs):
+    d = finished(runs, "s4")
     data = json.loads((d / "results.json").read_text())
     assert not data.get("errors")
     for name, r in data["isolation"].items():
