@@ -169,10 +169,9 @@ pub fn run(o: &Opts, schedule: Schedule, tag: u16, wire: bool) -> io::Result<Out
         std::thread::sleep(Duration::from_millis(200));
     }
     stop(&done);
-    let rx = rx_thread.join().map_err(|_| io::Error::other("receiver thread panicked"))?;
-    let wire = match wire_thread {
-        Some(t) => Some(t.join().unwrap_or_else(|_| Err(io::Error::other("counter thread panicked")))?),
-        None => None,
-    };
-    Ok(Outcome { schedule, sent: tx?, rx, wire })
+    let rx = rx_thread.join().map_err(|_| io::Error::other("receiver thread panicked"));
+    let wire = wire_thread.map(|t| t.join().unwrap_or_else(|_| Err(io::Error::other("counter thread panicked"))));
+    // The sender's error first: the others only stopped because of it.
+    let sent = tx?;
+    Ok(Outcome { schedule, sent, rx: rx?, wire: wire.transpose()? })
 }
