@@ -11,7 +11,8 @@ S1) stand beside ours in the report. Results: bench/results/<stamp>-s1/.
 
 --standard: all 16 sizes with 2 s trials and 2 % resolution; each size's search starts
 from the previous size's result instead of at line rate, and latency is measured only at
-64, 1518 and 9136 B; the loss curve (10, 50, 100 %) and back-to-back only at 64 B.
+64, 1518 and 9136 B; the loss curve (10, 50, 100 %) and back-to-back only at 64 B; the
+baselines (Linux, OVS) run 5 of the sizes (64, 512, 1518, 4016, 9136), p4switch all 16.
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from .netns import BenchError, Topology
 
 SIZES = [64, 128, 256, 512, 768, 1024, 1280, 1518, 1522, 1600, 1728, 2496, 3584, 4016, 9104, 9136]
 QUICK_SIZES = [64, 1518, 9136]
-LATENCY_SIZES = (64, 1518, 9136)    # --standard measures latency only at these (and the extras sizes)
+LATENCY_SIZES = (64, 1518, 9136)
+STANDARD_BASELINE_SIZES = [64, 512, 1518, 4016, 9136]   # --standard: the baselines at 5 of the 16 sizes    # --standard measures latency only at these (and the extras sizes)
 CASES = {"l2": "L2, one VLAN", "l3-one": "L3, one routed flow", "l3-two": "L3, two routed flows"}
 REF_KEY = {"l2": "l2", "l3-one": "l3_one", "l3-two": "l3_two"}
 
@@ -45,7 +47,11 @@ def build(case: str, prefix: str, mtu: int) -> Topology:
     return t
 
 
-def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, args, workdir: Path) -> dict:
+def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, args, workdir: Path,
+             known: dict[int, float] | None = None) -> dict:
+    """One case on one DUT at every size. `known`: this DUT's results (size -> pps) from earlier
+    cases, the seed of the first size's search under --standard (updated with this case's)."""
+    known = {} if known is None else known
     mtu = 9200 if max(sizes) > 1518 else 1500
     topo = build(case, args.prefix, mtu)
     out = {"case": case, "dut": dut_name, "sizes": {}}
@@ -59,11 +65,13 @@ def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, 
             pairs = [(h[0], h[1])] + ([(h[2], h[3])] if case == "l3-two" else [])
             flows = [rfc2544.Flow(a, b, b.mac if case == "l2" else dut.gateway_mac(a)) for a, b in pairs]
             seeded = profile(args) == "standard"
-            seed = None
+            seed = known.get(sizes[0]) if sizes else None
             for k, size in enumerate(sizes):
                 say(f"  [{case} / {dut.name}] {size} B ({k + 1}/{len(sizes)})")
                 s = throughput_from(flows, size, st, seed if seeded else None, progress=say)
                 seed = s.throughput_pps or None
+                if seed:
+                    known[size] = seed
                 row = {"throughput_pps": s.throughput_pps, "throughput_mbps": s.throughput_mbps,
                        "generator_limited": s.generator_limited, "trials": s.trials}
                 if not seeded or size in extras or size in LATENCY_SIZES:
@@ -106,7 +114,8 @@ def write_report(d: Path, data: dict, st) -> None:
                f"then bisection to {100 * st.resolution:g} %) instead of a full binary search from line rate, "
                f"{st.trial_seconds:g} s trials instead of the study's 60 s, latency only at "
                f"{', '.join(str(x) for x in sorted(set(LATENCY_SIZES) | set(data.get('extras', []))))} B, the "
-               "frame-loss curve at 10/50/100 % only. Numbers from a quiet machine and full "
+               "frame-loss curve at 10/50/100 % only, and the baselines at "
+               f"{', '.join(str(x) for x in data.get('baseline_sizes', []))} B only (p4switch at all sizes). Numbers from a quiet machine and full "
                "trials (`python -m bench.s1`) are the ones to quote.", ""]
     md += [
           f"Published: {ref['citation']} ({ref['method']}); {ref['relations']['text']}. {ref['note']}", ""]
@@ -159,6 +168,8 @@ def main() -> int:
     ap.add_argument("--sizes", help="comma list of frame sizes in bytes incl. FCS (default: the 16 of the study; "
                     "quick: 64,1518,9136)")
     ap.add_argument("--cases", default=",".join(CASES), help="comma list of l2, l3-one, l3-two")
+    ap.add_argument("--baseline-sizes", help="sizes measured on the baselines (linux, ovs); default: the same as "
+                    "--sizes; standard: " + ",".join(map(str, STANDARD_BASELINE_SIZES)))
     ap.add_argument("--extras-sizes", help="sizes that also get the loss curve and back-to-back (default 64,1518; "
                     "standard and quick: 64)")
     args = ap.parse_args()
@@ -167,9 +178,15 @@ def main() -> int:
         sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else (QUICK_SIZES if args.quick else SIZES)
         extras = ([int(x) for x in args.extras_sizes.split(",") if x] if args.extras_sizes is not None
                   else pick(args, [64, 1518], [64], [64]))
+        if args.baseline_sizes:
+            base_sizes = [int(x) for x in args.baseline_sizes.split(",")]
+        elif profile(args) == "standard" and not args.sizes:
+            base_sizes = STANDARD_BASELINE_SIZES
+        else:
+            base_sizes = sizes
     except ValueError:
-        raise BenchError("--sizes/--extras-sizes take comma-separated integers")
-    bad = [s for s in sizes if not 64 <= s <= 9216]
+        raise BenchError("--sizes/--baseline-sizes/--extras-sizes take comma-separated integers")
+    bad = [s for s in sizes + base_sizes if not 64 <= s <= 9216]
     if bad:
         raise BenchError(f"frame sizes must be 64..9216 bytes (got {bad})")
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
@@ -179,20 +196,22 @@ def main() -> int:
     d = report.new_run("s1", args.out)
     data = {"scenario": "S1", "stamp": d.name, "quick": args.quick, "profile": profile(args),
             "profile_note": profile_note(args), "machine": report.machine(),
-            "settings": vars(st), "sizes": sizes, "extras": extras, "runs": []}
+            "settings": vars(st), "sizes": sizes, "baseline_sizes": base_sizes, "extras": extras, "runs": []}
     t0 = time.monotonic()
+    plan = [(case, name) for case in cases for name in duts if name != "ovs" or case == "l2"]
+    known: dict[str, dict[int, float]] = {}
     with tempfile.TemporaryDirectory(prefix="h10-s1-") as tmp:
-        for case in cases:
-            for name in duts:
-                if name == "ovs" and case != "l2":
-                    continue
-                say(f"S1 {case} on {name} ({time.monotonic() - t0:.0f} s elapsed)")
-                try:
-                    data["runs"].append(run_case(case, name, sizes, extras, st, args, Path(tmp)))
-                except BenchError as e:
-                    say(f"  {name}: {e}")
-                    data.setdefault("errors", []).append({"case": case, "dut": name, "error": str(e)})
-                report.write_json(d, data)
+        for k, (case, name) in enumerate(plan):
+            run_sizes = sizes if name == "p4switch" else base_sizes
+            say(f"S1 [{k + 1}/{len(plan)}] {case} on {name}, {len(run_sizes)} sizes "
+                f"({time.monotonic() - t0:.0f} s elapsed)")
+            try:
+                data["runs"].append(run_case(case, name, run_sizes, extras, st, args, Path(tmp),
+                                             known.setdefault(name, {})))
+            except BenchError as e:
+                say(f"  {name}: {e}")
+                data.setdefault("errors", []).append({"case": case, "dut": name, "error": str(e)})
+            report.write_json(d, data)
     data["seconds"] = time.monotonic() - t0
     report.write_json(d, data)
     write_report(d, data, st)

@@ -41,9 +41,13 @@ def main() -> int:
         if run is None:
             out += [f"## {title}", "", f"Not measured yet (`make bench-{sc}`).", ""]
             continue
-        if '"quick": true' in (run / "results.json").read_text():
+        raw = (run / "results.json").read_text()
+        if '"quick": true' in raw:
             out += ["> A `--quick` run (short trials, few points): it shows the method works, the numbers "
                     "are rough; on a shared machine they are noise-dominated.", ""]
+        elif '"profile": "standard"' in raw:
+            out += ["> A `--standard` run (`make bench`): every point the study asks for, with shorter trials "
+                    "than a full run (see bench/README.md, \"Profiles\").", ""]
         found += 1
         img_dir.mkdir(parents=True, exist_ok=True)
         text = (run / "report.md").read_text()
@@ -53,7 +57,7 @@ def main() -> int:
         text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
         title_line, _, rest = text.strip().partition("\n")
         note = []
-        if out[-2].startswith("> A `--quick`"):
+        if out[-2].startswith(("> A `--quick`", "> A `--standard`")):
             note = out[-2:]
             del out[-2:]
         out += [title_line, "", *note, f"Run `{run.name}` (raw results: bench/results/{run.name}/, not committed).",
