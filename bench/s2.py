@@ -259,6 +259,18 @@ def write_report(d: Path, data: dict) -> None:
         series[f"{r['dut']} {r['hops']} hop(s)"] = ([u["offered_mbps"] for u in r["udp"]],
                                                     [u["received_mbps"] for u in r["udp"]])
     md += [report.md_table(["DUT", "hops", "offered Mb/s", "received Mb/s", "loss %", "jitter ms"], rows), ""]
+    p4 = {r["hops"]: r for r in data["runs"] if r["dut"] == "p4switch"}
+    ratios = []
+    for r in data["runs"]:
+        mine = p4.get(r["hops"])
+        if r["dut"] == "p4switch" or not mine or not r["tcp"]["received_mbps"]:
+            continue
+        udp_top = lambda x: max((u["received_mbps"] for u in x["udp"]), default=0.0)
+        ratios.append([r["hops"], r["dut"], mine["tcp"]["received_mbps"] / r["tcp"]["received_mbps"],
+                       udp_top(mine) / udp_top(r) if udp_top(r) else None])
+    if ratios:
+        md += ["Ratios, p4switch / baseline at the same hop count (TCP; highest UDP received rate of the sweep):", "",
+               report.md_table(["hops", "baseline", "TCP ratio", "UDP ratio"], ratios), ""]
     if series:
         png = report.plot_lines(d / "s2-udp.png", "S2 chain: UDP received vs offered", "offered Mb/s",
                                 "received Mb/s", series, {"CSR 1000V, 1 router": ([1000], [657.8])})

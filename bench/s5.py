@@ -200,6 +200,15 @@ def write_report(d: Path, data: dict) -> None:
            "the per-rule packet counters (p4switch: ACL direct counters read with `vrouter show acl`; nftables: "
            "`counter` on each rule) must be zero on every rule except the intended one (the measured "
            "traffic) and the first decoy (the decoy flow).", ""]
+    p4 = {(r["rules"], r["stateful"]): r for r in data["runs"] if r["dut"] != "linux-router"}
+    ratios = [[r["rules"], "on" if r["stateful"] else "off", "on" if r.get("nat") else "off",
+               p4[(r["rules"], r["stateful"])]["tcp10_mbps"] / r["tcp10_mbps"] if r["tcp10_mbps"] else None,
+               p4[(r["rules"], r["stateful"])]["rfc2544_64_pps"] / r["rfc2544_64_pps"] if r["rfc2544_64_pps"] else None]
+              for r in data["runs"] if r["dut"] == "linux-router" and (r["rules"], r["stateful"]) in p4]
+    if ratios:
+        md += ["Ratios p4switch / nftables (same rule count and stateful mode; the nftables NAT-on rows "
+               "are compared with p4switch without NAT):", "",
+               report.md_table(["rules", "stateful", "nftables NAT", "TCP x10 ratio", "64 B pps ratio"], ratios), ""]
     bad = [r for r in data["runs"] if "rule_counters" in r and not r["rule_counters"]["ok"]]
     for r in bad:
         md.append(f"- {r['dut']} {r['rules']} rules stateful={r['stateful']}: counters {r['rule_counters']}")
