@@ -29,6 +29,8 @@ pub struct PortStats {
     pub rx: AtomicU64,
     pub tx: AtomicU64,
     pub tx_lost: AtomicU64,
+    /// Frames larger than a receive slot (dropped).
+    pub rx_truncated: AtomicU64,
 }
 
 /// A port's capture files (`--pcap DIR`: DIR/IFACE_in.pcap and DIR/IFACE_out.pcap).
@@ -137,8 +139,8 @@ pub fn open(specs: &[(u32, String)], pcap_dir: Option<&Path>) -> io::Result<(Por
             }
             _ => {}
         }
-        let rx_sock = PacketSocket::open(iface, &SocketOptions::default())?;
-        let tx_sock = PacketSocket::open(iface, &SocketOptions { rx_ring: false, tx_ring: true, promiscuous: false, ..Default::default() })?;
+        let rx_sock = PacketSocket::open(iface, &SocketOptions::port())?;
+        let tx_sock = PacketSocket::open(iface, &SocketOptions::sender(true))?;
         let capture = match pcap_dir {
             Some(d) => Some(Capture::create(d, iface)?),
             None => None,
@@ -236,6 +238,15 @@ pub fn worker_loop(dp: &Dataplane, mut rx: Vec<RxPort>, stop: &AtomicBool) {
             let mut count = 0u64;
             while let Some(f) = block.next_frame() {
                 count += 1;
+                if f.wire_len > f.data.len() {
+                    // Slots are sized from the MTU at start-up; a frame cut short must not be forwarded.
+                    if port.stats.rx_truncated.fetch_add(1, Ordering::Relaxed) == 0 {
+                        log_at!(Level::Warn, "port {} ({}): a {}-byte frame did not fit the receive slot of {} bytes \
+                                (MTU raised after the switch started?); frames like it are dropped",
+                                p.number, port.iface, f.wire_len, f.data.len());
+                    }
+                    continue;
+                }
                 let frame = wire_frame(&f, &mut scratch);
                 if let Some(c) = &port.capture {
                     c.record_in(frame);

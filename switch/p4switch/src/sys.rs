@@ -1,46 +1,40 @@
-//! With `txring`, the only modules with `unsafe` code and libc calls: AF_PACKET
-//! sockets with a TPACKET_V3 receive ring, batched transmit through a TPACKET_V2
-//! transmit ring (or `sendmmsg` on a socket without one), interface set-up
-//! (promiscuous mode, offloads off) through ioctls, `poll`, and a SIGINT/SIGTERM
-//! flag. Everything here returns `io::Result`; nothing panics on kernel data
-//! (ring offsets are bounds-checked before a slice is made).
+//! With `rxring` and `txring`, the only modules with `unsafe` code and libc
+//! calls: AF_PACKET sockets, batched transmit with `sendmmsg` (or through a
+//! transmit ring), interface set-up (promiscuous mode, offloads off, MTU)
+//! through ioctls, `poll`, and a SIGINT/SIGTERM flag. Everything here returns
+//! `io::Result`; nothing panics on kernel data.
 //!
 //! Socket set-up follows packet(7):
 //! 1. `socket(AF_PACKET, SOCK_RAW, 0)` — protocol 0 so nothing is queued
 //!    before the socket is bound to its interface;
-//! 2. `PACKET_VERSION = TPACKET_V3`, `PACKET_RX_RING`, `mmap` of the ring;
-//! 3. `PACKET_IGNORE_OUTGOING` (our own transmissions are not received again),
+//! 2. `PACKET_IGNORE_OUTGOING` (our own transmissions are not received again),
 //!    `PACKET_QDISC_BYPASS` (transmit straight to the driver), buffer sizes;
-//! 4. `bind` to (ETH_P_ALL, ifindex); `PACKET_ADD_MEMBERSHIP` promiscuous.
+//! 3. the receive ring ([`RxLayout`]) or the transmit ring, mapped;
+//! 4. `bind` to (ETH_P_ALL, ifindex) — or protocol 0 for a socket that only
+//!    sends; `PACKET_ADD_MEMBERSHIP` promiscuous.
 //!
-//! The kernel removes 802.1Q tags from received frames into the ring header
-//! (`tp_vlan_tci`); [`RxFrame::vlan`] returns it so the caller can put the tag
-//! back and the pipeline sees the frame as it was on the wire.
+//! The kernel removes 802.1Q tags from received frames into the ring header;
+//! [`RxFrame::vlan`] returns it so the caller can put the tag back and the
+//! pipeline sees the frame as it was on the wire.
 
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
+pub use crate::rxring::{RxBlock, RxFrame, RxLayout};
+use crate::rxring::RxRing;
 use crate::txring::TxRing;
 
 const ETH_P_ALL: u16 = 0x0003;
 const SOL_PACKET: libc::c_int = 263;
 const PACKET_ADD_MEMBERSHIP: libc::c_int = 1;
 const PACKET_MR_PROMISC: u16 = 1;
-const PACKET_RX_RING: libc::c_int = 5;
 const PACKET_STATISTICS: libc::c_int = 6;
-const PACKET_VERSION: libc::c_int = 10;
 const PACKET_QDISC_BYPASS: libc::c_int = 20;
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
-const TPACKET_V3: libc::c_int = 2;
 
-const TP_STATUS_KERNEL: u32 = 0;
-const TP_STATUS_USER: u32 = 1;
-const TP_STATUS_CSUMNOTREADY: u32 = 1 << 3;
-const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
-const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
 
 const SIOCETHTOOL: libc::c_ulong = 0x8946;
 const ETHTOOL_SRXCSUM: u32 = 0x15;
@@ -52,17 +46,6 @@ const ETHTOOL_SGRO: u32 = 0x2c;
 
 /// Largest frame the switch receives or sends (jumbo frames up to 9216 bytes).
 pub const MAX_FRAME: usize = 9216;
-
-#[repr(C)]
-struct TpacketReq3 {
-    block_size: u32,
-    block_nr: u32,
-    frame_size: u32,
-    frame_nr: u32,
-    retire_blk_tov: u32,
-    sizeof_priv: u32,
-    feature_req_word: u32,
-}
 
 #[repr(C)]
 struct SockaddrLl {
@@ -176,53 +159,30 @@ pub fn disable_offloads(iface: &str) -> io::Result<Vec<&'static str>> {
 /// Options of [`PacketSocket::open`].
 #[derive(Clone, Debug)]
 pub struct SocketOptions {
-    /// Receive ring block size in bytes (a power of two, at least one page).
-    pub block_size: u32,
-    /// Number of blocks in the receive ring.
-    pub block_nr: u32,
-    /// Milliseconds after which the kernel hands over a partly filled block.
-    pub block_timeout_ms: u32,
-    /// Put the interface in promiscuous mode.
-    pub promiscuous: bool,
-    /// Create a receive ring (a transmit-only socket does not need one).
-    pub rx_ring: bool,
+    /// The receive ring, or `None` for a socket that only sends.
+    pub rx: Option<RxLayout>,
     /// Create a transmit ring (only on a socket without a receive ring: the
     /// two rings would need different TPACKET versions).
     pub tx_ring: bool,
+    /// Put the interface in promiscuous mode.
+    pub promiscuous: bool,
 }
 
-impl Default for SocketOptions {
-    fn default() -> Self {
-        SocketOptions { block_size: 1 << 18, block_nr: 32, block_timeout_ms: 1, promiscuous: true, rx_ring: true, tx_ring: false }
+impl SocketOptions {
+    /// A switch port's receive socket: promiscuous, a slot ring of 4096 frames
+    /// (8 MiB at MTU 1500; about 10 ms of 64-byte frames at 400 kpps).
+    pub fn port() -> SocketOptions {
+        SocketOptions { rx: Some(RxLayout::Slots { frames: 4096 }), tx_ring: false, promiscuous: true }
     }
-}
-
-struct Ring {
-    base: *mut u8,
-    len: usize,
-    block_size: usize,
-    block_nr: usize,
-    next: usize,
-}
-
-// SAFETY: the ring mapping is owned by its socket and only accessed through
-// `&mut PacketSocket` (receive) — moving it to another thread is fine.
-unsafe impl Send for Ring {}
-// SAFETY: shared references never touch the mapping (only `next_block(&mut self)` does).
-unsafe impl Sync for Ring {}
-
-impl Drop for Ring {
-    fn drop(&mut self) {
-        // SAFETY: base/len come from a successful mmap.
-        unsafe {
-            libc::munmap(self.base as *mut libc::c_void, self.len);
-        }
+    /// A socket that only sends, with or without a transmit ring.
+    pub fn sender(tx_ring: bool) -> SocketOptions {
+        SocketOptions { rx: None, tx_ring, promiscuous: false }
     }
 }
 
 /// An AF_PACKET socket bound to one interface.
 pub struct PacketSocket {
-    ring: Option<Ring>,
+    ring: Option<RxRing>,
     tx: Option<Mutex<TxRing>>,
     /// With a transmit ring every `send` on `fd` goes through the ring, so frames
     /// larger than a ring slot leave through this second socket.
@@ -231,70 +191,21 @@ pub struct PacketSocket {
     name: String,
 }
 
-/// One received frame, borrowed from the receive ring.
-pub struct RxFrame<'a> {
-    /// Frame bytes as delivered by the kernel (802.1Q tag removed, see `vlan`).
-    pub data: &'a [u8],
-    /// (TPID, TCI) of a tag the kernel stripped, to be put back after the MAC addresses.
-    pub vlan: Option<(u16, u16)>,
-    /// The L4 checksum was left for offload (CHECKSUM_PARTIAL) and must be completed.
-    pub csum_not_ready: bool,
-    /// Length of the frame on the wire (may exceed `data.len()` if it was truncated).
-    pub wire_len: usize,
-    /// When the kernel queued the frame to the socket, in nanoseconds of CLOCK_REALTIME.
-    pub rx_ns: u64,
-}
-
-/// A block of the receive ring owned by user space until dropped.
-pub struct RxBlock<'a> {
-    block: &'a [u8],
-    status: &'a AtomicU32,
-    remaining: u32,
-    offset: usize,
-}
-
-impl<'a> RxBlock<'a> {
-    /// Next frame of the block, or `None` at its end (or if the kernel's offsets are inconsistent).
-    pub fn next_frame(&mut self) -> Option<RxFrame<'_>> {
-        if self.remaining == 0 {
-            return None;
-        }
-        self.remaining -= 1;
-        let b = self.block;
-        let off = self.offset;
-        let hdr = b.get(off..off.checked_add(48)?)?;
-        let u32_at = |i: usize| u32::from_ne_bytes([hdr[i], hdr[i + 1], hdr[i + 2], hdr[i + 3]]);
-        let u16_at = |i: usize| u16::from_ne_bytes([hdr[i], hdr[i + 1]]);
-        let next_offset = u32_at(0) as usize;
-        let rx_ns = u32_at(4) as u64 * 1_000_000_000 + u32_at(8) as u64;
-        let snaplen = u32_at(12) as usize;
-        let wire_len = u32_at(16) as usize;
-        let status = u32_at(20);
-        let mac = u16_at(24) as usize;
-        let vlan_tci = u32_at(32);
-        let vlan_tpid = u16_at(36);
-        let start = off.checked_add(mac)?;
-        let data = b.get(start..start.checked_add(snaplen)?)?;
-        if next_offset == 0 {
-            self.remaining = 0;
-        } else {
-            self.offset = off.checked_add(next_offset)?;
-        }
-        let vlan = if status & TP_STATUS_VLAN_VALID != 0 {
-            let tpid = if status & TP_STATUS_VLAN_TPID_VALID != 0 { vlan_tpid } else { 0x8100 };
-            Some((tpid, vlan_tci as u16))
-        } else {
-            None
-        };
-        Some(RxFrame { data, vlan, csum_not_ready: status & TP_STATUS_CSUMNOTREADY != 0, wire_len, rx_ns })
+/// The MTU of `iface`, asked through socket `fd` (so in the socket's network namespace).
+fn mtu_of(fd: RawFd, iface: &str) -> io::Result<u32> {
+    const SIOCGIFMTU: libc::c_ulong = 0x8921;
+    #[repr(C)]
+    struct IfreqMtu {
+        name: [u8; libc::IFNAMSIZ],
+        mtu: libc::c_int,
+        _pad: [u8; 20],
     }
-}
-
-impl Drop for RxBlock<'_> {
-    fn drop(&mut self) {
-        // Hand the block back to the kernel; all reads of it happen before.
-        self.status.store(TP_STATUS_KERNEL, Ordering::Release);
-    }
+    let mut req = IfreqMtu { name: [0; libc::IFNAMSIZ], mtu: 0, _pad: [0; 20] };
+    let n = iface.len().min(libc::IFNAMSIZ - 1);
+    req.name[..n].copy_from_slice(&iface.as_bytes()[..n]);
+    // SAFETY: req is a valid ifreq-sized buffer for SIOCGIFMTU.
+    cvt(unsafe { libc::ioctl(fd, SIOCGIFMTU as _, &mut req as *mut IfreqMtu) })?;
+    Ok(req.mtu.max(0) as u32)
 }
 
 /// A new AF_PACKET socket set up for sending: protocol 0 (nothing is queued to
@@ -343,62 +254,12 @@ impl PacketSocket {
         let fd = transmit_socket(iface)?;
         let mut sock = PacketSocket { ring: None, tx: None, large: None, fd, name: iface.to_string() };
         let fdr = sock.fd.as_raw_fd();
-        if opts.rx_ring {
-            let version: libc::c_int = TPACKET_V3;
-            setsockopt(fdr, SOL_PACKET, PACKET_VERSION, &version).map_err(|e| ctx(e, "PACKET_VERSION"))?;
-            let frame_size = 2048u32;
-            let req = TpacketReq3 {
-                block_size: opts.block_size,
-                block_nr: opts.block_nr,
-                frame_size,
-                frame_nr: opts.block_size / frame_size * opts.block_nr,
-                retire_blk_tov: opts.block_timeout_ms,
-                sizeof_priv: 0,
-                feature_req_word: 0,
-            };
-            setsockopt(fdr, SOL_PACKET, PACKET_RX_RING, &req).map_err(|e| ctx(e, "PACKET_RX_RING"))?;
-            let len = opts.block_size as usize * opts.block_nr as usize;
-            // SAFETY: mapping the ring the kernel just allocated for this fd.
-            let base = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_SHARED | libc::MAP_LOCKED | libc::MAP_POPULATE,
-                    fdr,
-                    0,
-                )
-            };
-            let base = if base == libc::MAP_FAILED {
-                // MAP_LOCKED may exceed RLIMIT_MEMLOCK; retry without it.
-                // SAFETY: as above.
-                let b = unsafe {
-                    libc::mmap(
-                        std::ptr::null_mut(),
-                        len,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_SHARED | libc::MAP_POPULATE,
-                        fdr,
-                        0,
-                    )
-                };
-                if b == libc::MAP_FAILED {
-                    return Err(ctx(io::Error::last_os_error(), "mmap of the receive ring"));
-                }
-                b
-            } else {
-                base
-            };
-            sock.ring = Some(Ring {
-                base: base as *mut u8,
-                len,
-                block_size: opts.block_size as usize,
-                block_nr: opts.block_nr as usize,
-                next: 0,
-            });
+        if let Some(layout) = opts.rx {
+            let mtu = mtu_of(fdr, iface).map_err(|e| ctx(e, "MTU"))?;
+            sock.ring = Some(RxRing::setup(fdr, layout, mtu).map_err(|e| ctx(e, "receive ring"))?);
         }
         if opts.tx_ring {
-            if opts.rx_ring {
+            if opts.rx.is_some() {
                 return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{iface}: a socket has a receive or a transmit ring, not both")));
             }
             let ring = TxRing::setup(fdr, TX_RING_FRAMES, TX_RING_FRAME_SIZE).map_err(|e| ctx(e, "PACKET_TX_RING"))?;
@@ -410,7 +271,7 @@ impl PacketSocket {
         // A socket without a receive ring is for sending: protocol 0 binds it
         // without a receive hook, so the kernel does not queue every frame of
         // the interface to it only to drop them.
-        let protocol = if opts.rx_ring { ETH_P_ALL } else { 0 };
+        let protocol = if opts.rx.is_some() { ETH_P_ALL } else { 0 };
         bind(fdr, ifindex, protocol).map_err(|e| ctx(e, "bind"))?;
         if opts.promiscuous {
             let mreq = PacketMreq { ifindex, kind: PACKET_MR_PROMISC, alen: 0, address: [0; 8] };
@@ -429,32 +290,14 @@ impl PacketSocket {
         self.fd.as_raw_fd()
     }
 
-    /// Whether the kernel has handed over a block (without taking it).
+    /// Whether the kernel has handed over a frame (without taking it).
     pub fn block_ready(&self) -> bool {
-        let Some(ring) = self.ring.as_ref() else { return false };
-        // SAFETY: as in `next_block`: an aligned status word inside the mapping.
-        let status = unsafe { &*(ring.base.add(ring.next * ring.block_size + 8) as *const AtomicU32) };
-        status.load(Ordering::Acquire) & TP_STATUS_USER != 0
+        self.ring.as_ref().is_some_and(|r| r.ready())
     }
 
-    /// The next block of received frames if the kernel has handed one over.
+    /// The frames the kernel has handed over, if any.
     pub fn next_block(&mut self) -> Option<RxBlock<'_>> {
-        let ring = self.ring.as_mut()?;
-        let idx = ring.next;
-        // SAFETY: idx < block_nr so the block lies inside the mapping; the
-        // status word is 4-byte aligned at offset 8 of the block descriptor.
-        let status = unsafe { &*(ring.base.add(idx * ring.block_size + 8) as *const AtomicU32) };
-        if status.load(Ordering::Acquire) & TP_STATUS_USER == 0 {
-            return None;
-        }
-        fence(Ordering::Acquire);
-        // SAFETY: the block is owned by user space until `status` is reset (RxBlock's Drop);
-        // the kernel does not write it meanwhile.
-        let block = unsafe { std::slice::from_raw_parts(ring.base.add(idx * ring.block_size), ring.block_size) };
-        ring.next = (idx + 1) % ring.block_nr;
-        let num_pkts = u32::from_ne_bytes([block[12], block[13], block[14], block[15]]);
-        let first = u32::from_ne_bytes([block[16], block[17], block[18], block[19]]) as usize;
-        Some(RxBlock { block, status, remaining: num_pkts, offset: first })
+        self.ring.as_mut()?.next_batch()
     }
 
     /// Sends one frame (behind the frames already queued on the transmit ring).
@@ -760,7 +603,7 @@ mod tests {
     #[test]
     fn loopback_socket_opens_and_sends() {
         // Root is available on the project's machines; loopback always exists.
-        let s = PacketSocket::open("lo", &SocketOptions { promiscuous: false, ..Default::default() }).unwrap();
+        let s = PacketSocket::open("lo", &SocketOptions { promiscuous: false, ..SocketOptions::port() }).unwrap();
         let mut b = TxBatch::new();
         b.push(&[0u8; 60]);
         b.push(&[0xffu8; 64]);

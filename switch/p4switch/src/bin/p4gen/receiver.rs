@@ -8,7 +8,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-use p4switch::sys::{self, PacketSocket, SocketOptions};
+use p4switch::sys::{self, PacketSocket, RxLayout, SocketOptions};
 
 use crate::frame::Probe;
 use crate::histogram::Histogram;
@@ -21,7 +21,7 @@ use crate::seqtrack::{Seen, SeqTracker};
 /// receiver thread preempted on a busy machine loses nothing), at 1 Mpps of
 /// 64-byte frames about 0.4 s.
 fn ring() -> SocketOptions {
-    SocketOptions { block_size: 1 << 20, block_nr: 64, block_timeout_ms: 10, ..SocketOptions::default() }
+    SocketOptions { rx: Some(RxLayout::Blocks { block_size: 1 << 20, block_nr: 64, timeout_ms: 10 }), ..SocketOptions::port() }
 }
 
 pub struct Received {

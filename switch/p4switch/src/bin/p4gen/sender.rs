@@ -79,7 +79,7 @@ pub fn run(
             sys::enter_netns(ns)?;
         }
         sys::precise_sleeps();
-        PacketSocket::open(&o.tx, &SocketOptions { rx_ring: false, promiscuous: false, ..Default::default() })
+        PacketSocket::open(&o.tx, &SocketOptions::sender(false))
     };
     let sock = match open() {
         Ok(s) => {
