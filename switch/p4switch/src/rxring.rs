@@ -17,11 +17,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{fence, AtomicU32, Ordering};
 
-const SOL_PACKET: libc::c_int = 263;
-const PACKET_RX_RING: libc::c_int = 5;
-const PACKET_VERSION: libc::c_int = 10;
-const TPACKET_V2: libc::c_int = 1;
-const TPACKET_V3: libc::c_int = 2;
+use crate::ringmap::{packet_option, Mapping, PACKET_RX_RING, PACKET_VERSION, TPACKET_V2, TPACKET_V3};
 
 const TP_STATUS_KERNEL: u32 = 0;
 const TP_STATUS_USER: u32 = 1;
@@ -59,34 +55,9 @@ pub struct RxFrame<'a> {
     pub rx_ns: u64,
 }
 
-fn setsockopt<T>(fd: RawFd, name: libc::c_int, value: &T) -> io::Result<()> {
-    // SAFETY: value points to a live T whose size is passed along.
-    let r = unsafe {
-        libc::setsockopt(fd, SOL_PACKET, name, value as *const T as *const libc::c_void, std::mem::size_of::<T>() as u32)
-    };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// Maps `len` bytes of the ring just configured on `fd`, locked in memory when
-/// RLIMIT_MEMLOCK allows it.
-fn map(fd: RawFd, len: usize) -> io::Result<*mut u8> {
-    for flags in [libc::MAP_SHARED | libc::MAP_LOCKED | libc::MAP_POPULATE, libc::MAP_SHARED | libc::MAP_POPULATE] {
-        // SAFETY: mapping the ring the kernel allocated for this fd.
-        let base = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, flags, fd, 0) };
-        if base != libc::MAP_FAILED {
-            return Ok(base as *mut u8);
-        }
-    }
-    Err(io::Error::last_os_error())
-}
-
 /// A mapped receive ring; the socket it belongs to must outlive it.
 pub struct RxRing {
-    base: *mut u8,
-    len: usize,
+    map: Mapping,
     /// Bytes per slot (Slots) or per block (Blocks).
     unit: usize,
     /// Number of slots or blocks.
@@ -95,47 +66,30 @@ pub struct RxRing {
     slots: bool,
 }
 
-// SAFETY: the mapping is owned by this value; frames are only read through
-// `&mut self` (next_batch), so moving it to another thread is fine.
-unsafe impl Send for RxRing {}
-// SAFETY: `&self` methods only load status words atomically.
-unsafe impl Sync for RxRing {}
-
-impl Drop for RxRing {
-    fn drop(&mut self) {
-        // SAFETY: base/len come from a successful mmap.
-        unsafe {
-            libc::munmap(self.base as *mut libc::c_void, self.len);
-        }
-    }
-}
-
 impl RxRing {
     /// Sets up and maps a ring of `layout` on `fd` (before it is bound);
     /// `mtu` sizes the slots of a slot ring.
     pub fn setup(fd: RawFd, layout: RxLayout, mtu: u32) -> io::Result<RxRing> {
         match layout {
             RxLayout::Slots { frames } => {
-                setsockopt(fd, PACKET_VERSION, &TPACKET_V2)?;
+                packet_option(fd, PACKET_VERSION, &TPACKET_V2)?;
                 let frame_size: u32 = if mtu <= 1500 { 2048 } else { 16384 };
                 let block_size: u32 = 1 << 16;
                 let per_block = block_size / frame_size;
                 let block_nr = frames.max(per_block).div_ceil(per_block);
                 let req = [block_size, block_nr, frame_size, block_nr * per_block];
-                setsockopt(fd, PACKET_RX_RING, &req)?;
+                packet_option(fd, PACKET_RX_RING, &req)?;
                 let len = block_size as usize * block_nr as usize;
-                let base = map(fd, len)?;
-                Ok(RxRing { base, len, unit: frame_size as usize, count: req[3] as usize, next: 0, slots: true })
+                Ok(RxRing { map: Mapping::ring(fd, len)?, unit: frame_size as usize, count: req[3] as usize, next: 0, slots: true })
             }
             RxLayout::Blocks { block_size, block_nr, timeout_ms } => {
-                setsockopt(fd, PACKET_VERSION, &TPACKET_V3)?;
+                packet_option(fd, PACKET_VERSION, &TPACKET_V3)?;
                 let frame_size = 2048u32;
                 // tpacket_req3: block size and count, frame size and count, retire timeout, private size, features.
                 let req = [block_size, block_nr, frame_size, block_size / frame_size * block_nr, timeout_ms, 0, 0];
-                setsockopt(fd, PACKET_RX_RING, &req)?;
+                packet_option(fd, PACKET_RX_RING, &req)?;
                 let len = block_size as usize * block_nr as usize;
-                let base = map(fd, len)?;
-                Ok(RxRing { base, len, unit: block_size as usize, count: block_nr as usize, next: 0, slots: false })
+                Ok(RxRing { map: Mapping::ring(fd, len)?, unit: block_size as usize, count: block_nr as usize, next: 0, slots: false })
             }
         }
     }
@@ -145,7 +99,7 @@ impl RxRing {
         let off = if self.slots { 0 } else { 8 };
         // SAFETY: i < count, so the word lies inside the mapping; slots and
         // blocks start at multiples of 2 KiB, so it is 4-byte aligned.
-        unsafe { &*(self.base.add(i * self.unit + off) as *const AtomicU32) }
+        unsafe { &*(self.map.base.add(i * self.unit + off) as *const AtomicU32) }
     }
 
     /// Whether the kernel has handed over a frame (without taking it).
@@ -174,7 +128,7 @@ impl RxRing {
         self.next = (first + 1) % self.count;
         // SAFETY: the block is owned by user space until its status is reset
         // (RxBlock's Drop); the kernel does not write it meanwhile.
-        let block = unsafe { std::slice::from_raw_parts(self.base.add(first * self.unit), self.unit) };
+        let block = unsafe { std::slice::from_raw_parts(self.map.base.add(first * self.unit), self.unit) };
         let num_pkts = u32::from_ne_bytes([block[12], block[13], block[14], block[15]]);
         let offset = u32::from_ne_bytes([block[16], block[17], block[18], block[19]]) as usize;
         Some(RxBlock { ring: self, kind: Kind::Packed { block: first, remaining: num_pkts, offset } })
@@ -222,7 +176,7 @@ impl RxBlock<'_> {
                 *i += 1;
                 // SAFETY: slot idx is owned by user space (status USER, not yet
                 // given back) and lies inside the mapping.
-                let slot = unsafe { std::slice::from_raw_parts(ring.base.add(idx * ring.unit), ring.unit) };
+                let slot = unsafe { std::slice::from_raw_parts(ring.map.base.add(idx * ring.unit), ring.unit) };
                 let status = u32_at(slot, 0);
                 let (wire_len, snaplen, mac) = (u32_at(slot, 4) as usize, u32_at(slot, 8) as usize, u16_at(slot, 12) as usize);
                 let rx_ns = u32_at(slot, 16) as u64 * 1_000_000_000 + u32_at(slot, 20) as u64;
@@ -241,7 +195,7 @@ impl RxBlock<'_> {
                 }
                 *remaining -= 1;
                 // SAFETY: the block is owned by user space until this RxBlock is dropped.
-                let b = unsafe { std::slice::from_raw_parts(ring.base.add(*block * ring.unit), ring.unit) };
+                let b = unsafe { std::slice::from_raw_parts(ring.map.base.add(*block * ring.unit), ring.unit) };
                 let off = *offset;
                 let hdr = b.get(off..off.checked_add(48)?)?;
                 let next_offset = u32_at(hdr, 0) as usize;

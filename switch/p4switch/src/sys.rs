@@ -28,7 +28,7 @@ use crate::rxring::RxRing;
 use crate::txring::TxRing;
 
 const ETH_P_ALL: u16 = 0x0003;
-const SOL_PACKET: libc::c_int = 263;
+use crate::ringmap::SOL_PACKET;
 const PACKET_ADD_MEMBERSHIP: libc::c_int = 1;
 const PACKET_MR_PROMISC: u16 = 1;
 const PACKET_STATISTICS: libc::c_int = 6;

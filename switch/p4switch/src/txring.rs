@@ -18,11 +18,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-const SOL_PACKET: libc::c_int = 263;
-const PACKET_VERSION: libc::c_int = 10;
-const PACKET_TX_RING: libc::c_int = 13;
-const PACKET_LOSS: libc::c_int = 14;
-const TPACKET_V2: libc::c_int = 1;
+use crate::ringmap::{packet_option, Mapping, PACKET_LOSS, PACKET_TX_RING, PACKET_VERSION, TPACKET_V2};
 
 const TP_STATUS_AVAILABLE: u32 = 0;
 const TP_STATUS_SEND_REQUEST: u32 = 1;
@@ -40,62 +36,30 @@ struct TpacketReq {
     frame_nr: u32,
 }
 
-fn setsockopt<T>(fd: RawFd, name: libc::c_int, value: &T) -> io::Result<()> {
-    // SAFETY: value points to a live T whose size is passed along.
-    let r = unsafe {
-        libc::setsockopt(fd, SOL_PACKET, name, value as *const T as *const libc::c_void, std::mem::size_of::<T>() as u32)
-    };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// A mapped transmit ring; the socket it belongs to must outlive it.
 pub struct TxRing {
-    base: *mut u8,
-    len: usize,
+    map: Mapping,
     frame_size: usize,
     frame_nr: usize,
     head: usize,
     queued: usize,
 }
 
-// SAFETY: the mapping is owned by this value and only touched through `&mut self`.
-unsafe impl Send for TxRing {}
-
-impl Drop for TxRing {
-    fn drop(&mut self) {
-        // SAFETY: base/len come from a successful mmap.
-        unsafe {
-            libc::munmap(self.base as *mut libc::c_void, self.len);
-        }
-    }
-}
-
 impl TxRing {
     /// Sets up and maps a ring of `frame_nr` slots of `frame_size` bytes (a
     /// power of two, at least 64) on `fd`, which must have no receive ring.
     pub fn setup(fd: RawFd, frame_nr: u32, frame_size: u32) -> io::Result<TxRing> {
-        setsockopt(fd, PACKET_VERSION, &TPACKET_V2)?;
-        setsockopt(fd, PACKET_LOSS, &1 as &libc::c_int)?;
+        packet_option(fd, PACKET_VERSION, &TPACKET_V2)?;
+        packet_option(fd, PACKET_LOSS, &1 as &libc::c_int)?;
         let page = 4096u32;
         let block_size = frame_size.max(page);
         let per_block = block_size / frame_size;
         let block_nr = frame_nr.div_ceil(per_block);
         let req = TpacketReq { block_size, block_nr, frame_size, frame_nr: block_nr * per_block };
-        setsockopt(fd, PACKET_TX_RING, &req)?;
+        packet_option(fd, PACKET_TX_RING, &req)?;
         let len = block_size as usize * block_nr as usize;
-        // SAFETY: mapping the ring the kernel just allocated for this fd.
-        let base = unsafe {
-            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0)
-        };
-        if base == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
         Ok(TxRing {
-            base: base as *mut u8,
-            len,
+            map: Mapping::ring(fd, len)?,
             frame_size: frame_size as usize,
             frame_nr: req.frame_nr as usize,
             head: 0,
@@ -111,7 +75,7 @@ impl TxRing {
     fn status(&self, i: usize) -> &AtomicU32 {
         // SAFETY: i < frame_nr, so the slot lies inside the mapping; slots are
         // frame_size-aligned, so the status word at offset 0 is aligned.
-        unsafe { &*(self.base.add(i * self.frame_size) as *const AtomicU32) }
+        unsafe { &*(self.map.base.add(i * self.frame_size) as *const AtomicU32) }
     }
 
     /// Copies `frame` into the next free slot and marks it for sending; false
@@ -129,7 +93,7 @@ impl TxRing {
         // SAFETY: the slot is owned by user space (status AVAILABLE) and the
         // frame fits behind the header, inside this slot.
         unsafe {
-            let slot = self.base.add(i * self.frame_size);
+            let slot = self.map.base.add(i * self.frame_size);
             std::ptr::copy_nonoverlapping(frame.as_ptr(), slot.add(DATA_OFFSET), frame.len());
             std::ptr::write(slot.add(4) as *mut u32, frame.len() as u32);
         }
