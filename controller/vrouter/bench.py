@@ -48,6 +48,23 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def start_switch(switch: str, port: int, *ports: str) -> subprocess.Popen:
+    """Starts `switch` with no program, gRPC on 127.0.0.1:`port` and the given
+    `-i` port specs, and waits (up to 10 s) until the port accepts connections."""
+    args = [switch]
+    for p in ports:
+        args += ["-i", p]
+    proc = subprocess.Popen(args + ["--no-p4", "--", "--grpc-server-addr", f"127.0.0.1:{port}", "--cpu-port", "255"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return proc
+
+
 def timed_apply(path: Path, fresh: bool) -> dict:
     t0 = time.monotonic()
     net = load(path)
@@ -87,16 +104,9 @@ def main() -> int:
     args = ap.parse_args()
     port = free_port()
     address = f"127.0.0.1:{port}"
-    proc = subprocess.Popen([args.switch, "--no-p4", "--", "--grpc-server-addr", address, "--cpu-port", "255"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_switch(args.switch, port)
     results = {}
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         with tempfile.TemporaryDirectory() as tmp:
             base = Path(tmp)
             cases = [("routes_10000", 10_000, 0, False, True), ("routes_10000_again", 10_000, 0, False, False),

@@ -28,7 +28,7 @@ from pathlib import Path
 from p4rt import TableEntry
 
 from . import daemon as D
-from .bench import ROOT, free_port
+from .bench import ROOT, free_port, start_switch
 from .config import load
 
 SWITCH_SIDE, SENDER_SIDE = "hcbl0a", "hcbl0b"
@@ -121,14 +121,7 @@ def main() -> int:
             sh("ip", "link", "set", dev, "up")
         port = free_port()
         address = f"127.0.0.1:{port}"
-        proc = subprocess.Popen([args.switch, "-i", f"1@{SWITCH_SIDE}", "--no-p4", "--", "--grpc-server-addr",
-                                 address, "--cpu-port", "255"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        proc = start_switch(args.switch, port, f"1@{SWITCH_SIDE}")
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "learn.yaml"
             path.write_text(description(address, args.routes))
