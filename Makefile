@@ -25,7 +25,7 @@ P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-p4 run run-two test test-compiler test-vrouter \
-        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-controller bench-learning bench-compiler \
+        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-controller bench-learning bench-compiler bench-gen \
         fuzz clean
 
 help: ## List the targets (this text)
@@ -113,6 +113,11 @@ bench-s5: build ## S5 firewall: 1-10,000 ACL rules, stateful on/off, against nft
 
 bench-report: $(VENV_STAMP) ## Refresh docs/results.md from the newest bench/results runs
 	$(PY) -m bench.summary
+
+GEN_RATE ?= 1000000
+GEN_SECONDS ?= 10
+bench-gen: build-switch ## Pacing proof of the generator p4gen: GEN_RATE frames/s for GEN_SECONDS into a veth, per-second counts from the kernel (root)
+	$(PY) -m bench.rfc2544 --rate $(GEN_RATE) --seconds $(GEN_SECONDS)
 
 bench-switch: build-switch ## Switch speed: in-process pps, veth zero-loss rate against the Linux bridge, P4Runtime inserts/s (root)
 	CARGO=$(CARGO) switch/p4switch/bench/bench-switch.sh
