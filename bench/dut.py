@@ -148,7 +148,8 @@ class P4Switch(Dut):
             if self.proc.poll() is not None:
                 raise BenchError(f"{self.name} exited ({self.proc.returncode}); see {log.name}")
             if self.ctl.poll() is not None and "connect failed" not in clog.read_text():
-                raise BenchError(f"vrouter run exited; see {clog}")
+                tail = [l for l in clog.read_text().splitlines() if "level=INFO" not in l][-3:]
+                raise BenchError(f"vrouter run exited: {' | '.join(tail)[-600:]}")
             if time.monotonic() > deadline:
                 raise BenchError(f"vrouter did not reconcile within 40 s; see {clog}")
             if self.ctl.poll() is not None:   # switch not listening yet: start the daemon again

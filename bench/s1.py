@@ -84,7 +84,7 @@ def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, 
                     row["back_to_back"] = rfc2544.back_to_back(
                         flows, size, st, max_frames=pick(args, 200_000, 50_000, 20_000),
                         iterations=pick(args, 8, 4, 3),
-                        ceiling_pps=max(t["achieved_pps"] for t in s.trials))
+                        ceiling_pps=max(t.get("achieved_pps", 0.0) for t in s.trials))
                 out["sizes"][size] = row
         finally:
             dut.stop()
