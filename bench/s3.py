@@ -82,6 +82,12 @@ class OvsMplsChain(OvsChain):
         return sum(int(x) for x in re.findall(r"n_packets=(\d+)", out))
 
 
+def published(mtu: int, mode: str) -> str | None:
+    """The study's figure for this MTU and null mode, as text."""
+    pub = PUBLISHED["gbps"].get(str(mtu), {}).get(mode)
+    return f"{pub[0]} Gb/s at {pub[1]} % CPU" if pub else None
+
+
 def main() -> int:
     ap = parser(__doc__)
     ap.add_argument("--mtus", default="1530,9000", help="MPLS MTUs of the core links (default 1530,9000)")
@@ -155,8 +161,7 @@ def main() -> int:
           "IPv4 (DROP_MPLS_UNSUPPORTED otherwise) and has no pseudowire; the LSP carries routed IPv4 here.", ""]
     rows = [[r.get("dut", "p4switch"), r["mtu"], r["mode"], r["tcp_mbps"],
              *[r["cpu_s_per_gb"].get(k) for k in ("pe1", "p", "pe2")], r.get("cpu_s_per_gb_all"),
-             "{} Gb/s at {} % CPU".format(*PUBLISHED["gbps"].get(str(r["mtu"]), {}).get(r["mode"], ["–", "–"]))]
-            for r in data["runs"]]
+             published(r["mtu"], r["mode"])] for r in data["runs"]]
     md += [report.md_table(["DUT", "MPLS MTU", "mode", "TCP Mb/s", "PE1 CPU s/GB", "P CPU s/GB", "PE2 CPU s/GB",
                             "all hops CPU s/GB", "published"], rows), ""]
     p4 = {(r["mtu"], r["mode"]): r["tcp_mbps"] for r in data["runs"] if r.get("dut", "p4switch") == "p4switch"}
