@@ -29,6 +29,9 @@ def main() -> int:
     prof.add_argument("--standard", action="store_true", help="each scenario's --standard (make bench)")
     ap.add_argument("--budget-minutes", type=float, default=0, help="0: no limit")
     ap.add_argument("--scenarios", default=",".join(ALL))
+    ap.add_argument("--out", type=Path, help="results base directory of the scenarios (default bench/results)")
+    ap.add_argument("--doc", type=Path, help="summary file (default docs/results.md)")
+    ap.add_argument("--prefix", help="prefix of namespace and interface names (each scenario's default: h10)")
     args = ap.parse_args()
     chosen = [s for s in args.scenarios.split(",") if s]
     bad = [s for s in chosen if s not in ALL]
@@ -37,6 +40,8 @@ def main() -> int:
         return 2
     t0, failed, skipped, took = time.monotonic(), [], [], {}
     flag = ["--quick"] if args.quick else ["--standard"] if args.standard else []
+    flag += ["--out", str(args.out)] if args.out else []
+    flag += ["--prefix", args.prefix] if args.prefix else []
     for sc in chosen:
         used = (time.monotonic() - t0) / 60
         if args.budget_minutes and used >= args.budget_minutes:
@@ -48,7 +53,8 @@ def main() -> int:
         took[sc] = (time.monotonic() - t1) / 60
         if rc:
             failed.append(sc)
-    subprocess.run([sys.executable, "-m", "bench.summary"], cwd=ROOT)
+    subprocess.run([sys.executable, "-m", "bench.summary", *(["--results", str(args.out)] if args.out else []),
+                    *(["--doc", str(args.doc)] if args.doc else [])], cwd=ROOT)
     print("bench: minutes per scenario: " + ", ".join(f"{sc} {m:.1f}" for sc, m in took.items())
           + f"; total {(time.monotonic() - t0) / 60:.1f}")
     if skipped:
