@@ -92,9 +92,10 @@ test-bench: build ## Smoke test of the benchmark harness: tiny runs, reports wri
 	$(PY) -m pytest -q bench/tests
 
 BENCH_ARGS ?=
-BENCH_BUDGET ?= 120
-bench: build ## All five scenarios within BENCH_BUDGET minutes, then docs/results.md (root)
-	$(PY) -m bench.all --budget-minutes $(BENCH_BUDGET) $(BENCH_ARGS)
+BENCH_PROFILE ?= --standard
+BENCH_BUDGET ?= 45
+bench: build ## All five scenarios (BENCH_PROFILE: --standard ~40 min, --quick, or empty for full runs) within BENCH_BUDGET minutes, then docs/results.md (root)
+	$(PY) -m bench.all $(BENCH_PROFILE) --budget-minutes $(BENCH_BUDGET) $(BENCH_ARGS)
 
 bench-s1: build ## S1 campus: RFC 2544 L2/L3 throughput by frame size, Linux and OVS beside it (BENCH_ARGS=--quick)
 	$(PY) -m bench.s1 $(BENCH_ARGS)
