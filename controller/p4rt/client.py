@@ -119,7 +119,10 @@ class Switch:
         """Open the channel and the stream, send arbitration and wait for the switch's answer."""
         if self._channel is not None:
             return self
-        options = [("grpc.max_send_message_length", _MAX_MESSAGE), ("grpc.max_receive_message_length", _MAX_MESSAGE)]
+        # A failed Write carries one error per update in its trailers: 1,000 of them
+        # exceed gRPC's default 16 KiB metadata limit, so raise it like the message limits.
+        options = [("grpc.max_send_message_length", _MAX_MESSAGE), ("grpc.max_receive_message_length", _MAX_MESSAGE),
+                   ("grpc.max_metadata_size", _MAX_MESSAGE)]
         if self._credentials is not None:
             self._channel = grpc.secure_channel(self.address, self._credentials, options=options)
         else:

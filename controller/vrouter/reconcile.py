@@ -14,7 +14,7 @@ from p4.v1 import p4runtime_pb2
 from p4rt import P4RuntimeError, Switch, TableEntry
 
 from . import names as N
-from .config import Network, SwitchConfig
+from .config import ConfigError, Network, SwitchConfig
 from .desired import Desired, Neighbor, Runtime, desired_state
 from .plan import Canon, Item, Plan, plan
 
@@ -133,9 +133,29 @@ def compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None
         return _compute_plan(sw, net, cfg, rt)
 
 
+def check_capacity(sw: Switch, net: Network, cfg: SwitchConfig, want: Desired) -> None:
+    """Refuse a description that needs more entries in a table than the program
+    gives it, before anything is written (the switch would take the first
+    entries and refuse the rest)."""
+    counts: dict[str, int] = {}
+    for e in [*want.entities, *want.acl]:
+        if isinstance(e, TableEntry):
+            counts[e.table] = counts.get(e.table, 0) + 1
+    problems = []
+    for table, n in sorted(counts.items()):
+        size = sw.schema.table(table).size
+        if size and n > size:
+            what = f"{len(want.acl)} ACL rules" if want.acl and table == want.acl[0].table else f"{n} entries"
+            problems.append(f"{net.file}: switches.{cfg.name}: the description needs {what} in table {table}, "
+                            f"which holds {size} in this program")
+    if problems:
+        raise ConfigError(problems)
+
+
 def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None) -> tuple[Plan, Canon, Runtime]:
     canon = Canon(sw.schema)
     first = desired_state(net, cfg, rt or Runtime())
+    check_capacity(sw, net, cfg, first)
     actual = read_actual(sw, canon, first)
     if rt is None:
         rt = recover_runtime(canon, actual)

@@ -160,6 +160,16 @@ def test_table_full_is_resource_exhausted(sw):
     assert len(list(sw.read(TableEntry("tiny")))) == 4
 
 
+def test_a_batch_of_a_thousand_failures_reports_each_one(sw):
+    # One error per update travels in the reply's trailers: 1,000 of them are
+    # far above gRPC's default 16 KiB metadata limit.
+    sw.insert(route("10.0.0.0/8"))
+    with pytest.raises(P4RuntimeWriteError) as err:
+        sw.insert([route("10.0.0.0/8", port=2)] * 1000)
+    assert err.value.codes == ["ALREADY_EXISTS"] * 1000
+    assert [e.index for e in err.value.errors] == list(range(1000))
+
+
 def test_unsupported_atomicity_is_unimplemented(sw):
     with pytest.raises(P4RuntimeWriteError) as err:
         sw.write([insert(route("10.0.0.0/8"))], atomicity="DATAPLANE_ATOMIC")

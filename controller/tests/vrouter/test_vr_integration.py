@@ -217,6 +217,27 @@ def test_full_example_of_the_docs_applies_to_a_real_switch(tmp_path, vrouter_pro
         switch.kill()
 
 
+def test_more_acl_rules_than_the_table_holds_are_refused_before_any_write(tmp_path, vrouter_program) -> None:
+    from vrouter.bench import description
+
+    switch = SwitchProc({}, tmp_path / "switch.log").start()
+    try:
+        size = 16384  # ACL_INGRESS_TABLE_SIZE in p4src/include/constants.p4
+        text = description(0, size + 1, switch.address)
+        text = text.replace("../build/vrouter.p4info.txtpb", str(vrouter_program.p4info))
+        text = text.replace("../build/vrouter.json", str(vrouter_program.json))
+        path = tmp_path / "big.yaml"
+        path.write_text(text)
+        r = vrouter("apply", str(path), timeout=120)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert f"switches.s1: the description needs {size + 1} ACL rules in table ingress.acl.acl_ingress_table, " \
+               f"which holds {size} in this program" in r.stderr
+        shown = json.loads(vrouter("show", "acl", str(path), "--json").stdout)["s1"]
+        assert shown == []
+    finally:
+        switch.kill()
+
+
 @pytest.mark.parametrize("where", ["interface", "port"])
 def test_too_big_with_df_gets_fragmentation_needed(lab, where) -> None:
     """An MTU of 1000 on VLAN 20's interface, or on the only port of VLAN 20 (which maps onto it)."""
