@@ -139,7 +139,7 @@ pub fn open(specs: &[(u32, String)], pcap_dir: Option<&Path>) -> io::Result<(Por
             }
             _ => {}
         }
-        let rx_sock = PacketSocket::open(iface, &SocketOptions::port())?;
+        let rx_sock = PacketSocket::open(iface, &SocketOptions::port(sys::port_ring_bytes(specs.len())))?;
         let tx_sock = PacketSocket::open(iface, &SocketOptions::sender(true))?;
         let capture = match pcap_dir {
             Some(d) => Some(Capture::create(d, iface)?),

@@ -33,9 +33,10 @@ const V2_HDR: usize = 28;
 /// Layout of a receive ring (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RxLayout {
-    /// TPACKET_V2: `frames` slots, each large enough for the interface's MTU
-    /// when the socket is opened (2 KiB up to MTU 1500, else 16 KiB).
-    Slots { frames: u32 },
+    /// TPACKET_V2: as many slots as fit in `bytes` (at least 1024), each large
+    /// enough for the interface's MTU when the socket is opened (2 KiB up to
+    /// MTU 1500, else 16 KiB).
+    Slots { bytes: u64 },
     /// TPACKET_V3: `block_nr` blocks of `block_size` bytes (a power of two, at
     /// least a page), handed over when full or after `timeout_ms`.
     Blocks { block_size: u32, block_nr: u32, timeout_ms: u32 },
@@ -71,9 +72,10 @@ impl RxRing {
     /// `mtu` sizes the slots of a slot ring.
     pub fn setup(fd: RawFd, layout: RxLayout, mtu: u32) -> io::Result<RxRing> {
         match layout {
-            RxLayout::Slots { frames } => {
+            RxLayout::Slots { bytes } => {
                 packet_option(fd, PACKET_VERSION, &TPACKET_V2)?;
                 let frame_size: u32 = if mtu <= 1500 { 2048 } else { 16384 };
+                let frames = (bytes / frame_size as u64).clamp(1024, 1 << 20) as u32;
                 let block_size: u32 = 1 << 16;
                 let per_block = block_size / frame_size;
                 let block_nr = frames.max(per_block).div_ceil(per_block);

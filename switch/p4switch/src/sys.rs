@@ -168,11 +168,20 @@ pub struct SocketOptions {
     pub promiscuous: bool,
 }
 
+/// Receive ring memory per port when the switch has `ports` ports: 128 MiB
+/// shared, between 8 and 64 MiB each. A slot ring needs a 2 KiB slot even for a
+/// 64-byte frame, and its depth is what absorbs the worker being descheduled:
+/// 64 MiB is 32,768 slots (80 ms at 400 kpps), 8 MiB is 4,096 (10 ms), which
+/// lost frames in zero-loss searches on the shared 2-core machine.
+pub fn port_ring_bytes(ports: usize) -> u64 {
+    ((128u64 << 20) / ports.max(1) as u64).clamp(8 << 20, 64 << 20)
+}
+
 impl SocketOptions {
-    /// A switch port's receive socket: promiscuous, a slot ring of 4096 frames
-    /// (8 MiB at MTU 1500; about 10 ms of 64-byte frames at 400 kpps).
-    pub fn port() -> SocketOptions {
-        SocketOptions { rx: Some(RxLayout::Slots { frames: 4096 }), tx_ring: false, promiscuous: true }
+    /// A switch port's receive socket: promiscuous, a slot ring of `ring_bytes`
+    /// (see [`port_ring_bytes`]).
+    pub fn port(ring_bytes: u64) -> SocketOptions {
+        SocketOptions { rx: Some(RxLayout::Slots { bytes: ring_bytes }), tx_ring: false, promiscuous: true }
     }
     /// A socket that only sends, with or without a transmit ring.
     pub fn sender(tx_ring: bool) -> SocketOptions {
@@ -603,7 +612,7 @@ mod tests {
     #[test]
     fn loopback_socket_opens_and_sends() {
         // Root is available on the project's machines; loopback always exists.
-        let s = PacketSocket::open("lo", &SocketOptions { promiscuous: false, ..SocketOptions::port() }).unwrap();
+        let s = PacketSocket::open("lo", &SocketOptions { promiscuous: false, ..SocketOptions::port(1 << 20) }).unwrap();
         let mut b = TxBatch::new();
         b.push(&[0u8; 60]);
         b.push(&[0xffu8; 64]);

@@ -125,7 +125,7 @@ fn cross_connect() -> serde_json::Value {
 /// Receives frames on `dev` in namespace `ns` for `wait`, putting back stripped VLAN tags.
 fn receive(ns: String, dev: String, wait: Duration, ready: mpsc::Sender<()>) -> Vec<Vec<u8>> {
     sys::enter_netns(&ns).expect("setns");
-    let mut s = PacketSocket::open(&dev, &SocketOptions::port()).expect("rx socket");
+    let mut s = PacketSocket::open(&dev, &SocketOptions::port(8 << 20)).expect("rx socket");
     ready.send(()).expect("ready");
     let end = Instant::now() + wait;
     let mut got = Vec::new();

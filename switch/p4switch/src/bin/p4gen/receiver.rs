@@ -21,7 +21,7 @@ use crate::seqtrack::{Seen, SeqTracker};
 /// receiver thread preempted on a busy machine loses nothing), at 1 Mpps of
 /// 64-byte frames about 0.4 s.
 fn ring() -> SocketOptions {
-    SocketOptions { rx: Some(RxLayout::Blocks { block_size: 1 << 20, block_nr: 64, timeout_ms: 10 }), ..SocketOptions::port() }
+    SocketOptions { rx: Some(RxLayout::Blocks { block_size: 1 << 20, block_nr: 64, timeout_ms: 10 }), ..SocketOptions::port(0) }
 }
 
 pub struct Received {
