@@ -528,10 +528,34 @@ impl Switch {
         frame: &[u8],
         out: &mut dyn FnMut(u32, &[u8]),
     ) {
+        if let Some(rt) = w.inner.pinned_rt.take() {
+            crate::exec::process(self, &rt, &mut w.inner, ingress_port, frame, out);
+            w.inner.pinned_rt = Some(rt);
+            return;
+        }
         let guard = self.rt.load();
         if let Some(rt) = guard.as_ref() {
             crate::exec::process(self, rt, &mut w.inner, ingress_port, frame, out);
         }
+    }
+
+    /// Pins the current program and a snapshot of every table to `w` for the
+    /// packets it processes until [`Switch::unpin`]: one atomic load per table
+    /// per batch instead of one per table per packet. Writes made meanwhile are
+    /// seen after `unpin` (the next batch), and a writer that needs the old
+    /// snapshot back waits until then, so keep batches short and unpin before
+    /// the worker goes idle.
+    pub fn pin(&self, w: &mut Worker) {
+        self.unpin(w);
+        let Some(rt) = self.rt.load_full() else { return };
+        w.inner.pinned_tables.extend(rt.tables.iter().map(|t| t.load_full()));
+        w.inner.pinned_rt = Some(rt);
+    }
+
+    /// Releases what [`Switch::pin`] took.
+    pub fn unpin(&self, w: &mut Worker) {
+        w.inner.pinned_tables.clear();
+        w.inner.pinned_rt = None;
     }
 
     pub(crate) fn rt(&self) -> ApiResult<Arc<Runtime>> {

@@ -58,6 +58,10 @@ pub struct WorkerState {
     pool: Vec<Box<Pkt>>,
     /// Per-packet trace sink (parser states, tables, actions, log_msg).
     pub trace: Option<Box<dyn FnMut(&str) + Send>>,
+    /// While pinned (`Switch::pin`): the program and a snapshot of every table,
+    /// so a batch of packets takes no per-table atomic loads.
+    pub(crate) pinned_rt: Option<Arc<Runtime>>,
+    pub(crate) pinned_tables: Vec<Arc<crate::table::TableState>>,
 }
 
 impl WorkerState {
@@ -92,6 +96,8 @@ impl WorkerState {
             jobs: Vec::new(),
             pool: Vec::new(),
             trace: None,
+            pinned_rt: None,
+            pinned_tables: Vec::new(),
         }
     }
 
@@ -123,6 +129,8 @@ struct Ctx<'a> {
     rt: &'a Runtime,
     p: &'a Prog,
     now: u64,
+    /// The pinned snapshot of every table, or empty (then each apply loads its table).
+    tables: &'a [Arc<crate::table::TableState>],
 }
 
 impl<'a> Ctx<'a> {
@@ -141,7 +149,8 @@ pub fn process(
 ) {
     let p: &Prog = &rt.prog;
     w.fit(p, Arc::as_ptr(&rt.prog) as usize);
-    let c = Ctx { sw, rt, p, now: sw.now_us() };
+    let tables = std::mem::take(&mut w.pinned_tables);
+    let c = Ctx { sw, rt, p, now: sw.now_us(), tables: &tables };
     // Fast path: the first ingress pass runs in the worker's own packet.
     let mut pkt = match w.pkt.take() {
         Some(k) => k,
@@ -168,6 +177,7 @@ pub fn process(
             Job::Egress { pkt, port, rid, inst, trunc } => egress(&c, w, pkt, port, rid, inst, trunc, out),
         }
     }
+    w.pinned_tables = tables;
 }
 
 /// Gives a packet back to the worker (its main slot first, then the pool).
@@ -961,7 +971,14 @@ fn selector_hash(w: &mut WorkerState, pkt: &Pkt, sel: &Selector) -> u64 {
 fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<Node> {
     let p = c.p;
     let tab = p.tables.get(t)?;
-    let st = c.rt.tables.get(t)?.load();
+    let guard;
+    let st: &crate::table::TableState = match c.tables.get(t) {
+        Some(pinned) => pinned,
+        None => {
+            guard = c.rt.tables.get(t)?.load();
+            &guard
+        }
+    };
     let kl = tab.key_limbs as usize;
     let mut key = std::mem::take(&mut w.key);
     let mut scratch = std::mem::take(&mut w.scratch);

@@ -73,6 +73,11 @@ impl TableSlot {
         self.cur.load()
     }
 
+    /// The published snapshot as an owned `Arc` (kept across packets by a pinned worker).
+    pub fn load_full(&self) -> Arc<TableState> {
+        self.cur.load_full()
+    }
+
     fn apply(&self, st: &mut TableState, op: &TOp) {
         match op {
             TOp::Insert(e) => st.insert(e.clone()),

@@ -235,6 +235,8 @@ pub fn worker_loop(dp: &Dataplane, mut rx: Vec<RxPort>, stop: &AtomicBool) {
             let port = &dp.ports.ports[p.pos];
             let Some(mut block) = p.sock.next_block() else { continue };
             busy = true;
+            // One snapshot of the program and its tables for the whole batch.
+            dp.switch.pin(&mut w);
             let mut count = 0u64;
             while let Some(f) = block.next_frame() {
                 count += 1;
@@ -260,6 +262,7 @@ pub fn worker_loop(dp: &Dataplane, mut rx: Vec<RxPort>, stop: &AtomicBool) {
             }
             drop(block);
             port.stats.rx.fetch_add(count, Ordering::Relaxed);
+            dp.switch.unpin(&mut w);
             for (pos, b) in batches.iter_mut().enumerate() {
                 if !b.is_empty() {
                     flush_one(dp, b, pos);
