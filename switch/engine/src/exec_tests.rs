@@ -811,14 +811,14 @@ fn trace_reports_states_tables_actions_and_log_msg() {
     ]);
 }
 
-#[test]
-fn updates_while_traffic_flows_lose_nothing_and_are_atomic() {
-    // One thread rewrites the entry for h.b = 0x22 (action data alternating
-    // 0x01 / 0x02) and churns other entries; another sends packets. Every
-    // packet must hit (never miss) and see a whole entry (a = 1 or 2).
-    let sw = std::sync::Arc::new(switch(&table_prog(&["exact"], false)));
-    sw.table_insert("t", entry(vec![MatchKey::Exact(vec![0x22])], 1, 0)).unwrap();
+/// Runs `send_some` (sends packets, returns how many) while another thread
+/// rewrites the entry for h.b = 0x22 (action data alternating 0x01 / 0x02) and
+/// churns other entries, until both sides did enough work to overlap: 20,000
+/// packets and 200 writer rounds. On a loaded machine the writer may get little
+/// CPU, so the packet count is not fixed (capped at 60 s).
+fn while_a_writer_churns(sw: &std::sync::Arc<Switch>, mut send_some: impl FnMut() -> u32) {
     use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    sw.table_insert("t", entry(vec![MatchKey::Exact(vec![0x22])], 1, 0)).unwrap();
     let stop = std::sync::Arc::new(AtomicBool::new(false));
     let rounds = std::sync::Arc::new(AtomicU32::new(0));
     let (sw2, stop2, rounds2) = (sw.clone(), stop.clone(), rounds.clone());
@@ -835,25 +835,34 @@ fn updates_while_traffic_flows_lose_nothing_and_are_atomic() {
         }
         n
     });
-    // Send until both sides did enough work to overlap: on a loaded machine the
-    // writer may get little CPU, so the packet count is not fixed (capped in time).
-    let mut w = sw.new_worker();
-    let mut seen = [0u32; 3];
     let (mut sent, deadline) = (0u32, std::time::Instant::now() + std::time::Duration::from_secs(60));
     while (sent < 20_000 || rounds.load(Ordering::Relaxed) < 200) && std::time::Instant::now() < deadline {
-        let mut out = Vec::new();
-        sw.process(&mut w, 0, &PKT, &mut |p, b| out.push((p, b.to_vec())));
-        assert_eq!(out.len(), 1);
-        assert_eq!(out[0].0, 2, "hit");
-        assert_eq!(out[0].1[3], 0x01, "__HIT__ branch");
-        let a = out[0].1[0];
-        assert!(a == 1 || a == 2, "whole entry, got {a}");
-        seen[a as usize] += 1;
-        sent += 1;
+        sent += send_some();
     }
     stop.store(true, Ordering::Relaxed);
     let writes = writer.join().unwrap();
     assert!(writes >= 200, "the writer made progress ({writes} rounds while {sent} packets were sent)");
+}
+
+/// Sends one packet: it must hit (never miss) and see a whole entry (a = 1 or 2).
+fn send_expect_whole_entry(sw: &Switch, w: &mut Worker) {
+    let mut out = Vec::new();
+    sw.process(w, 0, &PKT, &mut |p, b| out.push((p, b.to_vec())));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].0, 2, "hit");
+    assert_eq!(out[0].1[3], 0x01, "__HIT__ branch");
+    let a = out[0].1[0];
+    assert!(a == 1 || a == 2, "whole entry, got {a}");
+}
+
+#[test]
+fn updates_while_traffic_flows_lose_nothing_and_are_atomic() {
+    let sw = std::sync::Arc::new(switch(&table_prog(&["exact"], false)));
+    let mut w = sw.new_worker();
+    while_a_writer_churns(&sw, || {
+        send_expect_whole_entry(&sw, &mut w);
+        1
+    });
 }
 
 #[test]
@@ -888,36 +897,15 @@ fn a_pinned_worker_sees_its_snapshot_until_it_unpins_and_writers_are_not_stuck()
 #[test]
 fn pinned_batches_while_tables_change_lose_nothing_and_are_atomic() {
     let sw = std::sync::Arc::new(switch(&table_prog(&["exact"], false)));
-    sw.table_insert("t", entry(vec![MatchKey::Exact(vec![0x22])], 1, 0)).unwrap();
-    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let rounds = std::sync::Arc::new(AtomicU32::new(0));
-    let (sw2, stop2, rounds2) = (sw.clone(), stop.clone(), rounds.clone());
-    let writer = std::thread::spawn(move || {
-        let mut n = 0u32;
-        while !stop2.load(Ordering::Relaxed) {
-            sw2.table_modify("t", entry(vec![MatchKey::Exact(vec![0x22])], (n % 2) as u8 + 1, 0)).unwrap();
-            n += 1;
-            rounds2.store(n, Ordering::Relaxed);
-        }
-        n
-    });
     let mut w = sw.new_worker();
-    let (mut sent, deadline) = (0u32, std::time::Instant::now() + std::time::Duration::from_secs(60));
-    while (sent < 20_000 || rounds.load(Ordering::Relaxed) < 200) && std::time::Instant::now() < deadline {
+    while_a_writer_churns(&sw, || {
         sw.pin(&mut w);
         for _ in 0..64 {
-            let mut out = Vec::new();
-            sw.process(&mut w, 0, &PKT, &mut |p, b| out.push((p, b.to_vec())));
-            assert_eq!((out.len(), out[0].0), (1, 2), "hit");
-            assert!(out[0].1[0] == 1 || out[0].1[0] == 2, "whole entry");
-            sent += 1;
+            send_expect_whole_entry(&sw, &mut w);
         }
         sw.unpin(&mut w);
-    }
-    stop.store(true, Ordering::Relaxed);
-    let writes = writer.join().unwrap();
-    assert!(writes >= 200, "the writer made progress ({writes} rounds while {sent} packets were sent)");
+        64
+    });
 }
 
 #[test]
