@@ -128,6 +128,14 @@ def throughput_from(flows: list[Flow], frame: int, st: Settings, seed_pps: float
     return res
 
 
+def choose(value: str, allowed, option: str) -> list[str]:
+    """The comma list `value` of option `option`, each item one of `allowed`."""
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if any(v not in allowed for v in items):
+        raise BenchError(f"{option}: choose from {', '.join(allowed)}")
+    return items
+
+
 def dut_names(args) -> list[str]:
     names = [n.strip() for n in args.duts.split(",") if n.strip()]
     bad = [n for n in names if n not in DUTS]

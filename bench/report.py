@@ -45,6 +45,15 @@ def write_json(d: Path, data: dict) -> Path:
     return p
 
 
+def finish(d: Path, data: dict, t0: float, label: str, write_report) -> None:
+    """End of a scenario run: its duration, results.json, report.md (by
+    `write_report()`), and the line naming the report."""
+    data["seconds"] = time.monotonic() - t0
+    write_json(d, data)
+    write_report()
+    print(f"{label} done in {data['seconds']:.0f} s: {d / 'report.md'}", flush=True)
+
+
 def write_md(d: Path, md: list[str], failures: list[tuple[str, str]]) -> Path:
     """Write report.md: the lines of md, then one line per (what, error) that failed."""
     lines = md + [f"- **{what} failed**: {error}" for what, error in failures]

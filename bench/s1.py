@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from . import report, rfc2544
-from .common import DUTS, dut_names, main_guard, parser, pick, profile, profile_note, say, settings, throughput_from
+from .common import choose, DUTS, dut_names, main_guard, parser, pick, profile, profile_note, say, settings, throughput_from
 from .dut import l3_plan
 from .netns import BenchError, Topology
 
@@ -203,9 +203,7 @@ def main() -> int:
     bad = [s for s in sizes + base_sizes if not 64 <= s <= 9216]
     if bad:
         raise BenchError(f"frame sizes must be 64..9216 bytes (got {bad})")
-    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
-    if any(c not in CASES for c in cases):
-        raise BenchError(f"--cases: choose from {', '.join(CASES)}")
+    cases = choose(args.cases, CASES, "--cases")
     duts = dut_names(args)
     d = report.new_run("s1", args.out)
     data = {"scenario": "S1", "stamp": d.name, "quick": args.quick, "profile": profile(args),
@@ -226,10 +224,7 @@ def main() -> int:
                 say(f"  {name}: {e}")
                 data.setdefault("errors", []).append({"case": case, "dut": name, "error": str(e)})
             report.write_json(d, data)
-    data["seconds"] = time.monotonic() - t0
-    report.write_json(d, data)
-    write_report(d, data, st)
-    say(f"S1 done in {data['seconds']:.0f} s: {d / 'report.md'}")
+    report.finish(d, data, t0, "S1", lambda: write_report(d, data, st))
     return 1 if data.get("errors") and not data["runs"] else 0
 
 

@@ -318,9 +318,7 @@ def main() -> int:
                 finally:
                     chain.down()
                 report.write_json(d, data)
-    report.write_json(d, data)
-    write_report(d, data)
-    say(f"S2 done in {time.monotonic() - t0:.0f} s: {d / 'report.md'}")
+    report.finish(d, data, t0, "S2", lambda: write_report(d, data))
     return 0
 
 

@@ -88,6 +88,34 @@ def published(mtu: int, mode: str) -> str | None:
     return f"{pub[0]} Gb/s at {pub[1]} % CPU" if pub else None
 
 
+def write_report(d: Path, data: dict, secs: float) -> None:
+    m = data["machine"]
+    md = [f"# S3 MPLS PE - P - PE ({data['stamp']})", "",
+          f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
+          f"git {m['git']}{data.get('profile_note', '')}. iperf3 TCP, one stream, {secs:g} s.", "",
+          f"Published: {PUBLISHED['citation']} (Gb/s, CPU %).", "",
+          "Baselines: `ovs-openflow` = three Open vSwitch bridges (userspace datapath, one ovs-vswitchd, so its "
+          "CPU is one figure for all hops) with OpenFlow push_mpls / pop_mpls / set_field mpls_label; "
+          "`linux-router` = the same line of Linux routers with plain IP (this kernel has no mpls_router "
+          "module): the no-MPLS reference, its forwarding cost is in the senders' kernel context, not a process.",
+          "", "**Gap: VPLS** (Ethernet over the LSP, what the study measured) is not run: vrouter.p4 pops only to "
+          "IPv4 (DROP_MPLS_UNSUPPORTED otherwise) and has no pseudowire; the LSP carries routed IPv4 here.", ""]
+    rows = [[r.get("dut", "p4switch"), r["mtu"], r["mode"], r["tcp_mbps"],
+             *[r["cpu_s_per_gb"].get(k) for k in ("pe1", "p", "pe2")], r.get("cpu_s_per_gb_all"),
+             published(r["mtu"], r["mode"])] for r in data["runs"]]
+    md += [report.md_table(["DUT", "MPLS MTU", "mode", "TCP Mb/s", "PE1 CPU s/GB", "P CPU s/GB", "PE2 CPU s/GB",
+                            "all hops CPU s/GB", "published"], rows), ""]
+    p4 = {(r["mtu"], r["mode"]): r["tcp_mbps"] for r in data["runs"] if r.get("dut", "p4switch") == "p4switch"}
+    ratios = [f"MTU {r['mtu']} {m}: p4switch / {r['dut']}"
+              f"{' (no MPLS)' if r['mode'] == 'no MPLS' else ''} = {p4[(r['mtu'], m)] / r['tcp_mbps']:.2f}"
+              for r in data["runs"] if r.get("dut") not in (None, "p4switch") and r["tcp_mbps"]
+              for m in ([r["mode"]] if r["mode"] != "no MPLS" else ["implicit-null", "explicit-null"])
+              if (r["mtu"], m) in p4]
+    if ratios:
+        md += ["Throughput ratios: " + "; ".join(ratios) + ".", ""]
+    report.write_md(d, md, [(e["what"], e["error"]) for e in data.get("errors", [])])
+
+
 def main() -> int:
     ap = parser(__doc__)
     ap.add_argument("--mtus", default="1530,9000", help="MPLS MTUs of the core links (default 1530,9000)")
@@ -146,33 +174,7 @@ def main() -> int:
             finally:
                 chain.down()
             report.write_json(d, data)
-    data["seconds"] = time.monotonic() - t0
-    report.write_json(d, data)
-    m = data["machine"]
-    md = [f"# S3 MPLS PE - P - PE ({data['stamp']})", "",
-          f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
-          f"git {m['git']}{data.get('profile_note', '')}. iperf3 TCP, one stream, {secs:g} s.", "",
-          f"Published: {PUBLISHED['citation']} (Gb/s, CPU %).", "",
-          "Baselines: `ovs-openflow` = three Open vSwitch bridges (userspace datapath, one ovs-vswitchd, so its "
-          "CPU is one figure for all hops) with OpenFlow push_mpls / pop_mpls / set_field mpls_label; "
-          "`linux-router` = the same line of Linux routers with plain IP (this kernel has no mpls_router "
-          "module): the no-MPLS reference, its forwarding cost is in the senders' kernel context, not a process.",
-          "", "**Gap: VPLS** (Ethernet over the LSP, what the study measured) is not run: vrouter.p4 pops only to "
-          "IPv4 (DROP_MPLS_UNSUPPORTED otherwise) and has no pseudowire; the LSP carries routed IPv4 here.", ""]
-    rows = [[r.get("dut", "p4switch"), r["mtu"], r["mode"], r["tcp_mbps"],
-             *[r["cpu_s_per_gb"].get(k) for k in ("pe1", "p", "pe2")], r.get("cpu_s_per_gb_all"),
-             published(r["mtu"], r["mode"])] for r in data["runs"]]
-    md += [report.md_table(["DUT", "MPLS MTU", "mode", "TCP Mb/s", "PE1 CPU s/GB", "P CPU s/GB", "PE2 CPU s/GB",
-                            "all hops CPU s/GB", "published"], rows), ""]
-    p4 = {(r["mtu"], r["mode"]): r["tcp_mbps"] for r in data["runs"] if r.get("dut", "p4switch") == "p4switch"}
-    ratios = [f"MTU {r['mtu']} {r['mode']}: p4switch / {r['dut']} = {p4[(r['mtu'], m)] / r['tcp_mbps']:.2f}"
-              for r in data["runs"] if r.get("dut") not in (None, "p4switch") and r["tcp_mbps"]
-              for m in ([r["mode"]] if r["mode"] != "no MPLS" else ["implicit-null", "explicit-null"])
-              if (r["mtu"], m) in p4]
-    if ratios:
-        md += ["Throughput ratios: " + "; ".join(ratios) + ".", ""]
-    report.write_md(d, md, [(e["what"], e["error"]) for e in data.get("errors", [])])
-    say(f"S3 done in {data['seconds']:.0f} s: {d / 'report.md'}")
+    report.finish(d, data, t0, "S3", lambda: write_report(d, data, secs))
     return 0
 
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from . import iperf, report
-from .common import DUTS, dut_names, main_guard, parser, pick, profile, profile_note, say, settings
+from .common import choose, DUTS, dut_names, main_guard, parser, pick, profile, profile_note, say, settings
 from .dut import OvsNetdev, P4Switch, cpu_seconds
 from .netns import BenchError, Topology, sh
 
@@ -200,9 +200,7 @@ def main() -> int:
     args = ap.parse_args()
     settings(args)
     args.cpu_mbps = args.cpu_mbps or (100.0 if args.quick else 200.0)
-    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
-    if any(p not in PARTS for p in parts):
-        raise BenchError(f"--parts: choose from {', '.join(PARTS)}")
+    parts = choose(args.parts, PARTS, "--parts")
     duts = dut_names(args)
     d = report.new_run("s4", args.out)
     data = {"scenario": "S4", "stamp": d.name, "quick": args.quick, "profile": profile(args),
@@ -219,10 +217,7 @@ def main() -> int:
                     say(f"  {name}: {e}")
                     data.setdefault("errors", []).append({"part": part, "dut": name, "error": str(e)})
                 report.write_json(d, data)
-    data["seconds"] = time.monotonic() - t0
-    report.write_json(d, data)
-    write_report(d, data)
-    say(f"S4 done in {data['seconds']:.0f} s: {d / 'report.md'}")
+    report.finish(d, data, t0, "S4", lambda: write_report(d, data))
     return 0
 
 

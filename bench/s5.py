@@ -295,10 +295,7 @@ def main() -> int:
                 data.setdefault("errors", []).append({"what": f"{name} {n} rules stateful={stateful} nat={nat}",
                                                       "error": str(e)})
             report.write_json(d, data)
-    data["seconds"] = time.monotonic() - t0
-    report.write_json(d, data)
-    write_report(d, data)
-    say(f"S5 done in {data['seconds']:.0f} s: {d / 'report.md'}")
+    report.finish(d, data, t0, "S5", lambda: write_report(d, data))
     return 0
 
 

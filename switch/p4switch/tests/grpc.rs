@@ -5,23 +5,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::*;
 use p4runtime_server::proto::p4::config::v1::P4Info;
 use p4runtime_server::proto::p4::v1 as p4v1;
 use p4v1::p4_runtime_client::P4RuntimeClient;
-
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// IPv4 frames go to multicast group 1; others are cloned (I2E, session 5) and sent to port 2.
 /// Egress writes egress_rid into srcAddr and instance_type into etherType.
@@ -126,18 +116,12 @@ fn multicast_groups_and_clone_sessions_from_the_controller() {
     for p in [2, 3] {
         p4switch::pcap::Writer::create(&dir.0.join(format!("p{p}_in.pcap"))).unwrap();
     }
-    let mut sw = Running(
+    let (mut sw, line) = Running::start(
         Command::new(switch_bin())
             .current_dir(&dir.0)
             .args(["--use-files", "6", "-i", "1@p1", "-i", "2@p2", "-i", "3@p3", "prog.json"])
-            .args(["--", "--grpc-server-addr", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start p4switch"),
+            .args(["--", "--grpc-server-addr", "127.0.0.1:0"]),
     );
-    let mut line = String::new();
-    BufReader::new(sw.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let addr = line.rsplit("P4Runtime on ").next().unwrap().trim().to_string();
     assert!(addr.starts_with("127.0.0.1:"), "ready line: {line}");
 

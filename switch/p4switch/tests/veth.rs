@@ -7,8 +7,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -61,33 +60,16 @@ impl Drop for Topo {
     }
 }
 
-/// A child process killed (if still running) when dropped, so a failing test
-/// leaves no switch behind.
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts the switch in namespace `{p}s` on ports 1@{p}a1 and 2@{p}b1 and waits for its ready line.
 fn start_switch(topo: &Topo, dir: &std::path::Path) -> Running {
     std::fs::write(dir.join("x.json"), cross_connect().to_string()).unwrap();
-    let mut sw = Running(
+    let (sw, line) = Running::start(
         Command::new("ip")
             .args(["netns", "exec", &topo.ns("s"), switch_bin()])
             .args(["-i", &format!("1@{}", topo.dev("a1")), "-i", &format!("2@{}", topo.dev("b1"))])
             .args(["--pcap", dir.to_str().unwrap(), "x.json", "--", "--no-grpc"])
-            .current_dir(dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start p4switch"),
+            .current_dir(dir),
     );
-    let mut line = String::new();
-    BufReader::new(sw.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
     assert!(line.starts_with("p4switch ready"), "{line}");
     sw
 }

@@ -6,11 +6,36 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
 
 use serde_json::{json, Value};
 
 use p4switch::pcap;
+
+// ---------------------------------------------------------------- a running switch
+
+/// A switch process killed (if still running) when dropped, so a failing test
+/// leaves no switch behind.
+pub struct Running(pub std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Running {
+    /// Starts `cmd` with its stdout piped and returns it with its first line
+    /// (p4switch's ready line).
+    pub fn start(cmd: &mut Command) -> (Running, String) {
+        let mut sw = Running(cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("start p4switch"));
+        let mut line = String::new();
+        BufReader::new(sw.0.stdout.take().expect("stdout")).read_line(&mut line).expect("ready line");
+        (sw, line)
+    }
+}
 
 // ---------------------------------------------------------------- JSON pieces
 
