@@ -18,7 +18,7 @@
 //! them for `--seconds` and prints ns per packet (CPU time of the thread,
 //! from /proc/thread-self/schedstat, so other load does not count).
 //!
-//! Run: `cargo run --release -p p4engine --example bench_vrouter -- [--seconds S] [--json build/vrouter.json] [--pin]`
+//! Run: `cargo run --release -p p4engine --example bench_vrouter -- [--seconds S] [--json build/vrouter.json] [--pin] [--trace]`
 
 use std::time::{Duration, Instant};
 
@@ -270,6 +270,7 @@ fn main() {
     let mut secs = 2.0;
     let mut json = String::from("build/vrouter.json");
     let mut pin = false;
+    let mut trace = false;
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -284,8 +285,9 @@ fn main() {
                 i += 1;
             }
             "--pin" => pin = true,
+            "--trace" => trace = true,
             a => {
-                eprintln!("unknown argument {a}; usage: bench_vrouter [--seconds S] [--json FILE] [--pin]");
+                eprintln!("unknown argument {a}; usage: bench_vrouter [--seconds S] [--json FILE] [--pin] [--trace]");
                 std::process::exit(2);
             }
         }
@@ -309,6 +311,13 @@ fn main() {
         let sw = Switch::new(SwitchConfig { cpu_port: Some(CPU_PORT), ..SwitchConfig::default() });
         sw.set_program(prog.clone());
         configure(&sw, c.acl);
+        if trace {
+            let mut w = sw.new_worker();
+            w.set_trace(Some(Box::new(|m: &str| println!("  {m}"))));
+            println!("{}: trace of the first frame", c.name);
+            sw.process(&mut w, c.port, &c.packets[0].0, &mut |p, b| println!("  out port {p}, {} bytes", b.len()));
+            continue;
+        }
         let ns = measure(&sw, &c, secs, pin);
         println!("{}: {:.0} ns/packet ({:.3} Mpps on one core; 64-byte frames, in-process{})", c.name, ns, 1e3 / ns, if pin { ", pinned" } else { "" });
     }

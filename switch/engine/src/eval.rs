@@ -467,6 +467,9 @@ pub fn eval_big(e: &Env, pkt: &Pkt, x: &Expr) -> BigInt {
 /// their low 128 bits, two's complement).
 #[inline]
 pub fn eval_c(e: &Env, pkt: &Pkt, c: &CExpr) -> i128 {
+    if let Some(v) = crate::fast::value(e, pkt, &c.fast) {
+        return v;
+    }
     if c.narrow {
         eval_i128(e, pkt, &c.e)
     } else {
@@ -479,6 +482,12 @@ pub fn eval_c(e: &Env, pkt: &Pkt, c: &CExpr) -> i128 {
 
 #[inline]
 pub fn eval_bool(e: &Env, pkt: &Pkt, c: &CExpr) -> bool {
+    if let crate::fast::Fast::Bool(b) = &c.fast {
+        return crate::fast::test(e, pkt, b);
+    }
+    if let Some(v) = crate::fast::value(e, pkt, &c.fast) {
+        return v != 0;
+    }
     if c.narrow {
         eval_i128(e, pkt, &c.e) != 0
     } else {
@@ -527,6 +536,10 @@ pub fn lvalue_slot(e: &Env, pkt: &Pkt, lv: &LValue) -> Option<FieldSlot> {
 /// `dst = src`, exact at any width.
 pub fn assign(e: &Env, pkt: &mut Pkt, dst: &LValue, src: &CExpr) {
     let Some(f) = lvalue_slot(e, pkt, dst) else { return };
+    if let Some(v) = crate::fast::value(e, pkt, &src.fast) {
+        store_i128(pkt, f, v);
+        return;
+    }
     if src.narrow {
         let v = eval_i128(e, pkt, &src.e);
         store_i128(pkt, f, v);

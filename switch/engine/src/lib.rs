@@ -5,7 +5,7 @@
 //!
 //! Module map: `loader` (JSON -> `program`), `eval` (header vector and
 //! expressions), `exec` (parser, pipelines, traffic manager, deparser),
-//! `table` (match indexes), `externs` (counters, meters, registers), `hash`
+//! `fast` (load-time shortcuts for common expression shapes), `table` (match indexes), `externs` (counters, meters, registers), `hash`
 //! (calculations), `runtime` (state + control-plane operations).
 
 pub mod api;
@@ -13,6 +13,7 @@ mod bits;
 mod eval;
 mod exec;
 mod externs;
+mod fast;
 mod hash;
 mod json;
 mod loader;

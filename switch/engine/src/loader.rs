@@ -436,7 +436,7 @@ impl L {
     fn cexpr(&self, j: &J, ctx: Ctx) -> LResult<CExpr> {
         let e = self.expr(j, ctx)?;
         let (_, maxb) = bound(&e, &|h, i| self.hdr_field_width(h, i));
-        Ok(CExpr { e, narrow: maxb <= 120 })
+        Ok(CExpr::new(e, maxb <= 120))
     }
 
     /// A type-value object or an `{op,left,right}` object.
@@ -982,7 +982,7 @@ impl L {
                 let o = if op == "add_to_field" { BinOp::Add } else { BinOp::Sub };
                 let e = Expr::Binary(o, Box::new(de), Box::new(v));
                 let (_, m) = bound(&e, &|h, i| self.hdr_field_width(h, i));
-                Prim::Assign { dst, src: CExpr { e, narrow: m <= 120 } }
+                Prim::Assign { dst, src: CExpr::new(e, m <= 120) }
             }
             "assign_VL" => {
                 need(2)?;
@@ -1244,7 +1244,7 @@ impl L {
                         need(1)?;
                         let bytes = self.expr(&params[0], ctx)?;
                         let e = Expr::Binary(BinOp::Mul, Box::new(bytes), Box::new(Expr::Const(8)));
-                        ParserOp::Advance(CExpr { e, narrow: true })
+                        ParserOp::Advance(CExpr::new(e, true))
                     }
                     "primitive" => {
                         need(1)?;

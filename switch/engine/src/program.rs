@@ -151,6 +151,15 @@ pub struct CExpr {
     pub e: Expr,
     /// All intermediate values fit in i128: use the fast evaluator.
     pub narrow: bool,
+    /// Its shape, classified once (constant, plain field, boolean formula...).
+    pub fast: crate::fast::Fast,
+}
+
+impl CExpr {
+    pub fn new(e: Expr, narrow: bool) -> CExpr {
+        let fast = crate::fast::classify(&e, narrow);
+        CExpr { e, narrow, fast }
+    }
 }
 
 /// Destination of an assignment.
