@@ -971,6 +971,24 @@ fn selector_hash(w: &mut WorkerState, pkt: &Pkt, sel: &Selector) -> u64 {
 fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<Node> {
     let p = c.p;
     let tab = p.tables.get(t)?;
+    if tab.fixed_default {
+        if let Some(d) = &tab.default_entry {
+            if w.tracing() {
+                w.emit(&format!("table {}: miss, default action", tab.name));
+            }
+            run_action(c, w, pkt, d.action, &d.data);
+            if pkt.exit {
+                return None;
+            }
+            if let Some(n) = tab.next_miss {
+                return n;
+            }
+            if let Some((_, n)) = tab.next_by_action.iter().find(|(x, _)| *x == d.action) {
+                return *n;
+            }
+            return tab.base_default_next;
+        }
+    }
     let guard;
     let st: &crate::table::TableState = match c.tables.get(t) {
         Some(pinned) => pinned,

@@ -1661,7 +1661,14 @@ impl L {
             }
             None => None,
         };
+        let fixed_default = keys.is_empty()
+            && default_entry.as_ref().is_some_and(|d| d.is_const)
+            && profile.is_none()
+            && direct_counter.is_none()
+            && direct_meter.is_none()
+            && !t.bool_or("support_timeout", false)?;
         Ok(Table {
+            fixed_default,
             name,
             id,
             key_limbs: off,

@@ -364,6 +364,10 @@ pub struct Table {
     pub direct_counter: Option<usize>,
     pub direct_meter: Option<usize>,
     pub support_timeout: bool,
+    /// No key, a const default action and nothing per entry (no direct
+    /// counter/meter, no timeout, no profile): every apply runs
+    /// `default_entry` without looking at the table state (p4c's `tbl_act*`).
+    pub fixed_default: bool,
 }
 
 #[derive(Debug, Clone)]
