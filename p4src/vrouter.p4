@@ -15,17 +15,17 @@
  *     │            ingress_vlan_             table         vlan_policer
  *     │            member
  *     ▼
- *   ─▶ admit ─▶ mpls ─▶ routing ─▶ bridge ─▶ nexthop ─▶ firewall ─▶ [conn state] ─▶ mtu
- *      router_  mpls_   router_     l2_       nexthop_   firewall_src_zone           interface_
- *      mac      label   address     unicast   table      firewall_dst_zone           mtu
- *                       ipv4_route            (ecmp_     firewall_policy
- *                                              selector)
+ *   ─▶ admit ─▶ mpls ─▶ pw_term ─▶ routing ─▶ bridge ─▶ pw_encap ─▶ nexthop ─▶ firewall ─▶ [conn state] ─▶ mtu
+ *      router_  mpls_   pw_         router_     l2_       (VPLS)      nexthop_   firewall_src_zone           interface_
+ *      mac      label   termination address     unicast               table      firewall_dst_zone           mtu
+ *                       (VPLS)      ipv4_route                        (ecmp_     firewall_policy
+ *                                                                     selector)
  *   ─▶ verdict: drop (ingress_drop_counter[reason]) | punt to CPU_PORT
  *               | flood (mcast group = VLAN) | unicast;  clone to CPU (ACL copy);
  *               learning digest
  *
  * Egress:
- *   CPU_PORT ─▶ cpu_header (packet_in)      other ports ─▶ egress_vlan (egress_vlan_member)
+ *   CPU_PORT ─▶ cpu_header (packet_in)      other ports ─▶ [rid != 0: pw_flood (VPLS)] ─▶ egress_vlan (egress_vlan_member)
  *   ─▶ egress_port_counter | egress_drop_counter[reason]
  *
  * Tables, counters, reasons and controller headers: docs/p4-program.md.
@@ -48,6 +48,7 @@
 #include "include/mpls.p4"
 #include "include/ipv4_routing.p4"
 #include "include/bridging.p4"
+#include "include/vpls.p4"
 #include "include/nexthop.p4"
 #include "include/firewall.p4"
 #include "include/mtu_check.p4"
@@ -120,7 +121,9 @@ control ingress(inout headers_t hdr,
     policer_select()     policer;
     policer_enforce()    enforce;
     l3_admit()           admit;
+    pw_termination()     pw_term;
     mpls_lookup()        mpls;
+    pw_encapsulation()   pw_encap;
     ipv4_routing()       routing;
     bridging()           bridge;
     nexthop_resolution() nexthop;
@@ -176,6 +179,9 @@ control ingress(inout headers_t hdr,
                 admit.apply(hdr, meta);
                 if (meta.l3_admit && hdr.mpls[0].isValid() && !meta.acl_redirect) {
                     mpls.apply(hdr, meta);
+                    if (meta.pw_lookup && !meta.drop) {
+                        pw_term.apply(hdr, meta);
+                    }
                 }
             }
             if (!meta.drop && !meta.punt) {
@@ -183,6 +189,9 @@ control ingress(inout headers_t hdr,
             }
             if (!meta.drop && !meta.punt && !meta.l3_admit && !meta.acl_redirect) {
                 bridge.apply(hdr, meta);
+                if (meta.pw_encap && !meta.drop) {
+                    pw_encap.apply(hdr, meta);
+                }
             }
             if (!meta.drop && !meta.punt && (meta.nexthop_valid || meta.acl_redirect)) {
                 nexthop.apply(hdr, meta);
@@ -255,16 +264,23 @@ control egress(inout headers_t hdr,
     counter<bit<32>>(PORT_COUNT, CounterType.packets_and_bytes) egress_port_counter;  /* [port] */
     counter<bit<32>>(DROP_REASON_COUNT, CounterType.packets_and_bytes) egress_drop_counter; /* [DROP_*] */
 
-    egress_packet_in() cpu_header;
-    egress_vlan()      vlan;
+    egress_packet_in()       cpu_header;
+    pw_flood_encapsulation() pw_flood;
+    egress_vlan()            vlan;
 
     apply {
         meta.egress_port = std_meta.egress_port;
+        meta.egress_rid = std_meta.egress_rid;
         if (!meta.bypass) {
             if (meta.egress_port == CPU_PORT) {
                 cpu_header.apply(hdr, meta);
             } else {
-                vlan.apply(hdr, meta);
+                if (meta.egress_rid != 0) {
+                    pw_flood.apply(hdr, meta);
+                }
+                if (!meta.drop) {
+                    vlan.apply(hdr, meta);
+                }
             }
         }
         if (meta.drop) {

@@ -40,6 +40,8 @@ const bit<32> NEXTHOP_TABLE_SIZE       = 4096;   /* next-hop ids (single or ECMP
 const bit<32> ECMP_SELECTOR_SIZE       = 8192;   /* action-profile members */
 const bit<32> ECMP_HASH_WIDTH          = 16;     /* selector hash output bits */
 const bit<32> MPLS_LABEL_TABLE_SIZE    = 4096;   /* incoming labels */
+const bit<32> PW_TERMINATION_TABLE_SIZE = 4096;  /* pseudowire labels bound here (VPLS) */
+const bit<32> PW_FLOOD_TABLE_SIZE      = 4096;   /* pseudowires flood copies go to (VPLS) */
 const bit<32> INTERFACE_MTU_TABLE_SIZE = 4096;   /* one per router interface */
 const bit<32> ACL_INGRESS_TABLE_SIZE   = 16384;  /* ACL rules (S5 measures up to 10,000) */
 const bit<32> ACL_METER_COUNT          = 1024;   /* policers an ACL rule can name */
@@ -50,6 +52,12 @@ const bit<32> FIREWALL_CONN_SLOTS      = 65536;  /* connection-state slots */
 /* Stateful firewall: a connection slot is live for this long after the
  * last packet of its flow (either direction). */
 const bit<48> FIREWALL_CONN_TIMEOUT_US = 300000000;  /* 300 s */
+
+/* VPLS: frames that came from a pseudowire flood through multicast group
+ * PW_LOCAL_FLOOD_GROUP_BASE + VLAN (the VLAN's local ports only, split
+ * horizon); frames from local ports through group VLAN (local ports and, with
+ * replication id != 0, one copy per pseudowire). */
+const bit<16> PW_LOCAL_FLOOD_GROUP_BASE = 4096;
 
 /* Counter index spaces. */
 const bit<32> DROP_REASON_COUNT        = 64;
@@ -113,5 +121,9 @@ const drop_reason_t DROP_ACL_DENY              = 19; /* ACL action deny */
 const drop_reason_t DROP_FIREWALL              = 20; /* return traffic without a live connection */
 const drop_reason_t DROP_EGRESS_VLAN_NOT_MEMBER = 21; /* egress port does not carry the VLAN */
 const drop_reason_t DROP_FLOOD_INGRESS_PORT    = 22; /* flood copy for the port the frame came in on (expected) */
+const drop_reason_t DROP_PW_UNKNOWN_LABEL      = 23; /* bottom label over Ethernet (not IPv4) without pw_termination entry */
+const drop_reason_t DROP_PW_UNSUPPORTED        = 24; /* a frame a pseudowire cannot carry (MPLS or a second tag inside) */
+const drop_reason_t DROP_PW_SPLIT_HORIZON      = 25; /* from a pseudowire to a pseudowire (VPLS split horizon) */
+const drop_reason_t DROP_PW_FLOOD_MISS         = 26; /* egress: flood copy whose replication id has no pw_flood entry */
 
 #endif

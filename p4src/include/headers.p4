@@ -2,7 +2,10 @@
  * headers.p4 -- the program's types and the headers it parses or emits.
  *
  * Header order on the wire (deparser order):
- *   packet_in | ethernet | vlan | inner_vlan | mpls[0..2] | arp | ipv4 | tcp | udp
+ *   packet_in | ethernet | vlan | inner_vlan | mpls[0..2] | pw_ethernet | arp | ipv4 | tcp | udp
+ * pw_ethernet is the Ethernet header of a frame carried by a VPLS pseudowire
+ * (RFC 4448, raw mode, no control word); what follows it (arp, ipv4, ...) is
+ * that frame's payload.
  * packet_out is only ever parsed (from CPU_PORT), never emitted.
  */
 #ifndef VROUTER_HEADERS_P4
@@ -120,6 +123,7 @@ struct headers_t {
     vlan_tag_t          vlan;        /* outer tag; removed in ingress, re-added in egress */
     vlan_tag_t          inner_vlan;  /* second tag, carried through untouched */
     mpls_t[MPLS_MAX_DEPTH] mpls;
+    ethernet_t          pw_ethernet; /* customer frame under the bottom label (VPLS) */
     arp_t               arp;
     ipv4_t              ipv4;
     tcp_t               tcp;

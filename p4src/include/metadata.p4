@@ -51,6 +51,12 @@ struct local_metadata_t {
     mpls_label_t mpls_push_inner;  /* second label (push of 2) */
     bit<1>       mpls_ttl_mode;    /* TTL_MODE_UNIFORM / TTL_MODE_PIPE */
 
+    /* ---- VPLS ---- */
+    bool         pw_encap;         /* bridged into a pseudowire (l2_unicast to_pseudowire) */
+    bool         pw_lookup;        /* mpls_lookup left a bottom label over Ethernet for pw_termination */
+    bool         from_pseudowire;  /* decapsulated from a pseudowire (pw_termination) */
+    bit<16>      egress_rid;       /* replication id of a flood copy (!= 0: a pseudowire) */
+
     /* ---- MAC learning ---- */
     bool               learn;
     mac_learn_digest_t learn_digest;

@@ -4,9 +4,13 @@
  *
  *   interface_mtu(egress VLAN) ──▶ mtu (no entry: no limit)
  *   L3 size = IPv4 total length + 4 bytes per MPLS label on the way out
+ *             (+ 14 for the Ethernet header of a frame carried by a pseudowire)
  *   L3 size > mtu ─ DF set ──▶ punt MTU_EXCEEDED (controller sends ICMP
  *                 │            "fragmentation needed")
- *                 └ DF clear ─▶ drop MTU_EXCEEDED (no fragmentation)
+ *                 └ DF clear, or a frame going into a pseudowire (bridged:
+ *                   no ICMP) ──▶ drop MTU_EXCEEDED (no fragmentation)
+ * Flood copies into pseudowires (made in egress) and non-IPv4 frames are
+ * not checked.
  * Runs in ingress, after the next hop is known, so the too-big packet can
  * still be sent to the CPU; the packet-in carries the packet as it would
  * have left (rewritten MACs, decremented TTL, pushed labels).
@@ -48,8 +52,11 @@ control mtu_check(inout headers_t hdr, inout local_metadata_t meta) {
             if (hdr.mpls[2].isValid()) {
                 l3_size = l3_size + 4;
             }
+            if (hdr.pw_ethernet.isValid()) {
+                l3_size = l3_size + 14;
+            }
             if (meta.mtu != 0 && l3_size > meta.mtu) {
-                if (hdr.ipv4.dont_fragment == 1) {
+                if (hdr.ipv4.dont_fragment == 1 && !meta.pw_encap) {
                     meta.punt = true;
                     meta.cpu_reason = CPU_REASON_MTU_EXCEEDED;
                 } else {

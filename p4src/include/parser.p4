@@ -7,7 +7,8 @@
  *                                       │          │
  *                                       ├──────────┴─▶ arp
  *                                       ├──────────┴─▶ mpls[0] ─▶ mpls[1] ─▶ mpls[2] ─▶ (4th label: too deep)
- *                                       │                 └─(bottom of stack, first nibble 4)─▶ ipv4
+ *                                       │                 ├─(bottom of stack, first nibble 4)─▶ ipv4
+ *                                       │                 └─(bottom of stack, any other nibble)─▶ pw_ethernet ─▶ arp | ipv4
  *                                       └──────────┴─▶ ipv4 ─(IHL 5, not a later fragment)─▶ tcp | udp
  */
 #ifndef VROUTER_PARSER_P4
@@ -89,10 +90,27 @@ parser packet_parser(packet_in packet,
     }
 
     /* MPLS carries no payload type: an IPv4 payload is recognised by its
-     * version nibble. */
+     * version nibble; anything else is taken for the Ethernet frame of a
+     * pseudowire without control word (RFC 4448), the only other payload
+     * the program terminates.  Which label is a pseudowire is known only in
+     * ingress (pw_termination), so the choice is made here by the payload:
+     * a carried frame whose destination MAC starts with nibble 4
+     * (40:..-4f:..) is misread as IPv4, and a non-IPv4 payload shorter than
+     * 14 bytes is a parser error (PacketTooShort). */
     state parse_mpls_payload {
         transition select(packet.lookahead<bit<4>>()) {
             4: parse_ipv4;
+            default: parse_pw_ethernet;
+        }
+    }
+
+    /* The customer frame of a pseudowire: its own header and, for the P
+     * router's MTU check and ECMP hash, its IPv4 or ARP payload. */
+    state parse_pw_ethernet {
+        packet.extract(hdr.pw_ethernet);
+        transition select(hdr.pw_ethernet.ether_type) {
+            ETHERTYPE_IPV4: parse_ipv4;
+            ETHERTYPE_ARP:  parse_arp;
             default: accept;
         }
     }

@@ -72,9 +72,13 @@ class Drop:
     FIREWALL = 20
     EGRESS_VLAN_NOT_MEMBER = 21     # egress
     FLOOD_INGRESS_PORT = 22         # egress
+    PW_UNKNOWN_LABEL = 23
+    PW_UNSUPPORTED = 24
+    PW_SPLIT_HORIZON = 25
+    PW_FLOOD_MISS = 26              # egress
 
 
-EGRESS_DROPS = {Drop.EGRESS_VLAN_NOT_MEMBER, Drop.FLOOD_INGRESS_PORT}
+EGRESS_DROPS = {Drop.EGRESS_VLAN_NOT_MEMBER, Drop.FLOOD_INGRESS_PORT, Drop.PW_FLOOD_MISS}
 
 
 class Reason:
