@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         if name == "run":
             p.add_argument("--election-id", type=int, default=10)
     p = sub.add_parser("show", help="print live switch state")
-    p.add_argument("what", choices=("ports", "vlans", "macs", "routes", "lsps", "acl", "meters", "counters"))
+    p.add_argument("what", choices=("ports", "vlans", "macs", "routes", "lsps", "vpls", "acl", "meters",
+                                             "counters"))
     p.add_argument("file", type=Path, nargs="?", default=Path(DEFAULT_FILE))
     p.add_argument("--switch", action="append")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")

@@ -136,6 +136,26 @@ class Lsp:
 
 
 @dataclass(frozen=True)
+class Pseudowire:
+    """A VPLS pseudowire to a remote PE: labels out (pushed) and in (bound here), over an ingress LSP."""
+
+    peer: str
+    lsp: str                                       # an ingress LSP of this switch: transport label + next hop
+    in_label: int
+    out_label: int
+    macs: tuple[str, ...] = ()                     # static stations behind the pseudowire
+
+
+@dataclass(frozen=True)
+class Vpls:
+    """A VPLS instance: a VLAN of this switch bridged to remote PEs over pseudowires."""
+
+    name: str
+    vlan: int
+    pseudowires: tuple[Pseudowire, ...]
+
+
+@dataclass(frozen=True)
 class AclMatch:
     """ACL match fields; None is a wildcard. Ports are inclusive ranges."""
 
@@ -185,6 +205,7 @@ class SwitchConfig:
     static_macs: list[StaticMac] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
     lsps: list[Lsp] = field(default_factory=list)
+    vpls: dict[str, Vpls] = field(default_factory=dict)
     acl: list[AclRule] = field(default_factory=list)
     zones: dict[str, tuple[int, ...]] = field(default_factory=dict)
     zone_pairs: list[ZonePair] = field(default_factory=list)
@@ -362,6 +383,8 @@ def from_tree(tree: Any, file: str, base: Path) -> Network:
             seen_addresses[(sw.address, sw.device_id)] = sw.name
             net.switches[sw.name] = sw
         _check_links(c, net)
+        if not c.problems:                  # needs every instance loaded
+            _check_pseudowire_peers(c, net)
     if c.problems:
         raise ConfigError(c.problems)
     return net
@@ -432,7 +455,8 @@ def _policer(c: _Checker, name: str, spec: Any, path: str) -> Policer | None:
 
 
 def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> SwitchConfig | None:
-    keys = ("address", "device_id", "cpu_port", "ports", "vlans", "static_macs", "routes", "lsps", "acl", "firewall")
+    keys = ("address", "device_id", "cpu_port", "ports", "vlans", "static_macs", "routes", "lsps", "vpls", "acl",
+            "firewall")
     m = c.mapping(spec, path, keys, ("address",))
     if m is None:
         return None
@@ -505,6 +529,8 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
         names.add(lsp.name)
         sw.lsps.append(lsp)
     _check_labels(c, sw, path)
+    if m.get("vpls") is not None:
+        _vpls(c, sw, m["vpls"], f"{path}.vpls")
     for i, item in enumerate(c.seq(m.get("acl"), f"{path}.acl")):
         rule = _acl_rule(c, net, sw, item, f"{path}.acl[{i}]")
         if rule:
@@ -740,7 +766,7 @@ def _lsp(c: _Checker, sw: SwitchConfig, spec: Any, path: str, index: int) -> Lsp
     if ttl not in TTL_MODELS:
         c.fail(f"{path}.ttl_model", f"{ttl!r} is not a TTL model (uniform or pipe)")
         return None
-    wanted = {"ingress": ("fec", "labels", "via"), "transit": ("in_label", "out_label", "via"),
+    wanted = {"ingress": ("labels", "via"), "transit": ("in_label", "out_label", "via"),
               "egress": ("in_label",)}[role]
     ok = True
     for key in wanted:
@@ -748,21 +774,22 @@ def _lsp(c: _Checker, sw: SwitchConfig, spec: Any, path: str, index: int) -> Lsp
             c.fail(path, f"missing key '{key}' (an {role} LSP needs {', '.join(wanted)})")
             ok = False
     for key in ("fec", "labels", "via", "in_label", "out_label"):
-        if key in m and key not in wanted:
+        if key in m and key not in wanted and not (key == "fec" and role == "ingress"):
             c.fail(f"{path}.{key}", f"an {role} LSP has no '{key}'")
             ok = False
     if not ok:
         return None
     lsp = Lsp(name, role, ttl)
     if role == "ingress":
-        fec = c.convert(parse_prefix, m["fec"], f"{path}.fec")
+        # Without fec the LSP routes nothing: it only carries pseudowires (vpls).
+        fec = c.convert(parse_prefix, m["fec"], f"{path}.fec") if "fec" in m else None
         labels = c.seq(m["labels"], f"{path}.labels")
         if not 1 <= len(labels) <= 2:
             c.fail(f"{path}.labels", f"{len(labels)} labels: an ingress LSP pushes 1 or 2")
             return None
         vals = [_label(c, v, f"{path}.labels[{i}]") for i, v in enumerate(labels)]
         via = _next_hop(c, sw, m["via"], f"{path}.via")
-        if fec is None or via is None or None in vals:
+        if ("fec" in m and fec is None) or via is None or None in vals:
             return None
         return Lsp(name, role, ttl, fec=fec, labels=tuple(vals), via=via)
     in_label = _label(c, m["in_label"], f"{path}.in_label")
@@ -790,6 +817,99 @@ def _check_labels(c: _Checker, sw: SwitchConfig, path: str) -> None:
         if lsp.in_label in seen:
             c.fail(f"{path}.lsps[{i}].in_label", f"label {lsp.in_label} is already bound by LSP {seen[lsp.in_label]}")
         seen[lsp.in_label] = lsp.name
+
+
+def _vpls(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> None:
+    """VPLS instances: `NAME: {vlan: V, pseudowires: [{peer, lsp, in_label, out_label, macs}]}`."""
+    if not isinstance(spec, dict):
+        c.fail(path, f"expected a mapping of VPLS instance names to instances, got {_kind(spec)}")
+        return
+    labels = {lsp.in_label: f"LSP {lsp.name}" for lsp in sw.lsps if lsp.in_label is not None}
+    vlans: dict[int, str] = {}
+    stations = {(m.vlan, m.mac) for m in sw.static_macs}
+    lsps = {lsp.name: lsp for lsp in sw.lsps}
+    for name, ispec in spec.items():
+        ipath = f"{path}.{name}"
+        m = c.mapping(ispec, ipath, ("vlan", "pseudowires"), ("vlan", "pseudowires"))
+        if m is None:
+            continue
+        vid = c.vlan_id(m["vlan"], f"{ipath}.vlan")
+        if vid is not None and vid not in sw.vlans:
+            c.fail(f"{ipath}.vlan", f"VLAN {vid} is not defined in {_vlans_path(sw)}")
+            vid = None
+        elif vid is not None and vid in vlans:
+            c.fail(f"{ipath}.vlan", f"VLAN {vid} is already the bridge domain of VPLS instance {vlans[vid]}")
+            vid = None
+        if vid is not None:
+            vlans[vid] = str(name)
+        items = c.seq(m["pseudowires"], f"{ipath}.pseudowires")
+        if not items and isinstance(m["pseudowires"], list):
+            c.fail(f"{ipath}.pseudowires", "an empty list: a VPLS instance needs at least one pseudowire")
+        pws: list[Pseudowire] = []
+        for i, item in enumerate(items):
+            ppath = f"{ipath}.pseudowires[{i}]"
+            pm = c.mapping(item, ppath, ("peer", "lsp", "in_label", "out_label", "macs"),
+                           ("peer", "lsp", "in_label", "out_label"))
+            if pm is None:
+                continue
+            peer = c.name(pm["peer"], f"{ppath}.peer")
+            if peer is not None and any(p.peer == peer for p in pws):
+                c.fail(f"{ppath}.peer", f"VPLS instance {name} already has a pseudowire to {peer}")
+                peer = None
+            lsp = lsps.get(pm["lsp"]) if isinstance(pm["lsp"], str) else None
+            if lsp is None:
+                ingress = ", ".join(n for n, lsp_ in lsps.items() if lsp_.role == "ingress") or "none"
+                c.fail(f"{ppath}.lsp", f"{pm['lsp']!r} is not an LSP of {sw.name} (ingress LSPs: {ingress})")
+            elif lsp.role != "ingress":
+                c.fail(f"{ppath}.lsp", f"LSP {lsp.name} has role {lsp.role}; a pseudowire needs an ingress LSP "
+                                       "(labels, via)")
+                lsp = None
+            elif len(lsp.labels) != 1:
+                c.fail(f"{ppath}.lsp", f"LSP {lsp.name} pushes {len(lsp.labels)} labels; under the pseudowire label "
+                                       "that makes 3 and vrouter.p4 pushes at most 2: use a 1-label LSP")
+                lsp = None
+            in_label = _label(c, pm["in_label"], f"{ppath}.in_label")
+            if in_label is not None and in_label in labels:
+                c.fail(f"{ppath}.in_label", f"label {in_label} is already bound by {labels[in_label]}")
+                in_label = None
+            out_label = _label(c, pm["out_label"], f"{ppath}.out_label")
+            macs: list[str] = []
+            for j, value in enumerate(c.seq(pm.get("macs"), f"{ppath}.macs")):
+                mac = c.convert(parse_mac, value, f"{ppath}.macs[{j}]")
+                if mac is None:
+                    continue
+                if int(mac[:2], 16) & 1:
+                    c.fail(f"{ppath}.macs[{j}]", f"{mac} is a multicast MAC address")
+                elif vid is not None and (vid, mac) in stations:
+                    c.fail(f"{ppath}.macs[{j}]", f"{mac} is already a station of VLAN {vid} "
+                                                 "(static_macs or another pseudowire)")
+                else:
+                    stations.add((vid, mac))
+                    macs.append(mac)
+            if None in (peer, lsp, in_label, out_label):
+                continue
+            labels[in_label] = f"VPLS {name} pseudowire to {peer}"
+            pws.append(Pseudowire(peer, lsp.name, in_label, out_label, tuple(macs)))
+        if vid is not None and pws and len(pws) == len(items):
+            sw.vpls[str(name)] = Vpls(str(name), vid, tuple(pws))
+
+
+def _check_pseudowire_peers(c: _Checker, net: "Network") -> None:
+    """A pseudowire to a switch of this description must meet one back with the labels swapped."""
+    for sw in net.switches.values():
+        for inst in sw.vpls.values():
+            for i, pw in enumerate(inst.pseudowires):
+                peer = net.switches.get(pw.peer)
+                if peer is None:
+                    continue                        # a PE outside this description
+                path = f"switches.{sw.name}.vpls.{inst.name}.pseudowires[{i}]"
+                other = peer.vpls.get(inst.name)
+                back = [p for p in other.pseudowires if p.peer == sw.name] if other else []
+                if not back:
+                    c.fail(path, f"switch {pw.peer} has no pseudowire back to {sw.name} in VPLS instance {inst.name}")
+                elif back[0].in_label != pw.out_label:
+                    c.fail(f"{path}.out_label", f"{pw.out_label} is not the label {pw.peer} binds for this "
+                                                f"pseudowire (its in_label {back[0].in_label})")
 
 
 _ACL_MATCH_KEYS = ("in_port", "vlan", "src_mac", "dst_mac", "ether_type", "src", "dst", "protocol", "dscp",

@@ -13,7 +13,7 @@ from p4rt import (Action, ActionProfileGroup, ActionProfileMember, CloneSessionE
                   MeterConfig, MeterEntry, MulticastGroupEntry, Replica, TableEntry)
 
 from . import names as N
-from .config import AclRule, Network, Policer, SwitchConfig, TTL_MODELS
+from .config import AclRule, Network, Policer, Pseudowire, SwitchConfig, TTL_MODELS, Vpls
 
 
 @dataclass(frozen=True)
@@ -127,9 +127,15 @@ def station_entries(vid: int, mac: str, port: int, aging_ns: int = 0) -> list[Ta
 def learned_station(net: Network, sw: SwitchConfig, vid: int, mac: str, port: int) -> list[TableEntry]:
     """The entries of a learned station, or none where the description does not allow it there."""
     p = sw.ports.get(port)
-    if any((m.vlan, m.mac) == (vid, mac) for m in sw.static_macs) or p is None or vid not in p.carries():
+    remote = any(inst.vlan == vid and mac in pw.macs for inst, pw in pseudowires(sw))
+    if any((m.vlan, m.mac) == (vid, mac) for m in sw.static_macs) or remote or p is None or vid not in p.carries():
         return []
     return station_entries(vid, mac, port, int(net.mac_aging * 1e9))
+
+
+def pseudowires(sw: SwitchConfig) -> list[tuple[Vpls, Pseudowire]]:
+    """Every pseudowire of the switch, in a fixed order: the k-th (from 1) has replication id k."""
+    return [(inst, pw) for _, inst in sorted(sw.vpls.items()) for pw in inst.pseudowires]
 
 
 @dataclass
@@ -168,9 +174,6 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
             add(_te(N.PORT_POLICER, {"ingress_port": p.number}, "ingress.policer.set_port_policer",
                     _policer_params(pol)))
             out.meters[(N.PORT_METER, p.number)] = meter_config(pol)
-    for vid, ports in sorted(mcast.items()):
-        if ports:
-            add(MulticastGroupEntry(vid, [Replica(p, 0) for p in sorted(ports)]))
     add(CloneSessionEntry(N.CLONE_SESSION, [Replica(sw.cpu_port, 0)]))
     add(DigestEntry(N.LEARN_DIGEST, max_list_size=64, max_timeout_ns=5_000_000, ack_timeout_ns=1_000_000_000))
 
@@ -233,6 +236,8 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
         ttl = TTL_MODELS[lsp.ttl_model]
         if lsp.role == "ingress":
             nb = rt.neighbors.get(lsp.via)
+            if lsp.fec is None:
+                continue  # carries pseudowires only (vpls)
             if lsp.via not in resolved or nb is None:
                 route(lsp.fec, "ingress.routing.route_to_cpu")
                 continue
@@ -258,6 +263,40 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
                         {"out_label": lsp.out_label, "nexthop_id": nid}))
         else:
             add(_te(N.MPLS_LABEL, {"label": lsp.in_label}, "ingress.mpls.pop_and_route", {"ttl_mode": ttl}))
+
+    # VPLS: per pseudowire a push member (transport + PW label, pipe), its static stations, a flood
+    # replica (replication id k) with its pw_flood entry, and its incoming label; per instance the
+    # local-only flood group. Until the LSP's next hop resolves, only the incoming label is written.
+    pw_replicas: dict[int, list[tuple[int, int]]] = {}
+    lsps = {lsp.name: lsp for lsp in sw.lsps}
+    for k, (inst, pw) in enumerate(pseudowires(sw), 1):
+        add(_te(N.PW_TERMINATION, {"label": pw.in_label}, "ingress.pw_term.terminate_pseudowire",
+                {"vlan_id": inst.vlan}))
+        lsp = lsps[pw.lsp]
+        nb = rt.neighbors.get(lsp.via)
+        if lsp.via not in resolved or nb is None:
+            continue
+        nid = N.PW_NEXTHOP_BASE + k - 1
+        rmac = sw.vlans[nb.vlan].interface.mac
+        add(ActionProfileMember(N.ECMP_SELECTOR, nid, Action("ingress.nexthop.set_nexthop_push2", {
+            "port": nb.port, "vlan_id": nb.vlan, "dst_mac": nb.mac, "src_mac": rmac, "outer_label": lsp.labels[0],
+            "inner_label": pw.out_label, "ttl_mode": TTL_MODELS["pipe"]})))
+        add(TableEntry(N.NEXTHOP, {"nexthop_id": nid}, member_id=nid))
+        for mac in pw.macs:
+            add(_te(N.L2_UNICAST, {"vlan_id": inst.vlan, "dst_mac": mac}, "ingress.bridge.to_pseudowire",
+                    {"nexthop_id": nid}))
+        add(_te(N.PW_FLOOD, {"egress_rid": k}, "egress.pw_flood.pw_flood_push2", {
+            "vlan_id": nb.vlan, "dst_mac": nb.mac, "src_mac": rmac, "transport_label_out": lsp.labels[0],
+            "pw_label_out": pw.out_label}))
+        pw_replicas.setdefault(inst.vlan, []).append((nb.port, k))
+    for vid, ports in sorted(mcast.items()):
+        replicas = [Replica(p, 0) for p in sorted(ports)] + [Replica(p, k) for p, k in pw_replicas.get(vid, [])]
+        if replicas:
+            add(MulticastGroupEntry(vid, replicas))
+    for inst in sw.vpls.values():
+        if mcast.get(inst.vlan):
+            add(MulticastGroupEntry(N.PW_LOCAL_FLOOD_GROUP_BASE + inst.vlan,
+                                    [Replica(p, 0) for p in sorted(mcast[inst.vlan])]))
 
     # Stations: static ones, then learned ones (aged by the switch's idle timeout).
     for m in sw.static_macs:

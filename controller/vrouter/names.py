@@ -18,6 +18,8 @@ FW_SRC_ZONE = "ingress.firewall.firewall_src_zone"
 FW_DST_ZONE = "ingress.firewall.firewall_dst_zone"
 FW_POLICY = "ingress.firewall.firewall_policy"
 INTERFACE_MTU = "ingress.mtu.interface_mtu"
+PW_TERMINATION = "ingress.pw_term.pw_termination"
+PW_FLOOD = "egress.pw_flood.pw_flood"
 
 PORT_METER = "ingress.port_meter"
 VLAN_METER = "ingress.vlan_meter"
@@ -31,8 +33,12 @@ PUNT_REASONS = {1: "TTL_EXPIRED", 2: "ROUTER_ADDRESS", 3: "ARP", 4: "IP_OPTIONS"
                 6: "ACL_PUNT", 7: "ACL_COPY", 8: "ROUTE_TO_CPU"}
 TTL_EXPIRED, ROUTER_ADDRESS_HIT, ARP_PUNT, IP_OPTIONS, MTU_EXCEEDED, ACL_PUNT, ACL_COPY, ROUTE_TO_CPU = range(1, 9)
 
-# Next-hop id ranges (16-bit): static LSP next hops, ECMP groups, resolved neighbours.
+# VPLS: frames from a pseudowire flood through group PW_LOCAL_FLOOD_GROUP_BASE + VLAN (local ports).
+PW_LOCAL_FLOOD_GROUP_BASE = 4096
+
+# Next-hop id ranges (16-bit): static LSP next hops, ECMP groups, VPLS pseudowires, resolved neighbours.
 LSP_NEXTHOP_BASE = 0x4000
 ECMP_NEXTHOP_BASE = 0x6000
+PW_NEXTHOP_BASE = 0x7000
 NEIGHBOR_BASE = 0x8000
 NEIGHBOR_LAST = 0xFFFF

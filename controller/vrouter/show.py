@@ -14,7 +14,8 @@ DROP_REASONS = ["", "PORT_NOT_CONFIGURED", "TAGGED_ON_ACCESS", "UNTAGGED_ON_TRUN
                 "PARSER_ERROR", "HAIRPIN", "IPV4_CHECKSUM", "IPV4_INVALID", "NO_ROUTE", "ROUTE_BLACKHOLE",
                 "NEXTHOP_MISS", "MTU_EXCEEDED", "MPLS_TOO_DEEP", "MPLS_UNKNOWN_LABEL", "MPLS_TTL_EXPIRED",
                 "MPLS_UNSUPPORTED", "L3_UNSUPPORTED", "METER_RED", "ACL_DENY", "FIREWALL",
-                "EGRESS_VLAN_NOT_MEMBER", "FLOOD_INGRESS_PORT"]
+                "EGRESS_VLAN_NOT_MEMBER", "FLOOD_INGRESS_PORT", "PW_UNKNOWN_LABEL", "PW_UNSUPPORTED",
+                "PW_SPLIT_HORIZON", "PW_FLOOD_MISS"]
 
 
 def _entries(sw: Switch, table: str, counters: bool = False) -> list[TableEntry]:
@@ -80,7 +81,9 @@ def _show_macs(sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict]:
     rows = []
     for e in _entries(sw, N.L2_UNICAST, counters=True):
         key = (int(e.match["vlan_id"]), _mac(e.match["dst_mac"]))
-        rows.append({"vlan": key[0], "mac": key[1], "port": int(e.action.params["port"]),
+        behind = e.action.params.get("nexthop_id")
+        port = int(e.action.params["port"]) if behind is None else f"pseudowire (next hop {int(behind):#x})"
+        rows.append({"vlan": key[0], "mac": key[1], "port": port,
                      "type": "learned" if aging.get(key) else "static",
                      "packets": e.counter_data.packets if e.counter_data else 0})
     return sorted(rows, key=lambda r: (r["vlan"], r["mac"]))
@@ -128,6 +131,24 @@ def _show_lsps(sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict]:
         if "push" in text:
             rows.append({"in_label": "", "action": "push", "out_label": text.split("push ")[1],
                          "next_hop": text.split(" push")[0], "packets": ""})
+    return rows
+
+
+def _show_vpls(sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict]:
+    from .desired import pseudowires
+
+    term = {int(e.match["label"]): e for e in _entries(sw, N.PW_TERMINATION, counters=True)}
+    flood = {int(e.match["egress_rid"]): e for e in _entries(sw, N.PW_FLOOD, counters=True)}
+    hops = _nexthops(sw)
+    rows = []
+    for k, (inst, pw) in enumerate(pseudowires(cfg), 1):
+        t, f = term.get(pw.in_label), flood.get(k)
+        rows.append({"vpls": inst.name, "vlan": inst.vlan, "peer": pw.peer, "lsp": pw.lsp,
+                     "in_label": pw.in_label, "out_label": pw.out_label,
+                     "next_hop": hops.get(N.PW_NEXTHOP_BASE + k - 1, "unresolved"),
+                     "macs": len(pw.macs),
+                     "packets_in": t.counter_data.packets if t is not None and t.counter_data else 0,
+                     "flooded_out": f.counter_data.packets if f is not None and f.counter_data else 0})
     return rows
 
 

@@ -333,3 +333,62 @@ def test_station_on_a_port_without_its_vlan_or_a_static_mac_is_not_written(canon
     assert learned_station(net, cfg, 20, "02:00:00:00:00:07", 1) == []       # port 1 is access VLAN 10
     assert learned_station(net, cfg, 10, "02:00:00:00:00:05", 2) == []       # static
     assert len(learned_station(net, cfg, 10, "02:00:00:00:00:07", 1)) == 2
+
+
+VPLS = """
+switches:
+  pe1:
+    address: 127.0.0.1:1
+    vlans:
+      10: {}
+      40: {interface: {address: 10.255.1.1/30, mac: "00:00:5e:00:01:28"}}
+    ports: {1: {vlan: 10}, 3: {vlans: [10]}, 2: {vlan: 40}}
+    lsps:
+      - {name: to-pe2, role: ingress, labels: [1001], via: 10.255.1.2}
+    vpls:
+      blue:
+        vlan: 10
+        pseudowires: [{peer: pe2, lsp: to-pe2, in_label: 5001, out_label: 5002, macs: ["02:00:00:00:00:0b"]}]
+"""
+
+
+def test_vpls_pseudowire_entries(canon) -> None:
+    net = loads(VPLS, "vpls.yaml")
+    cfg = net.switches["pe1"]
+    # Before the LSP's next hop resolves: the incoming label only; group 10 has the local ports only.
+    p, _ = converge(canon, net, cfg)
+    got = tables(p.inserts)
+    assert got[N.PW_TERMINATION] == 1 and N.PW_FLOOD not in got
+    groups = {i.entity.group_id: sorted((r.port, r.instance) for r in i.entity.replicas)
+              for i in p.inserts if i.key[0] == "mcast"}
+    assert groups == {10: [(1, 0), (3, 0)], 40: [(2, 0)], 4096 + 10: [(1, 0), (3, 0)]}
+    # Resolved: push member (transport on top, PW label below, pipe), static station, flood copy.
+    rt = Runtime()
+    rt.neighbors[IP("10.255.1.2")] = Neighbor(IP("10.255.1.2"), "02:00:00:00:01:02", 2, 40)
+    p, _ = converge(canon, net, cfg, rt)
+    ents = [i.entity for i in p.inserts]
+    member = next(e for e in ents if getattr(e, "member_id", None) == N.PW_NEXTHOP_BASE and hasattr(e, "action")
+                  and e.action is not None and e.action.name.endswith("push2"))
+    assert member.action.params == {"port": 2, "vlan_id": 40, "dst_mac": "02:00:00:00:01:02",
+                                    "src_mac": "00:00:5e:00:01:28", "outer_label": 1001, "inner_label": 5002,
+                                    "ttl_mode": 1}
+    by_table = {(e.table, e.action.name.split(".")[-1]): (e.match, e.action.params)
+                for e in ents if isinstance(e, TableEntry) and e.action is not None}
+    assert by_table[(N.L2_UNICAST, "to_pseudowire")] == ({"vlan_id": 10, "dst_mac": "02:00:00:00:00:0b"},
+                                                         {"nexthop_id": N.PW_NEXTHOP_BASE})
+    assert by_table[(N.PW_TERMINATION, "terminate_pseudowire")] == ({"label": 5001}, {"vlan_id": 10})
+    assert by_table[(N.PW_FLOOD, "pw_flood_push2")] == ({"egress_rid": 1}, {
+        "vlan_id": 40, "dst_mac": "02:00:00:00:01:02", "src_mac": "00:00:5e:00:01:28",
+        "transport_label_out": 1001, "pw_label_out": 5002})
+    groups = {i.entity.group_id: sorted((r.port, r.instance) for r in i.entity.replicas)
+              for i in p.inserts if i.key[0] == "mcast"}
+    assert groups[10] == [(1, 0), (2, 1), (3, 0)] and groups[4096 + 10] == [(1, 0), (3, 0)]
+    # An ingress LSP without fec routes nothing.
+    assert not [e for e in ents if isinstance(e, TableEntry) and e.table == N.IPV4_ROUTE
+                and e.action.params.get("nexthop_id") == N.LSP_NEXTHOP_BASE]
+    # The remote station is never written as learned on a local port.
+    assert learned_station(net, cfg, 10, "02:00:00:00:00:0b", 1) == []
+    # Idempotent.
+    _, state = converge(canon, net, cfg, rt)
+    again = plan(canon, desired_state(net, cfg, rt), state.values())
+    assert not (again.inserts or again.modifies or again.deletes)
