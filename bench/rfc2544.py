@@ -276,6 +276,11 @@ def pace_proof(rate: float, seconds: float, size: int = 64, prefix: str = "hgen"
             p = subprocess.run(["ip", *cmd], capture_output=True, text=True)
             if p.returncode != 0:
                 raise BenchError(f"ip {' '.join(cmd)}: {p.stderr.strip()}")
+        # as in the benchmark topologies: wire-sized frames, checksums filled in by the
+        # kernel -- which also lets p4gen hand over each batch as one UDP GSO buffer
+        for ns, dev in ((a, f"{a}0"), (b, f"{b}0")):
+            subprocess.run(["ip", "netns", "exec", ns, "ethtool", "-K", dev, "tx", "off", "rx", "off", "tso", "off",
+                            "gso", "off", "gro", "off"], capture_output=True)
         p = subprocess.run([str(P4GEN), "pace", "--tx-ns", a, "--tx", f"{a}0", "--rx-ns", b, "--rx", f"{b}0",
                             "--rate", f"{rate:g}", "--seconds", f"{seconds:g}", "--size", str(size - 4)],
                            capture_output=True, text=True, timeout=seconds + 60)

@@ -38,6 +38,7 @@ const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 
 const SIOCETHTOOL: libc::c_ulong = 0x8946;
 const ETHTOOL_SRXCSUM: u32 = 0x15;
+const ETHTOOL_GTXCSUM: u32 = 0x16;
 const ETHTOOL_STXCSUM: u32 = 0x17;
 const ETHTOOL_SSG: u32 = 0x19;
 const ETHTOOL_STSO: u32 = 0x1f;
@@ -79,7 +80,7 @@ struct IfreqData {
     _pad: [u8; 16],
 }
 
-fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
+pub(crate) fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -87,7 +88,7 @@ fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
     }
 }
 
-fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
+pub(crate) fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
     // SAFETY: `value` points to a live T of the given size for the duration of the call.
     cvt(unsafe {
         libc::setsockopt(
@@ -122,14 +123,35 @@ pub fn ifindex(name: &str) -> io::Result<i32> {
     Ok(idx as i32)
 }
 
+/// One ethtool value command (`ETHTOOL_G*`/`ETHTOOL_S*`) on `iface`: returns the
+/// value the kernel wrote back (for a get) or `data` (for a set).
+fn ethtool_value(sock: &OwnedFd, iface: &str, cmd: u32, data: u32) -> io::Result<u32> {
+    let mut value = EthtoolValue { cmd, data };
+    let mut req = IfreqData {
+        name: [0; libc::IFNAMSIZ],
+        data: &mut value as *mut EthtoolValue as *mut libc::c_void,
+        _pad: [0; 16],
+    };
+    let n = iface.len().min(libc::IFNAMSIZ - 1);
+    req.name[..n].copy_from_slice(&iface.as_bytes()[..n]);
+    // SAFETY: req is a properly laid out ifreq whose data points to `value`.
+    cvt(unsafe { libc::ioctl(sock.as_raw_fd(), SIOCETHTOOL as _, &mut req as *mut IfreqData) })?;
+    Ok(value.data)
+}
+
+/// A datagram socket for interface ioctls (in the calling thread's namespace).
+fn ioctl_socket() -> io::Result<OwnedFd> {
+    // SAFETY: plain socket creation; the fd is owned right away.
+    let fd = cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+    // SAFETY: fd is a fresh descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
 /// Turns off checksum offload, scatter-gather, TSO, GSO and GRO on `iface` so
 /// frames seen through AF_PACKET are wire frames. Returns the settings that the
 /// driver refused (a veth accepts all of them).
 pub fn disable_offloads(iface: &str) -> io::Result<Vec<&'static str>> {
-    // SAFETY: plain socket creation; the fd is owned below.
-    let fd = cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
-    // SAFETY: fd is a fresh descriptor we own.
-    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    let sock = ioctl_socket()?;
     let mut refused = Vec::new();
     for (cmd, what) in [
         (ETHTOOL_SGRO, "gro"),
@@ -139,21 +161,21 @@ pub fn disable_offloads(iface: &str) -> io::Result<Vec<&'static str>> {
         (ETHTOOL_STXCSUM, "tx-checksum"),
         (ETHTOOL_SRXCSUM, "rx-checksum"),
     ] {
-        let mut value = EthtoolValue { cmd, data: 0 };
-        let mut req = IfreqData {
-            name: [0; libc::IFNAMSIZ],
-            data: &mut value as *mut EthtoolValue as *mut libc::c_void,
-            _pad: [0; 16],
-        };
-        let n = iface.len().min(libc::IFNAMSIZ - 1);
-        req.name[..n].copy_from_slice(&iface.as_bytes()[..n]);
-        // SAFETY: req is a properly laid out ifreq whose data points to `value`.
-        let r = unsafe { libc::ioctl(sock.as_raw_fd(), SIOCETHTOOL as _, &mut req as *mut IfreqData) };
-        if r < 0 {
+        if ethtool_value(&sock, iface, cmd, 0).is_err() {
             refused.push(what);
         }
     }
     Ok(refused)
+}
+
+/// Whether `iface` offloads transmit checksums. When it does not, the kernel
+/// also cannot hand it UDP segmentation (it needs checksum offload), so UDP GSO
+/// super-frames are cut into wire frames before they reach the device.
+pub fn tx_checksum_offload(iface: &str) -> io::Result<bool> {
+    let sock = ioctl_socket()?;
+    ethtool_value(&sock, iface, ETHTOOL_GTXCSUM, 0)
+        .map(|v| v != 0)
+        .map_err(|e| io::Error::new(e.kind(), format!("{iface}: ethtool tx-checksum: {e}")))
 }
 
 /// Options of [`PacketSocket::open`].
@@ -219,8 +241,9 @@ fn mtu_of(fd: RawFd, iface: &str) -> io::Result<u32> {
 
 /// A new AF_PACKET socket set up for sending: protocol 0 (nothing is queued to
 /// it before `bind`), our own transmissions not looped back to it, the qdisc
-/// bypassed, large buffers.
-fn transmit_socket(iface: &str) -> io::Result<OwnedFd> {
+/// bypassed if `bypass_qdisc` (a bypassed qdisc also skips software
+/// segmentation), large buffers.
+pub(crate) fn transmit_socket(iface: &str, bypass_qdisc: bool) -> io::Result<OwnedFd> {
     let ctx = |e: io::Error, what: &str| io::Error::new(e.kind(), format!("{iface}: {what}: {e}"));
     // SAFETY: plain socket creation; the fd is owned right away.
     let raw = cvt(unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) })
@@ -233,12 +256,14 @@ fn transmit_socket(iface: &str) -> io::Result<OwnedFd> {
     let _ = setsockopt(fdr, libc::SOL_SOCKET, libc::SO_RCVBUF, &big);
     let one: libc::c_int = 1;
     setsockopt(fdr, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one).map_err(|e| ctx(e, "PACKET_IGNORE_OUTGOING"))?;
-    setsockopt(fdr, SOL_PACKET, PACKET_QDISC_BYPASS, &one).map_err(|e| ctx(e, "PACKET_QDISC_BYPASS"))?;
+    if bypass_qdisc {
+        setsockopt(fdr, SOL_PACKET, PACKET_QDISC_BYPASS, &one).map_err(|e| ctx(e, "PACKET_QDISC_BYPASS"))?;
+    }
     Ok(fd)
 }
 
 /// Binds `fd` to interface `ifindex` for `protocol` (0: send only).
-fn bind(fd: RawFd, ifindex: i32, protocol: u16) -> io::Result<()> {
+pub(crate) fn bind(fd: RawFd, ifindex: i32, protocol: u16) -> io::Result<()> {
     let addr = SockaddrLl {
         family: libc::AF_PACKET as u16,
         protocol: protocol.to_be(),
@@ -260,7 +285,7 @@ impl PacketSocket {
     pub fn open(iface: &str, opts: &SocketOptions) -> io::Result<PacketSocket> {
         let ifindex = ifindex(iface)?;
         let ctx = |e: io::Error, what: &str| io::Error::new(e.kind(), format!("{iface}: {what}: {e}"));
-        let fd = transmit_socket(iface)?;
+        let fd = transmit_socket(iface, true)?;
         let mut sock = PacketSocket { ring: None, tx: None, large: None, fd, name: iface.to_string() };
         let fdr = sock.fd.as_raw_fd();
         if let Some(layout) = opts.rx {
@@ -273,7 +298,7 @@ impl PacketSocket {
             }
             let ring = TxRing::setup(fdr, TX_RING_FRAMES, TX_RING_FRAME_SIZE).map_err(|e| ctx(e, "PACKET_TX_RING"))?;
             sock.tx = Some(Mutex::new(ring));
-            let large = transmit_socket(iface)?;
+            let large = transmit_socket(iface, true)?;
             bind(large.as_raw_fd(), ifindex, 0).map_err(|e| ctx(e, "bind"))?;
             sock.large = Some(large);
         }

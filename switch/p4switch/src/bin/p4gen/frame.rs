@@ -58,8 +58,17 @@ fn ipv4_checksum(hdr: &[u8]) -> u16 {
 /// Writes the sequence number and send time into a frame made from [`template`].
 #[inline]
 pub fn stamp(frame: &mut [u8], seq: u32, tx_ns: u64) {
-    frame[SEQ_OFF..TIME_OFF].copy_from_slice(&seq.to_be_bytes());
-    frame[TIME_OFF..PROBE_END].copy_from_slice(&tx_ns.to_be_bytes());
+    stamp_payload(&mut frame[MAGIC_OFF..], seq, tx_ns);
+}
+
+/// [`stamp`] on a frame's UDP payload (the frame from offset 42 on), as a
+/// super-frame holds them.
+#[inline]
+pub fn stamp_payload(payload: &mut [u8], seq: u32, tx_ns: u64) {
+    const SEQ: usize = SEQ_OFF - MAGIC_OFF;
+    const TIME: usize = TIME_OFF - MAGIC_OFF;
+    payload[SEQ..TIME].copy_from_slice(&seq.to_be_bytes());
+    payload[TIME..PROBE_END - MAGIC_OFF].copy_from_slice(&tx_ns.to_be_bytes());
 }
 
 /// The probe fields of a received frame.

@@ -26,6 +26,7 @@ mod search;
 mod sender;
 mod seqtrack;
 mod trial;
+mod transmit;
 mod wirecount;
 
 use std::io;

@@ -27,6 +27,16 @@ pub struct Opts {
     pub frames: Option<u64>,
     /// `burst`: space frames at this line rate (Mb/s) instead of sending as fast as possible.
     pub line_mbps: Option<f64>,
+    /// How batches reach the kernel (see [`crate::transmit`]).
+    pub tx_mode: TxMode,
+}
+
+/// `--tx-mode`: UDP segmentation super-frames, `sendmmsg`, or GSO where it works.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxMode {
+    Auto,
+    Gso,
+    Sendmmsg,
 }
 
 pub const USAGE: &str = "\
@@ -35,7 +45,9 @@ usage: p4gen trial  --tx-ns NS --tx IF --rx-ns NS --rx IF --rate PPS [--seconds 
        p4gen burst  --tx-ns NS --tx IF --rx-ns NS --rx IF --frames N [--line-mbps M] [frame options]
        p4gen pace   --tx-ns NS --tx IF --rx-ns NS --rx IF --rate PPS [--seconds S] [frame options]
 frame options: --size BYTES (without FCS, 60..9216; default 60 = a 64-byte frame)
-               --dst-mac MAC --src-mac MAC --src-ip A.B.C.D --dst-ip A.B.C.D";
+               --dst-mac MAC --src-mac MAC --src-ip A.B.C.D --dst-ip A.B.C.D
+               --tx-mode auto|gso|sendmmsg (default auto: one UDP GSO buffer per batch
+               when the transmit interface's checksum offload is off, else sendmmsg)";
 
 fn parse_mac(s: &str) -> Result<[u8; 6], String> {
     let parts: Vec<&str> = s.split(':').collect();
@@ -73,6 +85,7 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
         precision: 0.02,
         frames: None,
         line_mbps: None,
+        tx_mode: TxMode::Auto,
     };
     let mut i = 0;
     while i < args.len() {
@@ -99,6 +112,14 @@ pub fn parse(args: &[String]) -> Result<Opts, String> {
             "--precision" => o.precision = num(&v)?,
             "--frames" => o.frames = Some(num(&v)? as u64),
             "--line-mbps" => o.line_mbps = Some(num(&v)?),
+            "--tx-mode" => {
+                o.tx_mode = match v.as_str() {
+                    "auto" => TxMode::Auto,
+                    "gso" => TxMode::Gso,
+                    "sendmmsg" => TxMode::Sendmmsg,
+                    _ => return Err(format!("--tx-mode {v:?}: expected auto, gso or sendmmsg")),
+                }
+            }
             _ => return Err(format!("unknown option {k}")),
         }
         i += 2;
@@ -150,6 +171,8 @@ mod tests {
         let o = parse(&args("--tx a0 --rx b0 --rate 1e6 --seconds 10 --dst-mac 02:aa:00:00:00:01")).unwrap();
         assert_eq!((o.rate, o.seconds, o.size), (1e6, 10.0, 60));
         assert_eq!(o.dst_mac, [2, 0xaa, 0, 0, 0, 1]);
+        assert_eq!(o.tx_mode, TxMode::Auto);
+        assert_eq!(parse(&args("--tx a --rx b --tx-mode sendmmsg")).unwrap().tx_mode, TxMode::Sendmmsg);
     }
 
     #[test]
@@ -177,6 +200,7 @@ mod tests {
             ("--tx a --rx", "--rx needs a value"),
             ("--tx a --rx b --dst-mac 1:2:3", "bad MAC"),
             ("--tx a --rx b --src-ip 300.1.1.1", "bad IPv4"),
+            ("--tx a --rx b --tx-mode fast", "--tx-mode \"fast\""),
         ] {
             let e = parse(&args(a)).unwrap_err();
             assert!(e.contains(want), "{a}: {e}");

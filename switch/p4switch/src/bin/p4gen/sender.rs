@@ -1,6 +1,6 @@
-//! The sender: enters the transmit namespace, opens an AF_PACKET socket and
-//! hands the frames of a [`Schedule`] to the kernel in batches
-//! ([`TxBatch`]/[`PacketSocket::send_batch`], at most [`TX_BATCH`] frames).
+//! The sender: enters the transmit namespace, opens the transmit side
+//! ([`Transmit`]: UDP GSO super-frames or `sendmmsg`) and hands the frames of a
+//! [`Schedule`] to the kernel in batches of at most [`TX_BATCH`] frames.
 //!
 //! Time stamps are per batch: the clock (CLOCK_REALTIME) is read once, just
 //! before the batch's frames are stamped and handed to the kernel, and all
@@ -16,11 +16,12 @@ use std::io;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use p4switch::sys::{self, PacketSocket, SocketOptions, TxBatch, TX_BATCH};
+use p4switch::sys::{self, TX_BATCH};
 
 use crate::frame;
 use crate::options::Opts;
 use crate::pacing::{Schedule, Windows};
+use crate::transmit::Transmit;
 
 /// Time worth of frames the sender lets fall due before it wakes up.
 pub const QUANTUM_NS: u64 = 40_000;
@@ -37,8 +38,10 @@ pub struct Sent {
     pub seconds: f64,
     /// Frames handed over per 100 ms window.
     pub windows: Windows,
-    /// `sendmmsg`/ring flushes.
+    /// Kernel calls (one per batch).
     pub batches: u64,
+    /// How the frames were handed over: `gso` or `sendmmsg`.
+    pub mode: &'static str,
     /// CPU time of the sending thread (user, system), seconds.
     pub cpu: Option<(f64, f64)>,
 }
@@ -74,14 +77,14 @@ pub fn run(
     ready: mpsc::Sender<io::Result<()>>,
     start: mpsc::Receiver<Instant>,
 ) -> io::Result<Sent> {
-    let open = || -> io::Result<PacketSocket> {
+    let open = || -> io::Result<Transmit> {
         if let Some(ns) = &o.tx_ns {
             sys::enter_netns(ns)?;
         }
         sys::precise_sleeps();
-        PacketSocket::open(&o.tx, &SocketOptions::sender(false))
+        Transmit::open(o, frame::template(o, tag))
     };
-    let sock = match open() {
+    let mut tx = match open() {
         Ok(s) => {
             let _ = ready.send(Ok(()));
             s
@@ -91,12 +94,11 @@ pub fn run(
             return Err(e);
         }
     };
-    let mut frame = frame::template(o, tag);
-    let mut batch = TxBatch::new();
+    let batch_max = tx.batch_frames().min(TX_BATCH) as u64;
     let mut windows = Windows::new(schedule.nominal_ns());
     let quantum = match schedule.rate {
-        Some(r) => ((r * QUANTUM_NS as f64 / 1e9) as u64).clamp(1, TX_BATCH as u64),
-        None => TX_BATCH as u64,
+        Some(r) => ((r * QUANTUM_NS as f64 / 1e9) as u64).clamp(1, batch_max),
+        None => batch_max,
     };
     let start = start.recv().map_err(|_| io::Error::other("trial aborted before the start"))?;
     if let Some(wait) = start.checked_duration_since(Instant::now()) {
@@ -122,16 +124,12 @@ pub fn run(
         if due <= seq {
             continue;
         }
-        let n = (due - seq).min(TX_BATCH as u64);
+        let n = (due - seq).min(batch_max);
         let tx_ns = realtime_ns();
-        for _ in 0..n {
-            frame::stamp(&mut frame, seq as u32, tx_ns);
-            batch.push(&frame);
-            seq += 1;
-        }
-        let lost_before = batch.lost;
-        accepted += sock.send_batch(&mut batch).map_err(|e| io::Error::new(e.kind(), format!("{}: send: {e}", o.tx)))? as u64;
-        refused += batch.lost - lost_before;
+        let handed = tx.send(seq, n as usize, tx_ns).map_err(|e| io::Error::new(e.kind(), format!("{}: send: {e}", o.tx)))?;
+        accepted += handed.accepted;
+        refused += handed.refused;
+        seq += n;
         batches += 1;
         windows.add(now, n);
     }
@@ -140,5 +138,5 @@ pub fn run(
         (Some(a), Some(b)) => Some((b.0 - a.0, b.1 - a.1)),
         _ => None,
     };
-    Ok(Sent { accepted, refused, seconds, windows, batches, cpu })
+    Ok(Sent { accepted, refused, seconds, windows, batches, mode: tx.mode(), cpu })
 }

@@ -65,13 +65,14 @@ impl Outcome {
         );
         let _ = write!(
             l,
-            " duplicates={} rx_ring_drops={} foreign={} frames={} tx_seconds={:.6} batches={}",
+            " duplicates={} rx_ring_drops={} foreign={} frames={} tx_seconds={:.6} batches={} tx_mode={}",
             r.seq.duplicates,
             r.ring_drops,
             r.seq.foreign,
             self.schedule.total,
             s.seconds,
-            s.batches
+            s.batches,
+            s.mode
         );
         let h = &r.latency;
         let _ = write!(l, " lat_samples={}", h.count());
