@@ -1174,6 +1174,23 @@ fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Prim], data: 
         let prim = &prims[pc];
         pc += 1;
         match prim {
+            Prim::SetConst { slot, v } => {
+                if let Some(x) = pkt.hv.get_mut(*slot as usize) {
+                    *x = *v;
+                }
+            }
+            Prim::Move { dst, src, mask } => {
+                let v = pkt.hv.get(*src as usize).copied().unwrap_or(0);
+                if let Some(x) = pkt.hv.get_mut(*dst as usize) {
+                    *x = v & mask;
+                }
+            }
+            Prim::SetParam { dst, off, mask } => {
+                let v = data.get(*off as usize).copied().unwrap_or(0);
+                if let Some(x) = pkt.hv.get_mut(*dst as usize) {
+                    *x = v & mask;
+                }
+            }
             Prim::Assign { dst, src } => assign(&env, pkt, dst, src),
             Prim::Copy { dst, src } => {
                 let n = dst.nlimbs().min(src.nlimbs());

@@ -23,7 +23,8 @@ use crate::program::*;
 pub enum Fast {
     /// No shortcut: evaluate the tree.
     Tree,
-    Const(i128),
+    /// A constant that fits in i64.
+    Const(i64),
     /// An unsigned field of at most 64 bits (its slot).
     Field(u32),
     /// An action parameter of at most 64 bits: limb `off`, masked to its width.
@@ -39,13 +40,13 @@ pub enum Bx {
     NonZero(u32),
     /// A (statically known) header is valid.
     Valid(u32),
-    /// Unsigned field (≤ 64 bits) compared with a constant: `field op c`.
-    FieldConst(Cmp, u32, i128),
+    /// Unsigned field (≤ 64 bits) compared with a constant in 0..2^64: `field op c`.
+    FieldConst(Cmp, u32, u64),
     /// Two unsigned fields (≤ 64 bits): `a op b`.
     FieldField(Cmp, u32, u32),
     Not(Box<Bx>),
-    And(Box<Bx>, Box<Bx>),
-    Or(Box<Bx>, Box<Bx>),
+    And(Box<(Bx, Bx)>),
+    Or(Box<(Bx, Bx)>),
     /// Anything else: the tree evaluator on a sub-expression (non-zero = true).
     Other(Box<CExpr>),
 }
@@ -109,7 +110,7 @@ fn small_field(e: &Expr) -> Option<u32> {
 /// Classifies an expression (`narrow`: all intermediates fit in i128).
 pub fn classify(e: &Expr, narrow: bool) -> Fast {
     match e {
-        Expr::Const(v) => Fast::Const(*v),
+        Expr::Const(v) if i64::try_from(*v).is_ok() => Fast::Const(*v as i64),
         Expr::Param { off, width } if *width <= 64 => Fast::Param { off: *off, mask: crate::bits::mask64(*width) },
         _ => {
             if let Some(s) = small_field(e) {
@@ -142,14 +143,14 @@ fn boolean(e: &Expr, narrow: bool) -> Bx {
         Expr::Valid(HdrRef::Static(h)) => Bx::Valid(*h as u32),
         Expr::Unary(UnOp::Not, a) => Bx::Not(Box::new(boolean(a, narrow))),
         Expr::Unary(UnOp::D2B | UnOp::B2D, a) => boolean(a, narrow),
-        Expr::Binary(BinOp::And, a, b) => Bx::And(Box::new(boolean(a, narrow)), Box::new(boolean(b, narrow))),
-        Expr::Binary(BinOp::Or, a, b) => Bx::Or(Box::new(boolean(a, narrow)), Box::new(boolean(b, narrow))),
+        Expr::Binary(BinOp::And, a, b) => Bx::And(Box::new((boolean(a, narrow), boolean(b, narrow)))),
+        Expr::Binary(BinOp::Or, a, b) => Bx::Or(Box::new((boolean(a, narrow), boolean(b, narrow)))),
         Expr::Binary(op, a, b) if Cmp::of(*op).is_some() => {
             let c = Cmp::of(*op).unwrap_or(Cmp::Eq);
             match (small_field(a), small_field(b), &**a, &**b) {
                 (Some(x), Some(y), _, _) => Bx::FieldField(c, x, y),
-                (Some(x), None, _, Expr::Const(k)) => Bx::FieldConst(c, x, *k),
-                (None, Some(y), Expr::Const(k), _) => Bx::FieldConst(c.mirror(), y, *k),
+                (Some(x), None, _, Expr::Const(k)) if u64::try_from(*k).is_ok() => Bx::FieldConst(c, x, *k as u64),
+                (None, Some(y), Expr::Const(k), _) if u64::try_from(*k).is_ok() => Bx::FieldConst(c.mirror(), y, *k as u64),
                 _ => other(e, narrow),
             }
         }
@@ -161,7 +162,7 @@ fn boolean(e: &Expr, narrow: bool) -> Bx {
 }
 
 fn other(e: &Expr, narrow: bool) -> Bx {
-    Bx::Other(Box::new(CExpr { e: e.clone(), narrow, fast: Fast::Tree }))
+    Bx::Other(Box::new(CExpr { e: Box::new(e.clone()), narrow, fast: Fast::Tree }))
 }
 
 #[inline]
@@ -174,11 +175,11 @@ pub fn test(e: &Env, pkt: &Pkt, b: &Bx) -> bool {
     match b {
         Bx::NonZero(s) => slot(pkt, *s) != 0,
         Bx::Valid(h) => pkt.valid.get(*h as usize).copied().unwrap_or(false),
-        Bx::FieldConst(c, s, k) => c.test(slot(pkt, *s) as i128, *k),
+        Bx::FieldConst(c, s, k) => c.test(slot(pkt, *s), *k),
         Bx::FieldField(c, a, b) => c.test(slot(pkt, *a), slot(pkt, *b)),
         Bx::Not(a) => !test(e, pkt, a),
-        Bx::And(a, b) => test(e, pkt, a) && test(e, pkt, b),
-        Bx::Or(a, b) => test(e, pkt, a) || test(e, pkt, b),
+        Bx::And(ab) => test(e, pkt, &ab.0) && test(e, pkt, &ab.1),
+        Bx::Or(ab) => test(e, pkt, &ab.0) || test(e, pkt, &ab.1),
         Bx::Other(x) => tree_bool(e, pkt, x),
     }
 }
@@ -197,7 +198,7 @@ fn tree_bool(e: &Env, pkt: &Pkt, x: &CExpr) -> bool {
 pub fn value(e: &Env, pkt: &Pkt, f: &Fast) -> Option<i128> {
     Some(match f {
         Fast::Tree => return None,
-        Fast::Const(v) => *v,
+        Fast::Const(v) => *v as i128,
         Fast::Field(s) => slot(pkt, *s) as i128,
         Fast::Param { off, mask } => (e.params.get(*off as usize).copied().unwrap_or(0) & mask) as i128,
         Fast::Bool(b) => test(e, pkt, b) as i128,
@@ -224,6 +225,9 @@ mod tests {
         let vals = [0u64, 1, 2, 5, 0x7f, 0x80, 0xff, 0xffff, u64::MAX >> 1, u64::MAX];
         let exprs = vec![
             Expr::Const(-3),
+            Expr::Const(1 << 80),
+            bin(BinOp::Lt, f(1, 64, false), Expr::Const(1 << 70)),
+            bin(BinOp::Ne, Expr::Const(-1), f(0, 8, false)),
             Expr::Const(77),
             f(0, 8, false),
             f(1, 64, false),

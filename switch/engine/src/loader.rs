@@ -138,6 +138,23 @@ fn int_value(j: &J) -> LResult<i64> {
 }
 
 /// (result bits, max bits of any node) of an expression, saturating.
+/// An assignment to a fixed field of at most 64 bits from a constant, an
+/// unsigned field or an action parameter, as one of the short primitives.
+fn small_assign(dst: &LValue, src: &CExpr) -> Option<Prim> {
+    use crate::fast::Fast;
+    let LValue::Field(d) = dst else { return None };
+    if d.width > 64 || d.varbit {
+        return None;
+    }
+    let m = bits::mask64(d.width);
+    Some(match src.fast {
+        Fast::Const(v) => Prim::SetConst { slot: d.slot, v: v as u64 & m },
+        Fast::Field(s) => Prim::Move { dst: d.slot, src: s, mask: m },
+        Fast::Param { off, mask } => Prim::SetParam { dst: d.slot, off, mask: mask & m },
+        _ => return None,
+    })
+}
+
 fn bound(e: &Expr, hdr_width: &dyn Fn(&HdrRef, usize) -> u32) -> (u32, u32) {
     use Expr::*;
     const BIG: u32 = 1 << 20;
@@ -964,14 +981,14 @@ impl L {
                 need(2)?;
                 let dst = self.lvalue(&params[0], ctx)?;
                 let src = ce(1)?;
-                match (&dst, &src.e) {
+                match (&dst, &*src.e) {
                     (LValue::Field(d), Expr::Field(s)) if d.width > 64 && d.width == s.width && !d.varbit => {
                         Prim::Copy { dst: *d, src: *s }
                     }
                     (LValue::Field(d), Expr::Param { off, width }) if d.width > 64 && d.width == *width => {
                         Prim::CopyParam { dst: *d, off: *off }
                     }
-                    _ => Prim::Assign { dst, src },
+                    _ => small_assign(&dst, &src).unwrap_or(Prim::Assign { dst, src }),
                 }
             }
             "add_to_field" | "subtract_from_field" => {

@@ -148,7 +148,8 @@ pub enum Expr {
 /// A compiled expression with its evaluation mode.
 #[derive(Debug, Clone)]
 pub struct CExpr {
-    pub e: Expr,
+    /// The tree (boxed: the hot path reads `fast` and keeps `CExpr` small).
+    pub e: Box<Expr>,
     /// All intermediate values fit in i128: use the fast evaluator.
     pub narrow: bool,
     /// Its shape, classified once (constant, plain field, boolean formula...).
@@ -158,7 +159,7 @@ pub struct CExpr {
 impl CExpr {
     pub fn new(e: Expr, narrow: bool) -> CExpr {
         let fast = crate::fast::classify(&e, narrow);
-        CExpr { e, narrow, fast }
+        CExpr { e: Box::new(e), narrow, fast }
     }
 }
 
@@ -174,6 +175,11 @@ pub enum LValue {
 #[derive(Debug, Clone)]
 pub enum Prim {
     Assign { dst: LValue, src: CExpr },
+    /// Assignments to a fixed field of at most 64 bits (slot, value already
+    /// masked / mask of the destination width), split off `Assign` at load time.
+    SetConst { slot: u32, v: u64 },
+    Move { dst: u32, src: u32, mask: u64 },
+    SetParam { dst: u32, off: u32, mask: u64 },
     /// Same-width copy of limbs (fast path for wide fields).
     Copy { dst: FieldSlot, src: FieldSlot },
     /// Copy of a wide action parameter.
