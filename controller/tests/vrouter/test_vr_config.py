@@ -57,6 +57,14 @@ def test_campus_description_is_valid() -> None:
     assert len([v for v in s1.vlans.values() if v.interface]) >= 6
 
 
+def test_s3_vpls_example_is_valid() -> None:
+    net = load(TOPO / "s3-vpls.yaml")
+    pe1, pe2 = net.switches["pe1"], net.switches["pe2"]
+    blue1, blue2 = pe1.vpls["blue"], pe2.vpls["blue"]
+    assert (blue1.vlan, blue1.pseudowires[0].out_label) == (10, blue2.pseudowires[0].in_label)
+    assert pe1.lsps[0].fec is None and pe1.lsps[0].labels == (1001,)
+
+
 @pytest.mark.parametrize("text,value", [("100mbit", 100_000_000), ("1.5gbit", 1_500_000_000), ("64kbit", 64_000),
                                         (1000, 1000), ("10 Mbps", 10_000_000)])
 def test_rates(text, value) -> None:
