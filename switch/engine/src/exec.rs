@@ -879,9 +879,11 @@ fn run_deparser_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt) {
 // ----- control flow ------------------------------------------------------------
 
 fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
-    let mut node = Some(init);
+    use crate::flow::Step;
+    let p = c.p;
+    let mut i = crate::flow::index(p, Some(init));
     let mut steps = 0;
-    while let Some(n) = node {
+    while let Some(step) = p.flow.get(i as usize) {
         if pkt.exit {
             break;
         }
@@ -889,31 +891,64 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
         if steps > MAX_NODES {
             break;
         }
-        node = match n {
-            Node::Table(t) => apply_table(c, w, pkt, t),
-            Node::Cond(i) => match c.p.conds.get(i) {
+        i = match step {
+            Step::Test { b, cond, t, f } => {
+                let env = c.env(&[], 0);
+                let v = crate::fast::test(&env, pkt, b);
+                if w.tracing() {
+                    trace_cond(c, w, *cond, v);
+                }
+                if v {
+                    *t
+                } else {
+                    *f
+                }
+            }
+            Step::Cond { cond, t, f } => match p.conds.get(*cond as usize) {
                 Some(cd) => {
                     let env = c.env(&[], 0);
-                    let b = eval_bool(&env, pkt, &cd.expr);
+                    let v = eval_bool(&env, pkt, &cd.expr);
                     if w.tracing() {
-                        w.emit(&format!("condition {}: {b}", cd.name));
+                        trace_cond(c, w, *cond, v);
                     }
-                    if b {
-                        cd.true_next
+                    if v {
+                        *t
                     } else {
-                        cd.false_next
+                        *f
                     }
                 }
-                None => None,
+                None => crate::flow::END,
             },
-            Node::ActionCall(i) => match c.p.action_calls.get(i) {
-                Some(ac) => {
-                    run_action(c, w, pkt, ac.action, &[]);
-                    ac.next
+            Step::Fixed { table, action, has_data, next } => {
+                let tab = p.tables.get(*table as usize);
+                if w.tracing() {
+                    if let Some(tab) = tab {
+                        w.emit(&format!("table {}: miss, default action", tab.name));
+                    }
                 }
-                None => None,
-            },
+                let data: &[u64] = match (has_data, tab.and_then(|t| t.default_entry.as_ref())) {
+                    (true, Some(d)) => &d.data,
+                    _ => &[],
+                };
+                run_action(c, w, pkt, *action as usize, data);
+                *next
+            }
+            Step::Table { table } => {
+                let n = apply_table(c, w, pkt, *table as usize);
+                crate::flow::index(p, n)
+            }
+            Step::Call { action, next } => {
+                run_action(c, w, pkt, *action as usize, &[]);
+                *next
+            }
         };
+    }
+}
+
+#[cold]
+fn trace_cond(c: &Ctx, w: &mut WorkerState, cond: u32, v: bool) {
+    if let Some(cd) = c.p.conds.get(cond as usize) {
+        w.emit(&format!("condition {}: {v}", cd.name));
     }
 }
 
@@ -971,24 +1006,6 @@ fn selector_hash(w: &mut WorkerState, pkt: &Pkt, sel: &Selector) -> u64 {
 fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<Node> {
     let p = c.p;
     let tab = p.tables.get(t)?;
-    if tab.fixed_default {
-        if let Some(d) = &tab.default_entry {
-            if w.tracing() {
-                w.emit(&format!("table {}: miss, default action", tab.name));
-            }
-            run_action(c, w, pkt, d.action, &d.data);
-            if pkt.exit {
-                return None;
-            }
-            if let Some(n) = tab.next_miss {
-                return n;
-            }
-            if let Some((_, n)) = tab.next_by_action.iter().find(|(x, _)| *x == d.action) {
-                return *n;
-            }
-            return tab.base_default_next;
-        }
-    }
     let guard;
     let st: &crate::table::TableState = match c.tables.get(t) {
         Some(pinned) => pinned,

@@ -5,7 +5,8 @@
 //!
 //! Module map: `loader` (JSON -> `program`), `eval` (header vector and
 //! expressions), `exec` (parser, pipelines, traffic manager, deparser),
-//! `fast` (load-time shortcuts for common expression shapes), `table` (match indexes), `externs` (counters, meters, registers), `hash`
+//! `fast` (load-time shortcuts for common expression shapes), `flow`
+//! (both pipelines' control flow as one compact step array), `table` (match indexes), `externs` (counters, meters, registers), `hash`
 //! (calculations), `runtime` (state + control-plane operations).
 
 pub mod api;
@@ -14,6 +15,7 @@ mod eval;
 mod exec;
 mod externs;
 mod fast;
+mod flow;
 mod hash;
 mod json;
 mod loader;

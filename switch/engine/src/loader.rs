@@ -1860,7 +1860,7 @@ impl L {
             }
         }
         let info = self.info(&tables, &profiles);
-        Ok(Prog {
+        let mut prog = Prog {
             info,
             header_types: self.header_types,
             headers: self.headers,
@@ -1889,7 +1889,10 @@ impl L {
             std,
             errors,
             controller_headers,
-        })
+            flow: Vec::new(),
+        };
+        prog.flow = crate::flow::build(&prog);
+        Ok(prog)
     }
 
     fn info(&self, tables: &[Table], profiles: &[ActionProfile]) -> ProgramInfo {

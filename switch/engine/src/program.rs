@@ -545,6 +545,8 @@ pub struct Prog {
     pub errors: ErrorCodes,
     /// `@controller_header` layouts: (name, fields).
     pub controller_headers: Vec<(String, Vec<(String, u32)>)>,
+    /// Tables, conditions and action calls as compact steps (`flow`).
+    pub flow: Vec<crate::flow::Step>,
 }
 
 impl Prog {
