@@ -879,7 +879,7 @@ fn run_deparser_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt) {
 // ----- control flow ------------------------------------------------------------
 
 fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
-    use crate::flow::Step;
+    use crate::flow::{SetOp, Step};
     let p = c.p;
     let mut i = crate::flow::index(p, Some(init));
     let mut steps = 0;
@@ -933,6 +933,28 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
                 run_action(c, w, pkt, *action as usize, data);
                 *next
             }
+            Step::Sets { table, action, start, len, next } => {
+                if w.tracing() {
+                    trace_sets(c, w, *table, *action);
+                }
+                let (s, n) = (*start as usize, *len as usize);
+                for op in p.flow_ops.get(s..s + n).unwrap_or(&[]) {
+                    match *op {
+                        SetOp::Const { slot, v } => {
+                            if let Some(x) = pkt.hv.get_mut(slot as usize) {
+                                *x = v;
+                            }
+                        }
+                        SetOp::Move { dst, src, mask } => {
+                            let v = pkt.hv.get(src as usize).copied().unwrap_or(0);
+                            if let Some(x) = pkt.hv.get_mut(dst as usize) {
+                                *x = v & mask;
+                            }
+                        }
+                    }
+                }
+                *next
+            }
             Step::Table { table } => {
                 let n = apply_table(c, w, pkt, *table as usize);
                 crate::flow::index(p, n)
@@ -942,6 +964,17 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
                 *next
             }
         };
+    }
+}
+
+/// The trace lines of a `Sets` step: as its table (if any) and its action.
+#[cold]
+fn trace_sets(c: &Ctx, w: &mut WorkerState, table: u32, action: u32) {
+    if let Some(tab) = c.p.tables.get(table as usize) {
+        w.emit(&format!("table {}: miss, default action", tab.name));
+    }
+    if let Some(a) = c.p.actions.get(action as usize) {
+        w.emit(&format!("action {}", a.name));
     }
 }
 
@@ -1015,16 +1048,22 @@ fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<
         }
     };
     let kl = tab.key_limbs as usize;
-    let mut key = std::mem::take(&mut w.key);
-    let mut scratch = std::mem::take(&mut w.scratch);
-    if key.len() < kl {
-        key.resize(kl, 0);
-        scratch.resize(kl, 0);
-    }
-    build_key(c, pkt, tab, &mut key[..kl]);
-    let hit = if kl == 0 { None } else { st.lookup(&key[..kl], &mut scratch) };
-    w.key = key;
-    w.scratch = scratch;
+    // an empty table misses whatever the key (building a key has no side effects)
+    let hit = if kl == 0 || st.len == 0 {
+        None
+    } else {
+        let mut key = std::mem::take(&mut w.key);
+        let mut scratch = std::mem::take(&mut w.scratch);
+        if key.len() < kl {
+            key.resize(kl, 0);
+            scratch.resize(kl, 0);
+        }
+        build_key(c, pkt, tab, &mut key[..kl]);
+        let hit = st.lookup(&key[..kl], &mut scratch);
+        w.key = key;
+        w.scratch = scratch;
+        hit
+    };
     let plen = pkt.data.len() as u64;
     let eaction = match hit {
         Some(ref h) => {

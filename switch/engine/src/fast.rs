@@ -170,8 +170,19 @@ fn slot(pkt: &Pkt, s: u32) -> u64 {
     pkt.hv.get(s as usize).copied().unwrap_or(0)
 }
 
-/// Evaluates a formula.
+/// Evaluates a formula (the atoms inline at the caller, the rest in [`test_slow`]).
+#[inline(always)]
 pub fn test(e: &Env, pkt: &Pkt, b: &Bx) -> bool {
+    match b {
+        Bx::NonZero(s) => slot(pkt, *s) != 0,
+        Bx::Valid(h) => pkt.valid.get(*h as usize).copied().unwrap_or(false),
+        Bx::FieldConst(Cmp::Eq, s, k) => slot(pkt, *s) == *k,
+        _ => test_slow(e, pkt, b),
+    }
+}
+
+#[inline(never)]
+fn test_slow(e: &Env, pkt: &Pkt, b: &Bx) -> bool {
     match b {
         Bx::NonZero(s) => slot(pkt, *s) != 0,
         Bx::Valid(h) => pkt.valid.get(*h as usize).copied().unwrap_or(false),

@@ -27,6 +27,10 @@ pub enum Step {
     /// A keyless table with a const default and nothing per entry: runs
     /// `action` with the default's data (`table`'s `default_entry`).
     Fixed { table: u32, action: u32, has_data: bool, next: u32 },
+    /// A fixed-action table or action call whose action only sets fields to
+    /// constants or copies fields: `ops[start..start + len]` of `Prog::flow_ops`,
+    /// no action call (`table`: table index or [`END`] for an action call).
+    Sets { table: u32, action: u32, start: u32, len: u32, next: u32 },
     /// Any other table (`apply_table`).
     Table { table: u32 },
     /// An action call node.
@@ -44,9 +48,37 @@ pub fn index(p: &Prog, n: Option<Node>) -> u32 {
     u32::try_from(i).unwrap_or(END)
 }
 
+/// One field write of a [`Step::Sets`].
+#[derive(Debug, Clone, Copy)]
+pub enum SetOp {
+    Const { slot: u32, v: u64 },
+    Move { dst: u32, src: u32, mask: u64 },
+}
+
+/// The action's primitives as plain field writes, if that is all they are.
+fn set_ops(p: &Prog, action: usize) -> Option<Vec<SetOp>> {
+    let a = p.actions.get(action)?;
+    a.prims
+        .iter()
+        .map(|pr| match pr {
+            Prim::SetConst { slot, v } => Some(SetOp::Const { slot: *slot, v: *v }),
+            Prim::Move { dst, src, mask } => Some(SetOp::Move { dst: *dst, src: *src, mask: *mask }),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Builds the step array of a loaded program (tables, conditions and action
-/// calls must be final).
-pub fn build(p: &Prog) -> Vec<Step> {
+/// calls must be final), and the field writes of its `Sets` steps.
+pub fn build(p: &Prog) -> (Vec<Step>, Vec<SetOp>) {
+    let mut ops: Vec<SetOp> = Vec::new();
+    let mut sets = |table: u32, action: usize, next: u32| -> Option<Step> {
+        let v = set_ops(p, action)?;
+        let start = u32::try_from(ops.len()).ok()?;
+        let len = u32::try_from(v.len()).ok()?;
+        ops.extend(v);
+        Some(Step::Sets { table, action: action as u32, start, len, next })
+    };
     let mut steps = Vec::with_capacity(p.tables.len() + p.conds.len() + p.action_calls.len());
     for (ti, t) in p.tables.iter().enumerate() {
         let ti = ti as u32;
@@ -60,7 +92,11 @@ pub fn build(p: &Prog) -> Vec<Step> {
                         None => t.base_default_next,
                     },
                 };
-                Step::Fixed { table: ti, action: d.action as u32, has_data: !d.data.is_empty(), next: index(p, next) }
+                let next = index(p, next);
+                match sets(ti, d.action, next) {
+                    Some(st) => st,
+                    None => Step::Fixed { table: ti, action: d.action as u32, has_data: !d.data.is_empty(), next },
+                }
             }
             _ => Step::Table { table: ti },
         });
@@ -73,9 +109,10 @@ pub fn build(p: &Prog) -> Vec<Step> {
         });
     }
     for a in &p.action_calls {
-        steps.push(Step::Call { action: a.action as u32, next: index(p, a.next) });
+        let next = index(p, a.next);
+        steps.push(sets(END, a.action, next).unwrap_or(Step::Call { action: a.action as u32, next }));
     }
-    steps
+    (steps, ops)
 }
 
 #[cfg(test)]

@@ -1890,8 +1890,9 @@ impl L {
             errors,
             controller_headers,
             flow: Vec::new(),
+            flow_ops: Vec::new(),
         };
-        prog.flow = crate::flow::build(&prog);
+        (prog.flow, prog.flow_ops) = crate::flow::build(&prog);
         Ok(prog)
     }
 

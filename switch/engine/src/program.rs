@@ -547,6 +547,7 @@ pub struct Prog {
     pub controller_headers: Vec<(String, Vec<(String, u32)>)>,
     /// Tables, conditions and action calls as compact steps (`flow`).
     pub flow: Vec<crate::flow::Step>,
+    pub flow_ops: Vec<crate::flow::SetOp>,
 }
 
 impl Prog {
