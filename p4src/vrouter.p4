@@ -114,21 +114,21 @@ control ingress(inout headers_t hdr,
     register<bit<32>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_signature;
     register<bit<48>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_last_seen;
 
-    ingress_packet_io()  packet_io;
-    ingress_port_vlan()  port_vlan;
-    mac_learning()       learning;
-    acl_ingress()        acl;
-    policer_select()     policer;
-    policer_enforce()    enforce;
-    l3_admit()           admit;
-    pw_termination()     pw_term;
-    mpls_lookup()        mpls;
-    pw_encapsulation()   pw_encap;
-    ipv4_routing()       routing;
-    bridging()           bridge;
-    nexthop_resolution() nexthop;
-    stateful_firewall()  firewall;
-    mtu_check()          mtu;
+    ingress_packet_io()        packet_io;
+    ingress_port_vlan()        port_vlan;
+    mac_learning()             learning;
+    acl_ingress()              acl;
+    policer_select()           policer;
+    policer_enforce()          enforce;
+    l3_admit()                 admit;
+    mpls_lookup()              mpls;
+    pseudowire_termination()   pw_term;
+    ipv4_routing()             routing;
+    bridging()                 bridge;
+    pseudowire_encapsulation() pw_encap;
+    nexthop_resolution()       nexthop;
+    stateful_firewall()        firewall;
+    mtu_check()                mtu;
 
     apply {
         /* ---- architecture -> program ---- */
@@ -264,9 +264,9 @@ control egress(inout headers_t hdr,
     counter<bit<32>>(PORT_COUNT, CounterType.packets_and_bytes) egress_port_counter;  /* [port] */
     counter<bit<32>>(DROP_REASON_COUNT, CounterType.packets_and_bytes) egress_drop_counter; /* [DROP_*] */
 
-    egress_packet_in()       cpu_header;
-    pw_flood_encapsulation() pw_flood;
-    egress_vlan()            vlan;
+    egress_packet_in()               cpu_header;
+    pseudowire_flood_encapsulation() pw_flood;
+    egress_vlan()                    vlan;
 
     apply {
         meta.egress_port = std_meta.egress_port;

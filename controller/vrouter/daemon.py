@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from p4rt import P4RuntimeError, P4RuntimeWriteError, Switch
+from p4rt import EntityError, P4RuntimeError, P4RuntimeWriteError, SchemaError, Switch
 
 from . import names as N
 from . import packets as pk
@@ -159,7 +159,21 @@ class Router:
     # --- the loop -------------------------------------------------------------------------
 
     def run(self) -> None:
-        """Serve packet-ins, digests and idle timeouts until stopped; recover after restarts."""
+        """Serve packet-ins, digests and idle timeouts until stopped; recover after restarts.
+
+        A description the program cannot express (a table or action missing from its P4Info,
+        e.g. an old build/vrouter.p4info.txtpb) stops this router with one error line.
+        """
+        try:
+            self._run()
+        except (SchemaError, EntityError) as exc:
+            self.failed = True
+            event("failed", logging.ERROR, switch=self.cfg.name,
+                  error=f"{str(exc).splitlines()[0]} (program {self.net.p4info}; rebuild it: make build)")
+            if self.sw is not None:
+                self.sw.close()
+
+    def _run(self) -> None:
         self.connect()
         while not self.stop.is_set() and self.sw is not None:
             sw = self.sw
@@ -511,7 +525,7 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
     for t in threads:
         t.join(timeout=10)
     event("stopped")
-    return 0
+    return 1 if any(getattr(r, "failed", False) for r in routers.values()) else 0
 
 
 def _mtime(path: Path | None) -> float | None:

@@ -32,7 +32,7 @@
 #define VROUTER_VPLS_P4
 
 /* Egress PE: the pseudowire label bound here gives the VLAN to bridge in. */
-control pw_termination(inout headers_t hdr, inout local_metadata_t meta) {
+control pseudowire_termination(inout headers_t hdr, inout local_metadata_t meta) {
     DIRECT_COUNTER pw_termination_counter;
 
     bool         terminate = false;
@@ -83,7 +83,7 @@ control pw_termination(inout headers_t hdr, inout local_metadata_t meta) {
 
 /* Ingress PE, known station behind a pseudowire: keep the customer frame
  * under the labels nexthop_resolution pushes. */
-control pw_encapsulation(inout headers_t hdr, inout local_metadata_t meta) {
+control pseudowire_encapsulation(inout headers_t hdr, inout local_metadata_t meta) {
     apply {
         if (meta.from_pseudowire) {
             meta.drop = true;
@@ -98,7 +98,7 @@ control pw_encapsulation(inout headers_t hdr, inout local_metadata_t meta) {
 }
 
 /* Ingress PE, flood copy for a pseudowire (egress pipeline). */
-control pw_flood_encapsulation(inout headers_t hdr, inout local_metadata_t meta) {
+control pseudowire_flood_encapsulation(inout headers_t hdr, inout local_metadata_t meta) {
     DIRECT_COUNTER pw_flood_counter;
 
     bit<2>       push_count = 0;
