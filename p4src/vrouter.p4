@@ -22,7 +22,7 @@
  *                                                                     selector)
  *   ─▶ verdict: drop (ingress_drop_counter[reason]) | punt to CPU_PORT
  *               | flood (mcast group = VLAN) | unicast;  clone to CPU (ACL copy);
- *               learning digest
+ *               learning digests (ports; pseudowires)
  *
  * Egress:
  *   CPU_PORT ─▶ cpu_header (packet_in)      other ports ─▶ [rid != 0: pw_flood (VPLS)] ─▶ egress_vlan (egress_vlan_member)
@@ -239,6 +239,9 @@ control ingress(inout headers_t hdr,
         /* ---- program -> architecture ---- */
         if (meta.learn) {
             digest<mac_learn_digest_t>(MAC_LEARN_DIGEST_RECEIVER, meta.learn_digest);
+        }
+        if (meta.pw_learn) {
+            digest<pw_learn_digest_t>(PW_LEARN_DIGEST_RECEIVER, meta.pw_learn_digest);
         }
         if (meta.copy_to_cpu && !meta.punt) {
             meta.cpu_reason = CPU_REASON_ACL_COPY;

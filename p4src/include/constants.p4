@@ -27,6 +27,9 @@ const bit<8> CPU_CLONE_FIELD_LIST = 1;
 /* Receiver id of the MAC-learning digest. */
 const bit<32> MAC_LEARN_DIGEST_RECEIVER = 1;
 
+/* Receiver id of the learning digest of stations behind pseudowires (VPLS). */
+const bit<32> PW_LEARN_DIGEST_RECEIVER = 2;
+
 /* ---------------- Table sizes ---------------- */
 const bit<32> PORT_COUNT               = 512;    /* ports 0..511 (bit<9>) */
 const bit<32> VLAN_COUNT               = 4096;   /* VLAN ids 0..4095 */
@@ -42,6 +45,7 @@ const bit<32> ECMP_HASH_WIDTH          = 16;     /* selector hash output bits */
 const bit<32> MPLS_LABEL_TABLE_SIZE    = 4096;   /* incoming labels */
 const bit<32> PW_TERMINATION_TABLE_SIZE = 4096;  /* pseudowire labels bound here (VPLS) */
 const bit<32> PW_FLOOD_TABLE_SIZE      = 4096;   /* pseudowires flood copies go to (VPLS) */
+const bit<32> PW_LEARNING_TABLE_SIZE   = 16384;  /* known (VLAN, MAC, pseudowire) (VPLS) */
 const bit<32> INTERFACE_MTU_TABLE_SIZE = 4096;   /* one per router interface */
 const bit<32> ACL_INGRESS_TABLE_SIZE   = 16384;  /* ACL rules (S5 measures up to 10,000) */
 const bit<32> ACL_METER_COUNT          = 1024;   /* policers an ACL rule can name */

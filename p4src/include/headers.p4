@@ -137,4 +137,12 @@ struct mac_learn_digest_t {
     port_t     ingress_port;
 }
 
+/* Digest raised when a (VLAN, source MAC) arriving over a pseudowire is
+ * unknown behind that pseudowire (named by the label this PE bound for it). */
+struct pw_learn_digest_t {
+    vlan_id_t    vlan_id;
+    mac_addr_t   src_mac;
+    mpls_label_t pw_label;
+}
+
 #endif

@@ -55,6 +55,8 @@ struct local_metadata_t {
     bool         pw_encap;         /* bridged into a pseudowire (l2_unicast to_pseudowire) */
     bool         pw_lookup;        /* mpls_lookup left a bottom label over Ethernet for pw_termination */
     bool         from_pseudowire;  /* decapsulated from a pseudowire (pw_termination) */
+    bool              pw_learn;         /* raise pw_learn_digest */
+    pw_learn_digest_t pw_learn_digest;
     bit<16>      egress_rid;       /* replication id of a flood copy (!= 0: a pseudowire) */
 
     /* ---- MAC learning ---- */

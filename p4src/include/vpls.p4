@@ -21,12 +21,14 @@
  *       flooding from a pseudowire uses group PW_LOCAL_FLOOD_GROUP_BASE + vlan
  *       (local ports only: split horizon)
  *                         └ miss ──▶ drop PW_UNKNOWN_LABEL
+ *   then pw_learning(vlan, carried source MAC, PW label) ─ miss ──▶ pw_learn_digest_t
+ *       {vlan_id, src_mac, pw_label} (not for multicast sources)
  * A label that is not at the bottom of the stack is never a pseudowire here
  * (no control word, no flow label): mpls_label decides about it as before.
  * Labels pushed here take TTL 255 (pipe) and EXP from the customer DSCP
  * (0 for non-IPv4 frames), as set_nexthop_push2 with ttl_mode pipe does.
- * Stations behind a pseudowire are static (controller); the program does not
- * learn MACs from decapsulated frames.
+ * Stations behind a pseudowire: the controller writes them (static, or learned
+ * from pw_learn_digest_t) as l2_unicast to_pseudowire entries.
  */
 #ifndef VROUTER_VPLS_P4
 #define VROUTER_VPLS_P4
@@ -37,6 +39,7 @@ control pseudowire_termination(inout headers_t hdr, inout local_metadata_t meta)
 
     bool         terminate = false;
     vlan_id_t    bridge_vlan = 0;
+    mpls_label_t pw_label = 0;
 
     /* The label is a pseudowire of the VPLS instance of `vlan_id`. */
     action terminate_pseudowire(vlan_id_t vlan_id) {
@@ -63,9 +66,41 @@ control pseudowire_termination(inout headers_t hdr, inout local_metadata_t meta)
 
     /* Applied when mpls_lookup left the bottom label (S=1) with an Ethernet
      * frame under it (meta.pw_lookup). */
+    /* The station is known behind this pseudowire: no digest. */
+    action pw_station_known() { }
+
+    /* Unknown behind this pseudowire (new, or moved from a port or another
+     * pseudowire): raise a digest. */
+    action pw_station_unknown() {
+        meta.pw_learn = true;
+        meta.pw_learn_digest.vlan_id = meta.vlan_id;
+        meta.pw_learn_digest.src_mac = hdr.ethernet.src_addr;
+        meta.pw_learn_digest.pw_label = pw_label;
+    }
+
+    /* Models: the stations the controller has learnt behind pseudowires.
+     * Written by: the controller, on every pw_learn_digest_t (with the
+     * matching l2_unicast to_pseudowire entry).  Idle timeout: entries
+     * report idleness so the controller can age the MACs. */
+    table pw_learning {
+        key = {
+            meta.vlan_id          : exact @name("vlan_id");
+            hdr.ethernet.src_addr : exact @name("src_mac");
+            pw_label              : exact @name("pw_label");
+        }
+        actions = {
+            pw_station_known;
+            @defaultonly pw_station_unknown;
+        }
+        const default_action = pw_station_unknown();
+        size = PW_LEARNING_TABLE_SIZE;
+        support_timeout = true;
+    }
+
     apply {
         pw_termination.apply();
         if (terminate) {
+            pw_label = hdr.mpls[0].label;
             meta.vlan_pcp = hdr.mpls[0].exp;
             hdr.ethernet = hdr.pw_ethernet;
             hdr.pw_ethernet.setInvalid();
@@ -74,6 +109,9 @@ control pseudowire_termination(inout headers_t hdr, inout local_metadata_t meta)
             meta.l3_admit = false;         /* bridged, not routed */
             meta.vlan_id = bridge_vlan;
             meta.egress_vlan_id = bridge_vlan;
+            if (hdr.ethernet.src_addr[40:40] == 0) {
+                pw_learning.apply();
+            }
         } else {
             meta.drop = true;
             meta.drop_reason = DROP_PW_UNKNOWN_LABEL;

@@ -16,7 +16,7 @@ from scapy.layers.l2 import ARP, Ether
 from base import (BROADCAST_MAC, HOST1_IP, HOST1_MAC, HOST2_IP, HOST2_MAC, HOST5_MAC, PEER2_MAC, PEER_MAC, PIPE,
                   ROUTER_IP40, ROUTER_MAC, VLAN10, VLAN40, Drop, VrouterTest, generate_cases, mpls_packet,
                   udp_packet)
-from p4rt import MulticastGroupEntry, Replica
+from p4rt import DigestEntry, MulticastGroupEntry, Replica
 
 REMOTE_STATION = "00:00:00:00:0b:01"     # behind the pseudowire
 TRANSPORT, PW_OUT, PW_IN = 1001, 5002, 5001
@@ -252,6 +252,29 @@ class VplsRefused(VplsTest):
 
 
 generate_cases(globals(), VplsRefused, REFUSED, "VplsRefused")
+
+
+class VplsLearning(VplsTest):
+    """A source unknown behind the pseudowire raises pw_learn_digest_t (VLAN, MAC, PW label);
+    with its pw_learning entry it raises none. The frame is bridged either way."""
+
+    def runTest(self) -> None:
+        self.add_pseudowire()
+        self.add_station(VLAN10, HOST2_MAC, 2)
+        self.insert(DigestEntry("pw_learn_digest_t", max_list_size=1, max_timeout_ns=0, ack_timeout_ns=10**9))
+        frame = remote_frame(HOST2_MAC)
+        self.send(6, from_core([(PW_IN, 0, 254)], frame))
+        self.expect_only({2: frame})
+        learned = [d for d in self.sw.digests(timeout=2.0) if d.digest == "pw_learn_digest_t"]
+        got = [(d["vlan_id"], int(str(d["src_mac"]).replace(":", ""), 16) if isinstance(d["src_mac"], str)
+                else int(d["src_mac"]), d["pw_label"]) for dl in learned for d in dl.data]
+        self.assertEqual(got, [(VLAN10, 0x000000000B01, PW_IN)], "digest content (vlan_id, src_mac, pw_label)")
+        self.table_add("pw_learning", {"vlan_id": VLAN10, "src_mac": REMOTE_STATION, "pw_label": PW_IN},
+                       "pw_station_known")
+        self.send(6, from_core([(0, 0, 254), (PW_IN, 0, 255)], frame))
+        self.expect_only({2: frame})
+        again = [d for d in self.sw.digests(timeout=1.0) if d.digest == "pw_learn_digest_t"]
+        self.assertEqual(again, [], "digest for a station known behind the pseudowire")
 
 
 # --- P router -----------------------------------------------------------------------------------
