@@ -36,10 +36,12 @@ pub enum Fast {
 /// A boolean formula over cheap atoms, with short-circuit `and` / `or`.
 #[derive(Debug, Clone)]
 pub enum Bx {
-    /// An unsigned field of at most 64 bits is non-zero.
+    /// An unsigned field of at most 64 bits is non-zero / zero.
     NonZero(u32),
-    /// A (statically known) header is valid.
+    Zero(u32),
+    /// A (statically known) header is valid / invalid.
     Valid(u32),
+    Invalid(u32),
     /// Unsigned field (≤ 64 bits) compared with a constant in 0..2^64: `field op c`.
     FieldConst(Cmp, u32, u64),
     /// Two unsigned fields (≤ 64 bits): `a op b`.
@@ -72,6 +74,18 @@ impl Cmp {
             BinOp::Le => Cmp::Le,
             _ => return None,
         })
+    }
+
+    /// `!(a op b)` is `a (negated op) b` (a total order).
+    fn negate(self) -> Cmp {
+        match self {
+            Cmp::Eq => Cmp::Ne,
+            Cmp::Ne => Cmp::Eq,
+            Cmp::Gt => Cmp::Le,
+            Cmp::Ge => Cmp::Lt,
+            Cmp::Lt => Cmp::Ge,
+            Cmp::Le => Cmp::Gt,
+        }
     }
 
     /// `a op b` is `b (mirror op) a`.
@@ -141,7 +155,7 @@ fn is_bool(e: &Expr) -> bool {
 fn boolean(e: &Expr, narrow: bool) -> Bx {
     match e {
         Expr::Valid(HdrRef::Static(h)) => Bx::Valid(*h as u32),
-        Expr::Unary(UnOp::Not, a) => Bx::Not(Box::new(boolean(a, narrow))),
+        Expr::Unary(UnOp::Not, a) => negate(boolean(a, narrow)),
         Expr::Unary(UnOp::D2B | UnOp::B2D, a) => boolean(a, narrow),
         Expr::Binary(BinOp::And, a, b) => Bx::And(Box::new((boolean(a, narrow), boolean(b, narrow)))),
         Expr::Binary(BinOp::Or, a, b) => Bx::Or(Box::new((boolean(a, narrow), boolean(b, narrow)))),
@@ -161,6 +175,20 @@ fn boolean(e: &Expr, narrow: bool) -> Bx {
     }
 }
 
+/// `!b`, folded into the atom where there is one for it.
+fn negate(b: Bx) -> Bx {
+    match b {
+        Bx::NonZero(s) => Bx::Zero(s),
+        Bx::Zero(s) => Bx::NonZero(s),
+        Bx::Valid(h) => Bx::Invalid(h),
+        Bx::Invalid(h) => Bx::Valid(h),
+        Bx::FieldConst(c, s, k) => Bx::FieldConst(c.negate(), s, k),
+        Bx::FieldField(c, a, b) => Bx::FieldField(c.negate(), a, b),
+        Bx::Not(a) => *a,
+        other => Bx::Not(Box::new(other)),
+    }
+}
+
 fn other(e: &Expr, narrow: bool) -> Bx {
     Bx::Other(Box::new(CExpr { e: Box::new(e.clone()), narrow, fast: Fast::Tree }))
 }
@@ -175,8 +203,10 @@ fn slot(pkt: &Pkt, s: u32) -> u64 {
 pub fn test(e: &Env, pkt: &Pkt, b: &Bx) -> bool {
     match b {
         Bx::NonZero(s) => slot(pkt, *s) != 0,
+        Bx::Zero(s) => slot(pkt, *s) == 0,
         Bx::Valid(h) => pkt.valid.get(*h as usize).copied().unwrap_or(false),
-        Bx::FieldConst(Cmp::Eq, s, k) => slot(pkt, *s) == *k,
+        Bx::Invalid(h) => !pkt.valid.get(*h as usize).copied().unwrap_or(false),
+        Bx::FieldConst(c, s, k) => c.test(slot(pkt, *s), *k),
         _ => test_slow(e, pkt, b),
     }
 }
@@ -185,7 +215,9 @@ pub fn test(e: &Env, pkt: &Pkt, b: &Bx) -> bool {
 fn test_slow(e: &Env, pkt: &Pkt, b: &Bx) -> bool {
     match b {
         Bx::NonZero(s) => slot(pkt, *s) != 0,
+        Bx::Zero(s) => slot(pkt, *s) == 0,
         Bx::Valid(h) => pkt.valid.get(*h as usize).copied().unwrap_or(false),
+        Bx::Invalid(h) => !pkt.valid.get(*h as usize).copied().unwrap_or(false),
         Bx::FieldConst(c, s, k) => c.test(slot(pkt, *s), *k),
         Bx::FieldField(c, a, b) => c.test(slot(pkt, *a), slot(pkt, *b)),
         Bx::Not(a) => !test(e, pkt, a),
@@ -249,6 +281,11 @@ mod tests {
             Expr::Valid(HdrRef::Static(5)),
             un(UnOp::D2B, f(0, 8, false)),
             un(UnOp::Not, un(UnOp::D2B, f(1, 64, false))),
+            un(UnOp::Not, Expr::Valid(HdrRef::Static(1))),
+            un(UnOp::Not, un(UnOp::Not, Expr::Valid(HdrRef::Static(0)))),
+            un(UnOp::Not, bin(BinOp::Gt, f(0, 8, false), Expr::Const(5))),
+            un(UnOp::Not, bin(BinOp::Le, f(1, 64, false), f(0, 8, false))),
+            un(UnOp::Not, bin(BinOp::Or, un(UnOp::D2B, f(0, 8, false)), Expr::Valid(HdrRef::Static(1)))),
             un(UnOp::B2D, bin(BinOp::Eq, f(0, 8, false), Expr::Const(5))),
             bin(BinOp::Ne, f(0, 8, false), Expr::Const(0)),
             bin(BinOp::Gt, Expr::Const(2), f(0, 8, false)),
