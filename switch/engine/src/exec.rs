@@ -892,6 +892,39 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
             break;
         }
         i = match step {
+            Step::IfNonZero { slot, cond, t, f } => {
+                let v = pkt.hv.get(*slot as usize).copied().unwrap_or(0) != 0;
+                if w.tracing() {
+                    trace_cond(c, w, *cond, v);
+                }
+                if v {
+                    *t
+                } else {
+                    *f
+                }
+            }
+            Step::IfValid { h, cond, t, f } => {
+                let v = pkt.valid.get(*h as usize).copied().unwrap_or(false);
+                if w.tracing() {
+                    trace_cond(c, w, *cond, v);
+                }
+                if v {
+                    *t
+                } else {
+                    *f
+                }
+            }
+            Step::IfCmp { op, slot, k, cond, t, f } => {
+                let v = op.test(pkt.hv.get(*slot as usize).copied().unwrap_or(0), *k);
+                if w.tracing() {
+                    trace_cond(c, w, *cond, v);
+                }
+                if v {
+                    *t
+                } else {
+                    *f
+                }
+            }
             Step::Test { b, cond, t, f } => {
                 let env = c.env(&[], 0);
                 let v = crate::fast::test(&env, pkt, b);

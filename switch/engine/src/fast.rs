@@ -101,7 +101,7 @@ impl Cmp {
     }
 
     #[inline]
-    fn test<T: PartialOrd>(self, a: T, b: T) -> bool {
+    pub fn test<T: PartialOrd>(self, a: T, b: T) -> bool {
         match self {
             Cmp::Eq => a == b,
             Cmp::Ne => a != b,
