@@ -879,11 +879,11 @@ fn run_deparser_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt) {
 // ----- control flow ------------------------------------------------------------
 
 fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
-    use crate::flow::{SetOp, Step};
+    use crate::flow::Step;
     let p = c.p;
     let mut i = crate::flow::index(p, Some(init));
     let mut steps = 0;
-    while let Some(step) = p.flow.get(i as usize) {
+    while let Some(step) = p.flow.steps.get(i as usize) {
         if pkt.exit {
             break;
         }
@@ -971,21 +971,7 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
                     trace_sets(c, w, *table, *action);
                 }
                 let (s, n) = (*start as usize, *len as usize);
-                for op in p.flow_ops.get(s..s + n).unwrap_or(&[]) {
-                    match *op {
-                        SetOp::Const { slot, v } => {
-                            if let Some(x) = pkt.hv.get_mut(slot as usize) {
-                                *x = v;
-                            }
-                        }
-                        SetOp::Move { dst, src, mask } => {
-                            let v = pkt.hv.get(src as usize).copied().unwrap_or(0);
-                            if let Some(x) = pkt.hv.get_mut(dst as usize) {
-                                *x = v & mask;
-                            }
-                        }
-                    }
-                }
+                run_set_ops(pkt, p.flow.ops.get(s..s + n).unwrap_or(&[]), &[]);
                 *next
             }
             Step::Table { table } => {
@@ -1188,7 +1174,28 @@ fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: usize, data: 
         if w.tracing() {
             w.emit(&format!("action {}", a.name));
         }
-        run_prims(c, w, pkt, &a.prims, data, 0);
+        if let Some(Some((s, n))) = c.p.flow.actions.get(action) {
+            let (s, n) = (*s as usize, *n as usize);
+            run_set_ops(pkt, c.p.flow.ops.get(s..s + n).unwrap_or(&[]), data);
+        } else {
+            run_prims(c, w, pkt, &a.prims, data, 0);
+        }
+    }
+}
+
+/// An action body that only writes fields (see `flow::SetOp`).
+#[inline]
+fn run_set_ops(pkt: &mut Pkt, ops: &[crate::flow::SetOp], data: &[u64]) {
+    use crate::flow::SetOp;
+    for op in ops {
+        let (dst, v) = match *op {
+            SetOp::Const { slot, v } => (slot, v),
+            SetOp::Move { dst, src, mask } => (dst, pkt.hv.get(src as usize).copied().unwrap_or(0) & mask),
+            SetOp::Param { dst, off, mask } => (dst, data.get(off as usize).copied().unwrap_or(0) & mask),
+        };
+        if let Some(x) = pkt.hv.get_mut(dst as usize) {
+            *x = v;
+        }
     }
 }
 

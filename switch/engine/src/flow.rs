@@ -54,35 +54,55 @@ pub fn index(p: &Prog, n: Option<Node>) -> u32 {
     u32::try_from(i).unwrap_or(END)
 }
 
-/// One field write of a [`Step::Sets`].
+/// One field write of a [`Step::Sets`] or of an action that only writes fields.
 #[derive(Debug, Clone, Copy)]
 pub enum SetOp {
     Const { slot: u32, v: u64 },
     Move { dst: u32, src: u32, mask: u64 },
+    /// From the action data (never in a `Sets` step, which has no data).
+    Param { dst: u32, off: u32, mask: u64 },
 }
 
-/// The action's primitives as plain field writes, if that is all they are.
-fn set_ops(p: &Prog, action: usize) -> Option<Vec<SetOp>> {
+/// The action's primitives as plain field writes, if that is all they are
+/// (`params`: action parameters allowed).
+fn set_ops(p: &Prog, action: usize, params: bool) -> Option<Vec<SetOp>> {
     let a = p.actions.get(action)?;
     a.prims
         .iter()
         .map(|pr| match pr {
             Prim::SetConst { slot, v } => Some(SetOp::Const { slot: *slot, v: *v }),
             Prim::Move { dst, src, mask } => Some(SetOp::Move { dst: *dst, src: *src, mask: *mask }),
+            Prim::SetParam { dst, off, mask } if params => Some(SetOp::Param { dst: *dst, off: *off, mask: *mask }),
             _ => None,
         })
         .collect()
 }
 
-/// Builds the step array of a loaded program (tables, conditions and action
-/// calls must be final), and the field writes of its `Sets` steps.
-pub fn build(p: &Prog) -> (Vec<Step>, Vec<SetOp>) {
+/// The compiled flow of a program.
+pub struct Flow {
+    pub steps: Vec<Step>,
+    /// Field writes of `Sets` steps and of `actions`.
+    pub ops: Vec<SetOp>,
+    /// Per action: its primitives as `ops[start..start + len]`, if they are
+    /// only field writes.
+    pub actions: Vec<Option<(u32, u32)>>,
+}
+
+/// Appends `v` to `ops`, returning its range.
+fn push(ops: &mut Vec<SetOp>, v: Vec<SetOp>) -> Option<(u32, u32)> {
+    let start = u32::try_from(ops.len()).ok()?;
+    let len = u32::try_from(v.len()).ok()?;
+    ops.extend(v);
+    Some((start, len))
+}
+
+/// Builds the flow of a loaded program (actions, tables, conditions and
+/// action calls must be final).
+pub fn build(p: &Prog) -> Flow {
     let mut ops: Vec<SetOp> = Vec::new();
+    let actions = (0..p.actions.len()).map(|a| set_ops(p, a, true).and_then(|v| push(&mut ops, v))).collect();
     let mut sets = |table: u32, action: usize, next: u32| -> Option<Step> {
-        let v = set_ops(p, action)?;
-        let start = u32::try_from(ops.len()).ok()?;
-        let len = u32::try_from(v.len()).ok()?;
-        ops.extend(v);
+        let (start, len) = push(&mut ops, set_ops(p, action, false)?)?;
         Some(Step::Sets { table, action: action as u32, start, len, next })
     };
     let mut steps = Vec::with_capacity(p.tables.len() + p.conds.len() + p.action_calls.len());
@@ -123,7 +143,7 @@ pub fn build(p: &Prog) -> (Vec<Step>, Vec<SetOp>) {
         let next = index(p, a.next);
         steps.push(sets(END, a.action, next).unwrap_or(Step::Call { action: a.action as u32, next }));
     }
-    (steps, ops)
+    Flow { steps, ops, actions }
 }
 
 #[cfg(test)]

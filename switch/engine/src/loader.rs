@@ -1889,10 +1889,9 @@ impl L {
             std,
             errors,
             controller_headers,
-            flow: Vec::new(),
-            flow_ops: Vec::new(),
+            flow: crate::flow::Flow { steps: Vec::new(), ops: Vec::new(), actions: Vec::new() },
         };
-        (prog.flow, prog.flow_ops) = crate::flow::build(&prog);
+        prog.flow = crate::flow::build(&prog);
         Ok(prog)
     }
 

@@ -546,8 +546,7 @@ pub struct Prog {
     /// `@controller_header` layouts: (name, fields).
     pub controller_headers: Vec<(String, Vec<(String, u32)>)>,
     /// Tables, conditions and action calls as compact steps (`flow`).
-    pub flow: Vec<crate::flow::Step>,
-    pub flow_ops: Vec<crate::flow::SetOp>,
+    pub flow: crate::flow::Flow,
 }
 
 impl Prog {
