@@ -8,10 +8,10 @@ measured): hosts a (10.0.10.2) and b (10.0.10.3) are in one VLAN, one at each PE
 across a pseudowire: PE1 (s1) puts a's frames under pseudowire label 5003 and transport label
 1001, P (s2) pops the transport label (implicit null, PHP) or swaps it to 0 (explicit null),
 PE2 (s3) pops what is left and bridges the frame to b; the way back the same with transport
-label 2002 and pseudowire label 5001. Remote stations are static (no learning behind
-pseudowires). The links between switches carry the MPLS MTU, the host links that MTU - 22
-(two labels and the carried Ethernet header), so a full-size frame fits, as the study's
-VPLS MTU under MPLS MTU 1530. Service `ip` (the former mode): routed IPv4 over the LSP, s1
+label 2002 and pseudowire label 5001. The remote stations are static (`macs`: no flooding
+at the start; learning behind pseudowires works as well). The links between switches carry
+the MPLS MTU, the host links that MTU - 26 (two labels, control word, the carried Ethernet header), so a
+full-size frame fits, as the study's VPLS MTU under MPLS MTU 1530. Service `ip` (the former mode): routed IPv4 over the LSP, s1
 pushes 1001 for 10.0.20.0/24 and s3 routes, host links MTU - 4, the way back plain IP.
 Per MTU, service and mode: iperf3 TCP a -> b, and the CPU seconds per gigabyte of each
 switch; a VPLS run counts the frames PE2 took off the pseudowire (`vrouter show vpls`).
@@ -70,7 +70,7 @@ class VplsChain(Chain):
 
     def __init__(self, prefix: str, workdir: Path, mode: str, mtu: int):
         super().__init__(prefix, 3, workdir)
-        self.mode, self.core_mtu, self.host_mtu = mode, mtu, mtu - 22
+        self.mode, self.core_mtu, self.host_mtu = mode, mtu, mtu - 26
         self.a = dataclasses.replace(self.a, ip="10.0.10.2/24", gateway="10.0.10.1")
         self.b = dataclasses.replace(self.b, ip="10.0.10.3/24", gateway="10.0.10.1")
 
@@ -164,7 +164,7 @@ def write_report(d: Path, data: dict, secs: float) -> None:
           f"git {m['git']}{data.get('profile_note', '')}. iperf3 TCP, one stream, {secs:g} s.", "",
           f"Published: {PUBLISHED['citation']} (Gb/s, CPU %), VPLS throughput: set beside the `vpls` rows.", "",
           "Services: `vpls` = hosts a and b in one VLAN, bridged across a pseudowire between the PEs (the frame "
-          "under pseudowire and transport labels, RFC 4448 raw mode without control word; host MTU = MPLS MTU - 22); "
+          "under pseudowire and transport labels, RFC 4448 raw mode with control word; host MTU = MPLS MTU - 26); "
           "`ip` = routed IPv4 over the LSP (host MTU = MPLS MTU - 4). The P router pops the transport label "
           "(implicit null) or swaps it to 0 (explicit null, popped by the egress PE).", "",
           "Baselines (neither carries Ethernet over MPLS, so they stand beside `vpls` as references, not as the "

@@ -23,7 +23,7 @@ from p4rt import EntityError, P4RuntimeError, P4RuntimeWriteError, SchemaError, 
 from . import names as N
 from . import packets as pk
 from .config import ConfigError, Network, SwitchConfig, load
-from .desired import Neighbor, Runtime, desired_state
+from .desired import Neighbor, Pw, Runtime, desired_state, pw_nexthop_id
 from .plan import Canon, Item, Plan, plan, plan_stations
 from .reconcile import ensure_pipeline, read_actual, recover_runtime, write_plan
 
@@ -135,7 +135,7 @@ class Router:
         with self.lock:
             self._write_or_resync(plan(self.canon, desired_state(self.net, self.cfg, self.rt), self.installed.values()))
 
-    def write_stations(self, touched: dict[tuple[int, str], int | None]) -> None:
+    def write_stations(self, touched: dict[tuple[int, str], int | Pw | None]) -> None:
         """Write only the entries of the stations in `touched` ((VLAN, MAC) -> port before the change)."""
         if self.sw is None or not self.synced:
             return
@@ -233,15 +233,24 @@ class Router:
     # --- learning -------------------------------------------------------------------------
 
     def on_digest(self, digest) -> None:
-        """Learn or move stations; acknowledge the list."""
+        """Learn or move stations (on ports, or behind pseudowires); acknowledge the list."""
         self.sw.ack_digest(digest)
-        touched: dict[tuple[int, str], int | None] = {}
+        behind_pw = digest.digest.endswith(N.PW_LEARN_DIGEST)
+        touched: dict[tuple[int, str], int | Pw | None] = {}
         for data in digest.data:
-            vlan, port = int(data["vlan_id"]), int(data["ingress_port"])
+            vlan = int(data["vlan_id"])
             mac = data["src_mac"] if isinstance(data["src_mac"], str) else pk.mac_text(
                 int(data["src_mac"]).to_bytes(6, "big"))
-            if (vlan, mac) in self.static_macs or port not in self.cfg.ports:
+            if (vlan, mac) in self.static_macs:
                 continue
+            if behind_pw:
+                port: int | Pw = Pw(int(data["pw_label"]))
+                if pw_nexthop_id(self.cfg, vlan, port.label) is None:
+                    continue
+            else:
+                port = int(data["ingress_port"])
+                if port not in self.cfg.ports:
+                    continue
             old = self.rt.macs.get((vlan, mac))
             if old == port:
                 continue
@@ -256,11 +265,15 @@ class Router:
 
     def on_idle_timeout(self, note) -> None:
         """Age out stations whose l2_learning entry expired."""
-        touched: dict[tuple[int, str], int | None] = {}
+        touched: dict[tuple[int, str], int | Pw | None] = {}
         for entry in note.entries:
-            if not entry.table.endswith("l2_learning"):
+            if entry.table.endswith("pw_learning"):
+                port: int | Pw = Pw(int(entry.match["pw_label"]))
+            elif entry.table.endswith("l2_learning"):
+                port = int(entry.match["ingress_port"])
+            else:
                 continue
-            vlan, port = int(entry.match["vlan_id"]), int(entry.match["ingress_port"])
+            vlan = int(entry.match["vlan_id"])
             mac = entry.match["src_mac"]
             mac = mac if isinstance(mac, str) else pk.mac_text(int(mac).to_bytes(6, "big"))
             if self.rt.macs.get((vlan, mac)) == port:

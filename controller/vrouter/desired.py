@@ -17,6 +17,16 @@ from .config import AclRule, Network, Policer, Pseudowire, SwitchConfig, TTL_MOD
 
 
 @dataclass(frozen=True)
+class Pw:
+    """Where a station learned behind a pseudowire is: that pseudowire's label bound here (its in_label)."""
+
+    label: int
+
+    def __str__(self) -> str:
+        return f"pw:{self.label}"
+
+
+@dataclass(frozen=True)
 class Neighbor:
     """A resolved IPv4 neighbour: where its MAC lives."""
 
@@ -32,7 +42,7 @@ class Runtime:
 
     neighbors: dict[ipaddress.IPv4Address, Neighbor] = field(default_factory=dict)
     nexthop_ids: dict[ipaddress.IPv4Address, int] = field(default_factory=dict)
-    macs: dict[tuple[int, str], int] = field(default_factory=dict)  # (vlan, mac) -> port
+    macs: dict[tuple[int, str], int | Pw] = field(default_factory=dict)  # (vlan, mac) -> port or pseudowire
 
     def nexthop_id(self, ip: ipaddress.IPv4Address) -> int:
         """The next-hop id of a neighbour, allocated on first use."""
@@ -117,20 +127,40 @@ def _te(table: str, match: dict, action: str, params: dict | None = None, **kw) 
     return TableEntry(table, match, Action(action, params or {}), **kw)
 
 
-def station_entries(vid: int, mac: str, port: int, aging_ns: int = 0) -> list[TableEntry]:
-    """A station's two entries: known on its port (`l2_learning`, aged if `aging_ns`) and `l2_unicast`."""
+def station_entries(vid: int, mac: str, port: int | Pw, aging_ns: int = 0, nexthop_id: int = 0) -> list[TableEntry]:
+    """A station's two entries: known on its port (`l2_learning`, aged if `aging_ns`) and `l2_unicast`;
+    behind a pseudowire: known there (`pw_learning`) and `l2_unicast` to the pseudowire's next hop."""
+    if isinstance(port, Pw):
+        return [_te(N.PW_LEARNING, {"vlan_id": vid, "src_mac": mac, "pw_label": port.label},
+                    "ingress.pw_term.pw_station_known", idle_timeout_ns=aging_ns),
+                _te(N.L2_UNICAST, {"vlan_id": vid, "dst_mac": mac}, "ingress.bridge.to_pseudowire",
+                    {"nexthop_id": nexthop_id})]
     return [_te(N.L2_LEARNING, {"vlan_id": vid, "src_mac": mac, "ingress_port": port},
                 "ingress.learning.station_known", idle_timeout_ns=aging_ns),
             _te(N.L2_UNICAST, {"vlan_id": vid, "dst_mac": mac}, "ingress.bridge.set_output_port", {"port": port})]
 
 
-def learned_station(net: Network, sw: SwitchConfig, vid: int, mac: str, port: int) -> list[TableEntry]:
+def pw_nexthop_id(sw: SwitchConfig, vid: int, label: int) -> int | None:
+    """The next-hop id of the pseudowire of VLAN `vid`'s VPLS instance whose label bound here is `label`."""
+    for k, (inst, pw) in enumerate(pseudowires(sw), 1):
+        if inst.vlan == vid and pw.in_label == label:
+            return N.PW_NEXTHOP_BASE + k - 1
+    return None
+
+
+def learned_station(net: Network, sw: SwitchConfig, vid: int, mac: str, port: int | Pw) -> list[TableEntry]:
     """The entries of a learned station, or none where the description does not allow it there."""
-    p = sw.ports.get(port)
     remote = any(inst.vlan == vid and mac in pw.macs for inst, pw in pseudowires(sw))
-    if any((m.vlan, m.mac) == (vid, mac) for m in sw.static_macs) or remote or p is None or vid not in p.carries():
+    if any((m.vlan, m.mac) == (vid, mac) for m in sw.static_macs) or remote:
         return []
-    return station_entries(vid, mac, port, int(net.mac_aging * 1e9))
+    aging = int(net.mac_aging * 1e9)
+    if isinstance(port, Pw):
+        nid = pw_nexthop_id(sw, vid, port.label)
+        return [] if nid is None else station_entries(vid, mac, port, aging, nid)
+    p = sw.ports.get(port)
+    if p is None or vid not in p.carries():
+        return []
+    return station_entries(vid, mac, port, aging)
 
 
 def pseudowires(sw: SwitchConfig) -> list[tuple[Vpls, Pseudowire]]:
@@ -176,6 +206,8 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
             out.meters[(N.PORT_METER, p.number)] = meter_config(pol)
     add(CloneSessionEntry(N.CLONE_SESSION, [Replica(sw.cpu_port, 0)]))
     add(DigestEntry(N.LEARN_DIGEST, max_list_size=64, max_timeout_ns=5_000_000, ack_timeout_ns=1_000_000_000))
+    if sw.vpls:
+        add(DigestEntry(N.PW_LEARN_DIGEST, max_list_size=64, max_timeout_ns=5_000_000, ack_timeout_ns=1_000_000_000))
 
     # VLANs: policers and router interfaces.
     for vlan in sw.vlans.values():

@@ -20,11 +20,13 @@ FW_POLICY = "ingress.firewall.firewall_policy"
 INTERFACE_MTU = "ingress.mtu.interface_mtu"
 PW_TERMINATION = "ingress.pw_term.pw_termination"
 PW_FLOOD = "egress.pw_flood.pw_flood"
+PW_LEARNING = "ingress.pw_term.pw_learning"
 
 PORT_METER = "ingress.port_meter"
 VLAN_METER = "ingress.vlan_meter"
 ACL_METER = "ingress.acl_meter"
 LEARN_DIGEST = "mac_learn_digest_t"
+PW_LEARN_DIGEST = "pw_learn_digest_t"
 
 CLONE_SESSION = 511
 

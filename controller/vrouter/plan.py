@@ -18,7 +18,7 @@ from p4rt import (ActionProfileGroup, ActionProfileMember, CloneSessionEntry, Di
 
 from . import names as N
 from .config import Network, SwitchConfig
-from .desired import Desired, learned_station, station_entries
+from .desired import Desired, Pw, learned_station, station_entries
 
 ACL_GAP = 1024              # priority step between consecutive ACL rules when numbering afresh
 MAX_PRIORITY = (1 << 31) - 1
@@ -479,12 +479,12 @@ def plan_scope(canon: Canon, entities: Iterable[Entity], actual: dict[Key, Item]
     return out
 
 
-def plan_stations(canon: Canon, net: Network, sw: SwitchConfig, macs: dict[tuple[int, str], int],
-                  actual: dict[Key, Item], touched: dict[tuple[int, str], int | None]) -> Plan:
+def plan_stations(canon: Canon, net: Network, sw: SwitchConfig, macs: dict[tuple[int, str], int | Pw],
+                  actual: dict[Key, Item], touched: dict[tuple[int, str], int | Pw | None]) -> Plan:
     """The writes for learned stations that appeared, moved or aged out, and nothing else.
 
-    `macs` is the run-time station table after the change ((VLAN, MAC) -> port); `touched`
-    maps each changed station to its port before the change (None if it is new).
+    `macs` is the run-time station table after the change ((VLAN, MAC) -> port, or Pw behind a
+    pseudowire); `touched` maps each changed station to where it was before the change (None if new).
     """
     want: list[Entity] = []
     scope: list[Key] = []

@@ -15,7 +15,7 @@ from p4rt import P4RuntimeError, Switch, TableEntry
 
 from . import names as N
 from .config import ConfigError, Network, SwitchConfig
-from .desired import Desired, Neighbor, Runtime, desired_state
+from .desired import Desired, Neighbor, Pw, Runtime, desired_state
 from .plan import Canon, Item, Plan, plan
 
 log = logging.getLogger("vrouter")
@@ -84,6 +84,7 @@ def recover_runtime(canon: Canon, actual: list[Item]) -> Runtime:
             members[item.key[2]] = {params.get(pid).name: v for pid, v in item.value[1]}
     nh_param = schema.actions.get("ingress.routing.route_to_nexthop").params.get("nexthop_id").id
     learning = canon.table(N.L2_LEARNING).match_fields
+    pw_learning = canon.table(N.PW_LEARNING).match_fields if N.PW_LEARNING in schema.tables else None
     for item in actual:
         if item.key[0] != "table":
             continue
@@ -102,6 +103,10 @@ def recover_runtime(canon: Canon, actual: list[Item]) -> Runtime:
             f = {learning.get(fid).name: v for fid, _, v, _ in parts}
             mac = ":".join(f"{b:02x}" for b in f["src_mac"].to_bytes(6, "big"))
             rt.macs[(f["vlan_id"], mac)] = f["ingress_port"]
+        elif table == N.PW_LEARNING and idle and pw_learning is not None:
+            f = {pw_learning.get(fid).name: v for fid, _, v, _ in parts}
+            mac = ":".join(f"{b:02x}" for b in f["src_mac"].to_bytes(6, "big"))
+            rt.macs[(f["vlan_id"], mac)] = Pw(f["pw_label"])
     return rt
 
 

@@ -76,13 +76,19 @@ def _show_vlans(sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict]:
 
 
 def _show_macs(sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict]:
+    from .desired import pseudowires
+
+    pw_names = {N.PW_NEXTHOP_BASE + k - 1: f"{inst.name} to {pw.peer}" for k, (inst, pw) in enumerate(pseudowires(cfg), 1)}
     aging = {(int(e.match["vlan_id"]), _mac(e.match["src_mac"])): e.idle_timeout_ns
              for e in _entries(sw, N.L2_LEARNING)}
+    if cfg.vpls:
+        aging.update({(int(e.match["vlan_id"]), _mac(e.match["src_mac"])): e.idle_timeout_ns
+                      for e in _entries(sw, N.PW_LEARNING)})
     rows = []
     for e in _entries(sw, N.L2_UNICAST, counters=True):
         key = (int(e.match["vlan_id"]), _mac(e.match["dst_mac"]))
         behind = e.action.params.get("nexthop_id")
-        port = int(e.action.params["port"]) if behind is None else f"pseudowire (next hop {int(behind):#x})"
+        port = int(e.action.params["port"]) if behind is None else f"pseudowire {pw_names.get(int(behind), hex(int(behind)))}"
         rows.append({"vlan": key[0], "mac": key[1], "port": port,
                      "type": "learned" if aging.get(key) else "static",
                      "packets": e.counter_data.packets if e.counter_data else 0})

@@ -126,7 +126,7 @@ const drop_reason_t DROP_FIREWALL              = 20; /* return traffic without a
 const drop_reason_t DROP_EGRESS_VLAN_NOT_MEMBER = 21; /* egress port does not carry the VLAN */
 const drop_reason_t DROP_FLOOD_INGRESS_PORT    = 22; /* flood copy for the port the frame came in on (expected) */
 const drop_reason_t DROP_PW_UNKNOWN_LABEL      = 23; /* bottom label over Ethernet (not IPv4) without pw_termination entry */
-const drop_reason_t DROP_PW_UNSUPPORTED        = 24; /* a frame a pseudowire cannot carry (MPLS or a second tag inside) */
+const drop_reason_t DROP_PW_UNSUPPORTED        = 24; /* a frame a pseudowire cannot carry (MPLS or a second tag inside), or a pseudowire frame without control word */
 const drop_reason_t DROP_PW_SPLIT_HORIZON      = 25; /* from a pseudowire to a pseudowire (VPLS split horizon) */
 const drop_reason_t DROP_PW_FLOOD_MISS         = 26; /* egress: flood copy whose replication id has no pw_flood entry */
 

@@ -14,6 +14,7 @@ control packet_deparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.mpls[0]);
         packet.emit(hdr.mpls[1]);
         packet.emit(hdr.mpls[2]);
+        packet.emit(hdr.pw_control_word);
         packet.emit(hdr.pw_ethernet);
         packet.emit(hdr.arp);
         packet.emit(hdr.ipv4);

@@ -2,10 +2,11 @@
  * headers.p4 -- the program's types and the headers it parses or emits.
  *
  * Header order on the wire (deparser order):
- *   packet_in | ethernet | vlan | inner_vlan | mpls[0..2] | pw_ethernet | arp | ipv4 | tcp | udp
+ *   packet_in | ethernet | vlan | inner_vlan | mpls[0..2] | pw_control_word | pw_ethernet
+ *   | arp | ipv4 | tcp | udp
  * pw_ethernet is the Ethernet header of a frame carried by a VPLS pseudowire
- * (RFC 4448, raw mode, no control word); what follows it (arp, ipv4, ...) is
- * that frame's payload.
+ * (RFC 4448 raw mode, with the control word RFC 8469 recommends); what
+ * follows it (arp, ipv4, ...) is that frame's payload.
  * packet_out is only ever parsed (from CPU_PORT), never emitted.
  */
 #ifndef VROUTER_HEADERS_P4
@@ -41,6 +42,17 @@ header packet_out_header_t {
     port_t egress_port;        /* used when submit_to_ingress == 0 */
     bit<1> submit_to_ingress;  /* 1: process as if received on CPU_PORT */
     bit<6> _pad;               /* always 0 */
+}
+
+/* Pseudowire control word (RFC 4385 / 4448): first nibble 0, so the payload
+ * under the bottom label cannot be taken for IPv4.  Sent as all zeros (no
+ * sequencing); its fields are ignored on receipt. */
+header pw_control_word_t {
+    bit<4>  zero;
+    bit<4>  flags;
+    bit<2>  frg;
+    bit<6>  length;
+    bit<16> sequence;
 }
 
 header ethernet_t {
@@ -123,7 +135,8 @@ struct headers_t {
     vlan_tag_t          vlan;        /* outer tag; removed in ingress, re-added in egress */
     vlan_tag_t          inner_vlan;  /* second tag, carried through untouched */
     mpls_t[MPLS_MAX_DEPTH] mpls;
-    ethernet_t          pw_ethernet; /* customer frame under the bottom label (VPLS) */
+    pw_control_word_t   pw_control_word; /* under the bottom label of a pseudowire (VPLS) */
+    ethernet_t          pw_ethernet; /* customer frame after the control word (VPLS) */
     arp_t               arp;
     ipv4_t              ipv4;
     tcp_t               tcp;

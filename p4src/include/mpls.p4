@@ -11,8 +11,8 @@
  *                         ├ pop_and_route(ttl_mode) ──▶ pop; label TTL copied into IPv4 if uniform;
  *                         │                             IPv4 routed by ipv4_routing
  *                         └ miss ──▶ label 0: pop_and_route (uniform); else drop MPLS_UNKNOWN_LABEL
- *   a bottom label over Ethernet (a pseudowire) that misses, or is left by a pop_and_route
- *   (explicit null or a local label over it) ──▶ meta.pw_lookup: pw_termination (vpls.p4)
+ *   a bottom label over a control word + Ethernet or anything but IPv4 (a pseudowire) that misses, or is left by a
+ *   pop_and_route (explicit null or a local label over it) ──▶ meta.pw_lookup: pw_termination (vpls.p4)
  *   swap/php with label TTL <= 1 ──▶ drop MPLS_TTL_EXPIRED
  */
 #ifndef VROUTER_MPLS_P4
@@ -84,7 +84,7 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
                 if (hdr.mpls[0].label == MPLS_LABEL_EXPLICIT_NULL) {
                     op = 3;
                     lsp_ttl_mode = TTL_MODE_UNIFORM;
-                } else if (hdr.mpls[0].bos == 1 && hdr.pw_ethernet.isValid()) {
+                } else if (hdr.mpls[0].bos == 1 && (hdr.pw_ethernet.isValid() || !hdr.ipv4.isValid())) {
                     /* A pseudowire label (implicit null upstream). */
                     meta.pw_lookup = true;
                 } else {
@@ -114,7 +114,8 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
                 }
                 hdr.mpls.pop_front(1);
                 if (hdr.mpls[0].isValid()) {
-                    if (op == 3 && hdr.mpls[0].bos == 1 && hdr.pw_ethernet.isValid()) {
+                    if (op == 3 && hdr.mpls[0].bos == 1
+                            && (hdr.pw_ethernet.isValid() || !hdr.ipv4.isValid())) {
                         /* The transport label is popped: a pseudowire label is left. */
                         meta.pw_lookup = true;
                     } else if (op == 3) {
@@ -124,7 +125,8 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
                     } else if (lsp_ttl_mode == TTL_MODE_UNIFORM) {
                         hdr.mpls[0].ttl = inherited_ttl;
                     }
-                } else if (hdr.ipv4.isValid()) {
+                } else if (hdr.ipv4.isValid() && !hdr.pw_ethernet.isValid()) {
+                    /* (an IPv4 packet inside a pseudowire's frame is no IPv4 payload) */
                     hdr.ethernet.ether_type = ETHERTYPE_IPV4;
                     if (lsp_ttl_mode == TTL_MODE_UNIFORM) {
                         hdr.ipv4.ttl = inherited_ttl;

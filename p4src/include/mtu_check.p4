@@ -4,7 +4,8 @@
  *
  *   interface_mtu(egress VLAN) ──▶ mtu (no entry: no limit)
  *   L3 size = IPv4 total length + 4 bytes per MPLS label on the way out
- *             (+ 14 for the Ethernet header of a frame carried by a pseudowire)
+ *             (+ 18 for the control word and Ethernet header of a frame carried
+ *             by a pseudowire)
  *   L3 size > mtu ─ DF set ──▶ punt MTU_EXCEEDED (controller sends ICMP
  *                 │            "fragmentation needed")
  *                 └ DF clear, or a frame going into a pseudowire (bridged:
@@ -53,7 +54,7 @@ control mtu_check(inout headers_t hdr, inout local_metadata_t meta) {
                 l3_size = l3_size + 4;
             }
             if (hdr.pw_ethernet.isValid()) {
-                l3_size = l3_size + 14;
+                l3_size = l3_size + 18;   /* control word + Ethernet header */
             }
             if (meta.mtu != 0 && l3_size > meta.mtu) {
                 if (hdr.ipv4.dont_fragment == 1 && !meta.pw_encap) {

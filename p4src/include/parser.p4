@@ -8,7 +8,7 @@
  *                                       ├──────────┴─▶ arp
  *                                       ├──────────┴─▶ mpls[0] ─▶ mpls[1] ─▶ mpls[2] ─▶ (4th label: too deep)
  *                                       │                 ├─(bottom of stack, first nibble 4)─▶ ipv4
- *                                       │                 └─(bottom of stack, any other nibble)─▶ pw_ethernet ─▶ arp | ipv4
+ *                                       │                 └─(bottom of stack, first nibble 0)─▶ pw_control_word ─▶ pw_ethernet ─▶ arp | ipv4
  *                                       └──────────┴─▶ ipv4 ─(IHL 5, not a later fragment)─▶ tcp | udp
  */
 #ifndef VROUTER_PARSER_P4
@@ -90,18 +90,23 @@ parser packet_parser(packet_in packet,
     }
 
     /* MPLS carries no payload type: an IPv4 payload is recognised by its
-     * version nibble; anything else is taken for the Ethernet frame of a
-     * pseudowire without control word (RFC 4448), the only other payload
-     * the program terminates.  Which label is a pseudowire is known only in
-     * ingress (pw_termination), so the choice is made here by the payload:
-     * a carried frame whose destination MAC starts with nibble 4
-     * (40:..-4f:..) is misread as IPv4, and a non-IPv4 payload shorter than
-     * 14 bytes is a parser error (PacketTooShort). */
+     * version nibble, the Ethernet frame of a pseudowire by the control word
+     * in front of it (first nibble 0; RFC 4385, RFC 8469).  Without a
+     * control word a carried frame whose destination MAC starts with nibble
+     * 4 would be taken for IPv4 here and by every P router's ECMP and MTU
+     * check, so this program's pseudowires always carry one.  Anything else
+     * stays unparsed payload. */
     state parse_mpls_payload {
         transition select(packet.lookahead<bit<4>>()) {
             4: parse_ipv4;
-            default: parse_pw_ethernet;
+            0: parse_pw_control_word;
+            default: accept;
         }
+    }
+
+    state parse_pw_control_word {
+        packet.extract(hdr.pw_control_word);
+        transition parse_pw_ethernet;
     }
 
     /* The customer frame of a pseudowire: its own header and, for the P

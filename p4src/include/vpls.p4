@@ -1,13 +1,14 @@
 /*
  * vpls.p4 -- VPLS: a VLAN (the bridge domain) extended to remote PEs over
- * pseudowires (RFC 4762 data plane, RFC 4448 raw mode without control word:
- * the customer frame travels without its service VLAN tag).
+ * pseudowires (RFC 4762 data plane, RFC 4448 raw mode: the customer frame
+ * travels without its service VLAN tag, behind a control word of zeros as
+ * RFC 8469 recommends).
  *
  * Ingress PE, known station (ingress):
  *   l2_unicast(vlan, dst MAC) ─ to_pseudowire(nexthop_id) ──▶ pw_encapsulation:
  *     customer frame carries MPLS or a second tag ──▶ drop PW_UNSUPPORTED
  *     from a pseudowire                          ──▶ drop PW_SPLIT_HORIZON
- *     else pw_ethernet := ethernet ──▶ nexthop_table (set_nexthop_push2: transport label
+ *     else control word + pw_ethernet := ethernet ──▶ nexthop_table (set_nexthop_push2: transport label
  *     on top, pseudowire label at the bottom; new outer Ethernet to the LSP next hop)
  * Ingress PE, unknown/broadcast (egress, per flood copy):
  *   multicast group VLAN: local ports (rid 0) and one copy per pseudowire (rid != 0)
@@ -15,16 +16,17 @@
  *                              └ miss ──▶ drop PW_FLOOD_MISS
  * Egress PE (ingress, frames to the router MAC carrying MPLS): mpls_lookup pops the
  * transport label (explicit null, or a label bound by an egress LSP) or finds none
- * (implicit null upstream); a bottom label over Ethernet left then (meta.pw_lookup):
- *   pw_termination(label) ─ terminate_pseudowire(vlan) ──▶ label and outer Ethernet
- *       removed, pw_ethernet becomes the frame, bridged in `vlan` (PCP := EXP);
+ * (implicit null upstream); a bottom label over anything but IPv4 left then (meta.pw_lookup):
+ *   pw_termination(label) ─ terminate_pseudowire(vlan) ──▶ label, control word and outer
+ *       Ethernet removed, pw_ethernet becomes the frame, bridged in `vlan` (PCP := EXP);
+ *       no control word + Ethernet under the label ──▶ drop PW_UNSUPPORTED
  *       flooding from a pseudowire uses group PW_LOCAL_FLOOD_GROUP_BASE + vlan
  *       (local ports only: split horizon)
  *                         └ miss ──▶ drop PW_UNKNOWN_LABEL
  *   then pw_learning(vlan, carried source MAC, PW label) ─ miss ──▶ pw_learn_digest_t
  *       {vlan_id, src_mac, pw_label} (not for multicast sources)
  * A label that is not at the bottom of the stack is never a pseudowire here
- * (no control word, no flow label): mpls_label decides about it as before.
+ * (no flow label): mpls_label decides about it as before.
  * Labels pushed here take TTL 255 (pipe) and EXP from the customer DSCP
  * (0 for non-IPv4 frames), as set_nexthop_push2 with ttl_mode pipe does.
  * Stations behind a pseudowire: the controller writes them (static, or learned
@@ -99,11 +101,15 @@ control pseudowire_termination(inout headers_t hdr, inout local_metadata_t meta)
 
     apply {
         pw_termination.apply();
-        if (terminate) {
+        if (terminate && !hdr.pw_ethernet.isValid()) {
+            meta.drop = true;                   /* no control word: not our encapsulation */
+            meta.drop_reason = DROP_PW_UNSUPPORTED;
+        } else if (terminate) {
             pw_label = hdr.mpls[0].label;
             meta.vlan_pcp = hdr.mpls[0].exp;
             hdr.ethernet = hdr.pw_ethernet;
             hdr.pw_ethernet.setInvalid();
+            hdr.pw_control_word.setInvalid();
             hdr.mpls[0].setInvalid();
             meta.from_pseudowire = true;
             meta.l3_admit = false;         /* bridged, not routed */
@@ -130,6 +136,12 @@ control pseudowire_encapsulation(inout headers_t hdr, inout local_metadata_t met
             meta.drop = true;
             meta.drop_reason = DROP_PW_UNSUPPORTED;
         } else {
+            hdr.pw_control_word.setValid();
+            hdr.pw_control_word.zero = 0;
+            hdr.pw_control_word.flags = 0;
+            hdr.pw_control_word.frg = 0;
+            hdr.pw_control_word.length = 0;
+            hdr.pw_control_word.sequence = 0;
             hdr.pw_ethernet = hdr.ethernet;
         }
     }
@@ -199,6 +211,12 @@ control pseudowire_flood_encapsulation(inout headers_t hdr, inout local_metadata
             if (hdr.ipv4.isValid()) {
                 exp = hdr.ipv4.dscp[5:3];
             }
+            hdr.pw_control_word.setValid();
+            hdr.pw_control_word.zero = 0;
+            hdr.pw_control_word.flags = 0;
+            hdr.pw_control_word.frg = 0;
+            hdr.pw_control_word.length = 0;
+            hdr.pw_control_word.sequence = 0;
             /* The customer frame carries no label (checked above), so the
              * stack is empty before the push. */
             hdr.mpls[0].setValid();

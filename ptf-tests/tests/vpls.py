@@ -5,13 +5,15 @@ tagged), 6 trunk VLAN 40 (the MPLS core: the LSP next hop PEER2_MAC receives, th
 peer PEER_MAC sends). Router interface on VLAN 40. The remote station REMOTE_STATION lives
 behind the pseudowire. Pseudowire labels: PW_OUT pushed towards the remote PE, PW_IN bound
 here; transport label TRANSPORT. Labels written as (label, EXP, TTL), top first; labels the
-PE pushes have TTL 255 and EXP from the customer DSCP.
+PE pushes have TTL 255 and EXP from the customer DSCP. Under the bottom label: the control
+word (4 zero bytes, RFC 8469), then the customer frame.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from scapy.layers.l2 import ARP, Ether
+from scapy.packet import Raw
 
 from base import (BROADCAST_MAC, HOST1_IP, HOST1_MAC, HOST2_IP, HOST2_MAC, HOST5_MAC, PEER2_MAC, PEER_MAC, PIPE,
                   ROUTER_IP40, ROUTER_MAC, VLAN10, VLAN40, Drop, VrouterTest, generate_cases, mpls_packet,
@@ -19,6 +21,8 @@ from base import (BROADCAST_MAC, HOST1_IP, HOST1_MAC, HOST2_IP, HOST2_MAC, HOST5
 from p4rt import DigestEntry, MulticastGroupEntry, Replica
 
 REMOTE_STATION = "00:00:00:00:0b:01"     # behind the pseudowire
+NIBBLE4_STATION = "46:00:00:00:0b:02"    # a MAC whose first nibble is that of IPv4
+CONTROL_WORD = b"\x00\x00\x00\x00"
 TRANSPORT, PW_OUT, PW_IN = 1001, 5002, 5001
 PW_NEXTHOP = 70
 PW_RID = 1                               # replication id of the pseudowire's flood copy
@@ -37,13 +41,18 @@ def untagged(frame):
     return Ether(raw[:12] + raw[16:]) if raw[12:14] == b"\x81\x00" else Ether(raw)
 
 
+def carried(frame, control_word: bytes = CONTROL_WORD):
+    """What sits under the bottom label: the control word, then the frame."""
+    return Raw(control_word + bytes(untagged(frame)))
+
+
 def to_core(labels, frame):
-    """What leaves towards the LSP next hop: new outer Ethernet, VLAN 40 tag, labels, the frame."""
-    return mpls_packet(ROUTER_MAC, PEER2_MAC, labels, untagged(frame), vlan=VLAN40)
+    """What leaves towards the LSP next hop: new outer Ethernet, VLAN 40 tag, labels, control word, the frame."""
+    return mpls_packet(ROUTER_MAC, PEER2_MAC, labels, carried(frame), vlan=VLAN40)
 
 
-def from_core(labels, frame, dst: str = ROUTER_MAC):
-    return mpls_packet(PEER_MAC, dst, labels, frame, vlan=VLAN40)
+def from_core(labels, frame, dst: str = ROUTER_MAC, control_word: bytes = CONTROL_WORD):
+    return mpls_packet(PEER_MAC, dst, labels, carried(frame, control_word), vlan=VLAN40)
 
 
 class VplsTest(VrouterTest):
@@ -55,7 +64,7 @@ class VplsTest(VrouterTest):
         self.add_router_interface(VLAN40, ROUTER_IP40)
         self.add_nexthop(41, 6, VLAN40, PEER2_MAC)           # plain next hop (P router tests)
 
-    def add_pseudowire(self, remote_macs=(REMOTE_STATION,), transport: int | None = TRANSPORT) -> None:
+    def add_pseudowire(self, remote_macs=(REMOTE_STATION, NIBBLE4_STATION), transport: int | None = TRANSPORT) -> None:
         """The pseudowire: its next hop (transport + PW label, pipe), static remote MACs,
         its flood copy (replica (6, PW_RID) in group 10 + pw_flood entry), the local-only
         flood group, and its incoming label."""
@@ -98,6 +107,8 @@ ENCAP = [
     Encap("FromTrunkRawMode", "a tagged frame from a trunk travels without its VLAN tag (raw mode)",
           5, customer(src=HOST5_MAC, vlan=VLAN10), [(TRANSPORT, 0, 255), (PW_OUT, 0, 255)]),
     Encap("NonIpv4", "an ARP frame: EXP 0", 1, ARP_REQUEST, [(TRANSPORT, 0, 255), (PW_OUT, 0, 255)]),
+    Encap("Nibble4Mac", "a destination MAC starting with nibble 4: the control word keeps it from looking like IPv4",
+          1, customer(dst=NIBBLE4_STATION), [(TRANSPORT, 0, 255), (PW_OUT, 0, 255)]),
     Encap("AdjacentPe", "no transport label (remote PE adjacent): the PW label alone, S=1",
           1, customer(), [(PW_OUT, 0, 255)], transport=None),
 ]
@@ -149,16 +160,16 @@ class VplsCustomerMplsUnsupported(VplsTest):
 
 
 class VplsMtuCountsInnerEthernet(VplsTest):
-    """VLAN 40 MTU 150: IPv4 of 128 bytes + 8 label bytes + 14 Ethernet = 150 passes; an IPv4
-    of 129 bytes (DF set) makes 151: dropped, not punted (a bridged frame gets no ICMP)."""
+    """VLAN 40 MTU 150: IPv4 of 124 bytes + 8 label bytes + 4 control word + 14 Ethernet = 150
+    passes; an IPv4 of 125 bytes (DF set) makes 151: dropped, not punted (a bridged frame gets no ICMP)."""
 
     def runTest(self) -> None:
         self.add_pseudowire()
         self.table_add("interface_mtu", {"vlan_id": VLAN40}, "set_mtu", {"mtu": 150})
-        fits = udp_packet(HOST1_MAC, REMOTE_STATION, HOST1_IP, HOST2_IP, size=14 + 128, flags="DF")
+        fits = udp_packet(HOST1_MAC, REMOTE_STATION, HOST1_IP, HOST2_IP, size=14 + 124, flags="DF")
         self.send(1, fits)
         self.expect_only({6: to_core([(TRANSPORT, 0, 255), (PW_OUT, 0, 255)], fits)})
-        big = udp_packet(HOST1_MAC, REMOTE_STATION, HOST1_IP, HOST2_IP, size=14 + 129, flags="DF")
+        big = udp_packet(HOST1_MAC, REMOTE_STATION, HOST1_IP, HOST2_IP, size=14 + 125, flags="DF")
         self.send(1, big)
         self.expect_only({})
         self.assert_drops({Drop.MTU_EXCEEDED: 1})
@@ -192,6 +203,9 @@ DECAP = [
           [(PW_IN, 0, 254)], HOST2_MAC, {2: remote_frame(HOST2_MAC)}),
     Decap("ExplicitNull", "explicit null over the PW label: both popped, the frame bridged to host 2",
           [(0, 0, 254), (PW_IN, 0, 255)], HOST2_MAC, {2: remote_frame(HOST2_MAC)}),
+    Decap("Nibble4Mac", "to a station whose MAC starts with nibble 4 (would be IPv4 without the control word)",
+          [(0, 0, 254), (PW_IN, 0, 255)], "46:00:00:00:00:02", {2: remote_frame("46:00:00:00:00:02")},
+          stations=(("46:00:00:00:00:02", 2),)),
     Decap("UnderLocalLabel", "transport label bound by an egress LSP (no PHP upstream): pop_and_route, then "
           "the PW label", [(400, 0, 254), (PW_IN, 0, 255)], HOST2_MAC, {2: remote_frame(HOST2_MAC)}, egress_lsp=400),
     Decap("ToTrunkPcpFromExp", "to a trunk station: tagged VLAN 10 with PCP = EXP 3 of the PW label",
@@ -228,6 +242,7 @@ class Refused:
     labels: list
     drop: int
     frame: object = None
+    control_word: bytes = CONTROL_WORD
 
 
 REFUSED = [
@@ -239,6 +254,8 @@ REFUSED = [
             [(PW_IN, 0, 254), (16, 0, 255)], Drop.MPLS_UNKNOWN_LABEL),
     Refused("SplitHorizon", "from the pseudowire to a station behind a pseudowire",
             [(PW_IN, 0, 254)], Drop.PW_SPLIT_HORIZON, remote_frame(REMOTE_STATION)),
+    Refused("NoControlWord", "a pseudowire frame without control word (its MAC starts with nibble 0xa here)",
+            [(PW_IN, 0, 254)], Drop.PW_UNSUPPORTED, remote_frame("a2:00:00:00:00:02"), control_word=b""),
 ]
 
 
@@ -246,7 +263,7 @@ class VplsRefused(VplsTest):
     def run_case(self, c: Refused) -> None:
         self.add_pseudowire()
         self.add_station(VLAN10, HOST2_MAC, 2)
-        self.send(6, from_core(c.labels, c.frame or remote_frame(HOST2_MAC)))
+        self.send(6, from_core(c.labels, c.frame or remote_frame(HOST2_MAC), control_word=c.control_word))
         self.expect_only({})
         self.assert_drops({c.drop: 1})
 

@@ -11,7 +11,7 @@ import pytest
 from p4rt import TableEntry
 from vrouter import names as N
 from vrouter.config import load, loads
-from vrouter.desired import Neighbor, Runtime, desired_state, learned_station
+from vrouter.desired import Neighbor, Pw, Runtime, desired_state, learned_station
 from vrouter.plan import Canon, Plan, assign_priorities, plan, plan_stations
 from vrouter.reconcile import recover_runtime
 
@@ -392,3 +392,29 @@ def test_vpls_pseudowire_entries(canon) -> None:
     _, state = converge(canon, net, cfg, rt)
     again = plan(canon, desired_state(net, cfg, rt), state.values())
     assert not (again.inserts or again.modifies or again.deletes)
+
+
+def test_station_learned_behind_a_pseudowire(canon) -> None:
+    net = loads(VPLS, "vpls.yaml")
+    cfg = net.switches["pe1"]
+    rt = Runtime()
+    rt.neighbors[IP("10.255.1.2")] = Neighbor(IP("10.255.1.2"), "02:00:00:00:01:02", 2, 40)
+    mac = "02:00:00:00:00:0c"
+    rt.macs[(10, mac)] = 1                      # first seen on local port 1
+    _, switch = converge(canon, net, cfg, rt)
+    # It moves behind the pseudowire (digest pw_learn_digest_t with label 5001).
+    rt.macs[(10, mac)] = Pw(5001)
+    p = plan_stations(canon, net, cfg, rt.macs, switch, {(10, mac): 1})
+    assert (len(p.inserts), len(p.modifies), len(p.deletes)) == (1, 1, 1), p.summary()
+    assert p.inserts[0].entity.table == N.PW_LEARNING and p.inserts[0].entity.match == {
+        "vlan_id": 10, "src_mac": mac, "pw_label": 5001} and p.inserts[0].entity.idle_timeout_ns == 300 * 10**9
+    assert p.modifies[0].entity.action.name == "ingress.bridge.to_pseudowire"
+    assert p.modifies[0].entity.action.params == {"nexthop_id": N.PW_NEXTHOP_BASE}
+    assert p.deletes[0].key[1] == N.L2_LEARNING
+    state = apply_plan(canon, switch, p)
+    full = plan(canon, desired_state(net, cfg, rt), state.values())
+    assert not (full.inserts or full.modifies or full.deletes)     # same end state as a full plan
+    assert recover_runtime(canon, list(state.values())).macs == {(10, mac): Pw(5001)}
+    # A label that is no pseudowire of the VLAN, and a static remote MAC, are never written.
+    assert learned_station(net, cfg, 10, mac, Pw(7777)) == []
+    assert learned_station(net, cfg, 10, "02:00:00:00:00:0b", Pw(5001)) == []

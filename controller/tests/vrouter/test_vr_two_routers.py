@@ -62,6 +62,7 @@ def chain(tmp_path, vrouter_program):
     try:
         for h in (h1, h2, h3, h4, h5):
             h.create()
+        h4.set_mac("46:00:00:00:50:0b")    # first nibble 4: must not be taken for IPv4 under the PW label
         sh("ip", "link", "add", link[0], "type", "veth", "peer", "name", link[1])
         for end in link:
             sh("sysctl", "-qw", f"net.ipv6.conf.{end}.disable_ipv6=1", check=False)
@@ -104,8 +105,15 @@ def test_routes_and_lsp_across_two_routers(chain) -> None:
         assert "From 10.255.0.2" in out and "Time to live exceeded" in out, out
         # VPLS: d and e share VLAN 50 across the pseudowire; each PE pushes its LSP's label (r1
         # 1000, r2 2000) over the PW label, the other pops it (egress LSP) and then the PW label.
-        # No remote MAC is configured: ARP and the replies travel as flood copies.
+        # No remote MAC is configured: the first ARP travels as a flood copy, then each PE learns the
+        # far host behind its pseudowire (pw_learn_digest_t) and unicasts to it.
         assert h4.reaches(h5.ip), daemon.text()[-3000:]
+        for name, far in (("r2", h4), ("r1", h5)):
+            daemon.wait_for(f"event=mac_learned switch={name} vlan=50 mac={far.mac()} port=pw:")
+            macs = json.loads(vrouter("show", "macs", str(path), "--switch", name, "--json").stdout)[name]
+            row = [m for m in macs if m["mac"] == far.mac()]
+            assert row and row[0]["port"] == f"pseudowire blue to {'r1' if name == 'r2' else 'r2'}" \
+                and row[0]["type"] == "learned", macs
         for name in ("r1", "r2"):
             pws = json.loads(vrouter("show", "vpls", str(path), "--switch", name, "--json").stdout)[name]
             assert len(pws) == 1 and pws[0]["packets_in"] > 0 and pws[0]["flooded_out"] > 0, pws
