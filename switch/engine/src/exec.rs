@@ -892,8 +892,8 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
             break;
         }
         i = match step {
-            Step::IfNonZero { slot, cond, t, f } => {
-                let v = pkt.hv.get(*slot as usize).copied().unwrap_or(0) != 0;
+            Step::IfNonZero { slot, neg, cond, t, f } => {
+                let v = (pkt.hv.get(*slot as usize).copied().unwrap_or(0) != 0) != *neg;
                 if w.tracing() {
                     trace_cond(c, w, *cond, v);
                 }
@@ -903,8 +903,8 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
                     *f
                 }
             }
-            Step::IfValid { h, cond, t, f } => {
-                let v = pkt.valid.get(*h as usize).copied().unwrap_or(false);
+            Step::IfValid { h, neg, cond, t, f } => {
+                let v = pkt.valid.get(*h as usize).copied().unwrap_or(false) != *neg;
                 if w.tracing() {
                     trace_cond(c, w, *cond, v);
                 }

@@ -973,3 +973,72 @@ fn parallel_workers_share_tables_and_counters() {
     assert_eq!(total, 10_000);
     assert_eq!(sw.table_read("t").unwrap()[0].counter, Some(CounterData { packets: 10_000, bytes: 100_000 }));
 }
+
+/// Conditions of every shortcut shape (field non-zero, header valid, field vs
+/// constant, their negations, and/or of them, and a general expression) and
+/// actions that only write fields route, write and trace exactly as the
+/// general evaluator does. Ingress: a chain of conditions over h.a (0x11),
+/// h.b (0x22), h2 (invalid) and scalars.m8 (set by the first action); every
+/// condition must come out true to reach `t_out`, whose action copies h.b to
+/// h.c, sets h.d from a constant and sends to port 3.
+#[test]
+fn shortcut_conditions_and_field_write_actions_match_the_evaluator() {
+    let mut v = base();
+    v["actions"] = json!([
+        action("set_m8", 0, &[], vec![assign(f("scalars", "m8"), hx("0x05"))]),
+        action("out", 1, &[], vec![
+            assign(f("h", "c"), f("h", "b")),
+            assign(f("h", "d"), hx("0xdeadbeef")),
+            assign(f("standard_metadata", "egress_spec"), hx("0x0003")),
+        ]),
+    ]);
+    let d2b = |x: Value| json!({"type": "expression", "value": {"op": "d2b", "left": null, "right": x}});
+    let not = |x: Value| ex("not", Value::Null, x);
+    let conds = [
+        ("c_nonzero", d2b(f("h", "a"))),
+        ("c_valid", d2b(f("h", "$valid$"))),
+        ("c_invalid", not(d2b(f("h2", "$valid$")))),
+        ("c_eq", ex("==", f("h", "a"), hx("0x11"))),
+        ("c_not_gt", not(ex(">", f("scalars", "m8"), hx("0x05")))),
+        ("c_le_mirror", ex("<=", hx("0x22"), f("h", "b"))),
+        ("c_and", ex("and", not(d2b(f("scalars", "m16"))), ex("!=", f("h", "b"), hx("0x00")))),
+        ("c_or", ex("or", d2b(f("h2", "$valid$")), ex("<", f("h", "a"), f("h", "b")))),
+        ("c_tree", ex("==", ex("+", f("h", "a"), f("h", "b")), hx("0x33"))),
+    ];
+    let mut cj = Vec::new();
+    for (i, (name, e)) in conds.iter().enumerate() {
+        let next = conds.get(i + 1).map_or(json!("t_out"), |(n, _)| json!(n));
+        cj.push(json!({"name": name, "id": i, "expression": e, "true_next": next, "false_next": null}));
+    }
+    v["pipelines"][0]["conditionals"] = json!(cj);
+    v["pipelines"][0]["tables"] = json!([
+        call_table("t_m8", 0, "set_m8", 0, json!("c_nonzero")),
+        call_table("t_out", 1, "out", 1, Value::Null),
+    ]);
+    v["pipelines"][0]["init_table"] = json!("t_m8");
+    let sw = switch(&v);
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let l2 = lines.clone();
+    let mut w = sw.new_worker();
+    w.set_trace(Some(Box::new(move |s: &str| l2.lock().unwrap().push(s.to_string()))));
+    let mut out = Vec::new();
+    sw.process(&mut w, 0, &PKT, &mut |p, b| out.push((p, b.to_vec())));
+    let mut want = vec![
+        "parser parser: state start at byte 0".to_string(),
+        "table t_m8: miss, default action".to_string(),
+        "action set_m8".to_string(),
+    ];
+    want.extend(conds.iter().map(|(n, _)| format!("condition {n}: true")));
+    want.extend(["table t_out: miss, default action".to_string(), "action out".to_string()]);
+    assert_eq!(*lines.lock().unwrap(), want);
+    // h = a:11 b:22 c:0022 d:deadbeef, then the unparsed payload
+    assert_eq!(out, vec![(3, vec![0x11, 0x22, 0x00, 0x22, 0xde, 0xad, 0xbe, 0xef, 0xee, 0xff])]);
+    // h.a = 0 fails the first condition: nothing runs after it, egress_spec stays 0
+    let mut pkt = PKT;
+    pkt[0] = 0;
+    assert_eq!(send(&sw, 0, &pkt), vec![(0, pkt.to_vec())]);
+    // h.b = 0x21 fails c_le_mirror (0x22 <= h.b)
+    let mut pkt = PKT;
+    pkt[1] = 0x21;
+    assert_eq!(send(&sw, 0, &pkt), vec![(0, pkt.to_vec())]);
+}

@@ -22,9 +22,9 @@ pub const END: u32 = u32::MAX;
 pub enum Step {
     /// Conditions on one atom, one step each (`cond`: index in `Prog::conds`,
     /// for tracing): a field is non-zero, a header is valid, a field compares
-    /// with a constant. "Zero" / "invalid" swap `t` and `f`.
-    IfNonZero { slot: u32, cond: u32, t: u32, f: u32 },
-    IfValid { h: u32, cond: u32, t: u32, f: u32 },
+    /// with a constant; `neg`: "zero" / "invalid".
+    IfNonZero { slot: u32, neg: bool, cond: u32, t: u32, f: u32 },
+    IfValid { h: u32, neg: bool, cond: u32, t: u32, f: u32 },
     IfCmp { op: Cmp, slot: u32, k: u64, cond: u32, t: u32, f: u32 },
     /// A condition whose formula has a shortcut.
     Test { b: Bx, cond: u32, t: u32, f: u32 },
@@ -130,10 +130,10 @@ pub fn build(p: &Prog) -> Flow {
     for (ci, c) in p.conds.iter().enumerate() {
         let (cond, t, f) = (ci as u32, index(p, c.true_next), index(p, c.false_next));
         steps.push(match &c.expr.fast {
-            Fast::Bool(Bx::NonZero(slot)) => Step::IfNonZero { slot: *slot, cond, t, f },
-            Fast::Bool(Bx::Zero(slot)) => Step::IfNonZero { slot: *slot, cond, t: f, f: t },
-            Fast::Bool(Bx::Valid(h)) => Step::IfValid { h: *h, cond, t, f },
-            Fast::Bool(Bx::Invalid(h)) => Step::IfValid { h: *h, cond, t: f, f: t },
+            Fast::Bool(Bx::NonZero(slot)) => Step::IfNonZero { slot: *slot, neg: false, cond, t, f },
+            Fast::Bool(Bx::Zero(slot)) => Step::IfNonZero { slot: *slot, neg: true, cond, t, f },
+            Fast::Bool(Bx::Valid(h)) => Step::IfValid { h: *h, neg: false, cond, t, f },
+            Fast::Bool(Bx::Invalid(h)) => Step::IfValid { h: *h, neg: true, cond, t, f },
             Fast::Bool(Bx::FieldConst(op, slot, k)) => Step::IfCmp { op: *op, slot: *slot, k: *k, cond, t, f },
             Fast::Bool(b) => Step::Test { b: b.clone(), cond, t, f },
             _ => Step::Cond { cond, t, f },
