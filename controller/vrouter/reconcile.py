@@ -181,8 +181,7 @@ def ensure_pipeline(sw: Switch, net: Network) -> bool:
     info = load_p4info(net.p4info)
     try:
         running = sw.get_pipeline("P4INFO_AND_COOKIE")
-        if running.p4info is not None and running.p4info.SerializeToString(deterministic=True) == \
-                info.SerializeToString(deterministic=True):
+        if running.p4info is not None and _canonical(running.p4info) == _canonical(info):
             sw.schema = P4Schema(info)
             return False
     except P4RuntimeError as exc:
@@ -190,6 +189,29 @@ def ensure_pipeline(sw: Switch, net: Network) -> bool:
             raise
     sw.set_pipeline(info, net.device_config)
     return True
+
+
+_TYPE_INFO_MAPS = ("structs", "headers", "header_unions", "enums", "serializable_enums", "new_types")
+
+
+def _canonical(info) -> bytes:
+    """A P4Info's bytes with its type_info maps in key order.
+
+    The maps are plain repeated key/value entries here (see controller/README.md, protobuf
+    note), so a switch that returns them in another order (a hash map) would otherwise look
+    like another program: with two digest structs the pipeline was pushed again at random.
+    """
+    copy = type(info)()
+    copy.CopyFrom(info)
+    for name in _TYPE_INFO_MAPS:
+        entries = getattr(copy.type_info, name)
+        if len(entries) > 1 and hasattr(entries[0], "key"):
+            items = [(e.key, e.SerializeToString(deterministic=True)) for e in entries]
+            items.sort()
+            del entries[:]
+            for _, raw in items:
+                entries.add().MergeFromString(raw)
+    return copy.SerializeToString(deterministic=True)
 
 
 def reconcile(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None,
