@@ -23,7 +23,7 @@ from p4rt import EntityError, P4RuntimeError, P4RuntimeWriteError, SchemaError, 
 from . import names as N
 from . import packets as pk
 from .config import ConfigError, Network, SwitchConfig, load
-from .desired import Neighbor, Pw, Runtime, desired_state, pw_nexthop_id
+from .desired import Neighbor, Pw, Runtime, desired_state, pw_nexthop_id, static_stations
 from .plan import Canon, Item, Plan, plan, plan_stations
 from .reconcile import ensure_pipeline, read_actual, recover_runtime, write_plan
 
@@ -64,7 +64,7 @@ class Router:
         self.asked: dict[IP, float] = {}
         self.heard: dict[IP, float] = {}     # neighbour -> last time its ARP reached the controller
         self.last_check = 0.0
-        self.static_macs = {(m.vlan, m.mac) for m in cfg.static_macs}
+        self.static_macs = static_stations(cfg)
 
     # --- connection and reconciliation ----------------------------------------------------
 
@@ -146,7 +146,7 @@ class Router:
         """Take a changed description and write only the difference."""
         with self.lock:
             self.net, self.cfg = net, net.switches[self.cfg.name]
-            self.static_macs = {(m.vlan, m.mac) for m in self.cfg.static_macs}
+            self.static_macs = static_stations(self.cfg)
             if self.sw is None or not self.synced:
                 return
             start = time.monotonic()

@@ -140,6 +140,12 @@ def station_entries(vid: int, mac: str, port: int | Pw, aging_ns: int = 0, nexth
             _te(N.L2_UNICAST, {"vlan_id": vid, "dst_mac": mac}, "ingress.bridge.set_output_port", {"port": port})]
 
 
+def static_stations(sw: SwitchConfig) -> set[tuple[int, str]]:
+    """(VLAN, MAC) of every static station: static_macs and the static MACs of pseudowires."""
+    return {(m.vlan, m.mac) for m in sw.static_macs} | {(inst.vlan, mac) for inst, pw in pseudowires(sw)
+                                                          for mac in pw.macs}
+
+
 def pw_nexthop_id(sw: SwitchConfig, vid: int, label: int) -> int | None:
     """The next-hop id of the pseudowire of VLAN `vid`'s VPLS instance whose label bound here is `label`."""
     for k, (inst, pw) in enumerate(pseudowires(sw), 1):
@@ -314,9 +320,8 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
             "port": nb.port, "vlan_id": nb.vlan, "dst_mac": nb.mac, "src_mac": rmac, "outer_label": lsp.labels[0],
             "inner_label": pw.out_label, "ttl_mode": TTL_MODELS["pipe"]})))
         add(TableEntry(N.NEXTHOP, {"nexthop_id": nid}, member_id=nid))
-        for mac in pw.macs:
-            add(_te(N.L2_UNICAST, {"vlan_id": inst.vlan, "dst_mac": mac}, "ingress.bridge.to_pseudowire",
-                    {"nexthop_id": nid}))
+        for mac in pw.macs:      # known there: no learning digest for them
+            out.entities += station_entries(inst.vlan, mac, Pw(pw.in_label), 0, nid)
         add(_te(N.PW_FLOOD, {"egress_rid": k}, "egress.pw_flood.pw_flood_push2", {
             "vlan_id": nb.vlan, "dst_mac": nb.mac, "src_mac": rmac, "transport_label_out": lsp.labels[0],
             "pw_label_out": pw.out_label}))

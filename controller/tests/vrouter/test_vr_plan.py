@@ -377,6 +377,9 @@ def test_vpls_pseudowire_entries(canon) -> None:
     assert by_table[(N.L2_UNICAST, "to_pseudowire")] == ({"vlan_id": 10, "dst_mac": "02:00:00:00:00:0b"},
                                                          {"nexthop_id": N.PW_NEXTHOP_BASE})
     assert by_table[(N.PW_TERMINATION, "terminate_pseudowire")] == ({"label": 5001}, {"vlan_id": 10})
+    # The static remote station is known behind its pseudowire: no learning digest for it.
+    assert by_table[(N.PW_LEARNING, "pw_station_known")] == (
+        {"vlan_id": 10, "src_mac": "02:00:00:00:00:0b", "pw_label": 5001}, {})
     assert by_table[(N.PW_FLOOD, "pw_flood_push2")] == ({"egress_rid": 1}, {
         "vlan_id": 40, "dst_mac": "02:00:00:00:01:02", "src_mac": "00:00:5e:00:01:28",
         "transport_label_out": 1001, "pw_label_out": 5002})
