@@ -61,7 +61,8 @@ pub struct WorkerState {
     /// While pinned (`Switch::pin`): the program and a snapshot of every table,
     /// so a batch of packets takes no per-table atomic loads.
     pub(crate) pinned_rt: Option<Arc<Runtime>>,
-    pub(crate) pinned_tables: Vec<Arc<crate::table::TableState>>,
+    /// `None` for tables the packet path never reads (`Table::fixed_default`).
+    pub(crate) pinned_tables: Vec<Option<Arc<crate::table::TableState>>>,
 }
 
 impl WorkerState {
@@ -130,7 +131,7 @@ struct Ctx<'a> {
     p: &'a Prog,
     now: u64,
     /// The pinned snapshot of every table, or empty (then each apply loads its table).
-    tables: &'a [Arc<crate::table::TableState>],
+    tables: &'a [Option<Arc<crate::table::TableState>>],
 }
 
 impl<'a> Ctx<'a> {
@@ -1060,8 +1061,8 @@ fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<
     let tab = p.tables.get(t)?;
     let guard;
     let st: &crate::table::TableState = match c.tables.get(t) {
-        Some(pinned) => pinned,
-        None => {
+        Some(Some(pinned)) => pinned,
+        _ => {
             guard = c.rt.tables.get(t)?.load();
             &guard
         }
