@@ -20,6 +20,9 @@
  *      mac      label   termination address     unicast               table      firewall_dst_zone           mtu
  *                       (VPLS)      ipv4_route                        (ecmp_     firewall_policy
  *                                                                     selector)
+ *   source NAT (nat.p4): nat_inbound_interface + [nat slots] just before
+ *   routing (replies get their inside destination back); nat_outbound_interface
+ *   + [nat slots] between [conn state] and mtu (masquerade the source).
  *   ─▶ verdict: drop (ingress_drop_counter[reason]) | punt to CPU_PORT
  *               | flood (mcast group = VLAN) | unicast;  clone to CPU (ACL copy);
  *               learning digests (ports; pseudowires)
@@ -51,6 +54,7 @@
 #include "include/vpls.p4"
 #include "include/nexthop.p4"
 #include "include/firewall.p4"
+#include "include/nat.p4"
 #include "include/mtu_check.p4"
 #include "include/packet_in.p4"
 #include "include/egress_vlan.p4"
@@ -114,6 +118,16 @@ control ingress(inout headers_t hdr,
     register<bit<32>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_signature;
     register<bit<48>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_last_seen;
 
+    /* Source NAT slots (P4Runtime RegisterEntry), index = port - NAT_PORT_BASE:
+     * the inside host's address/port, the remote address/port, the protocol
+     * (0: never used) and the last packet's time. */
+    register<bit<32>, bit<32>>(NAT_SLOTS) nat_inside_addr;
+    register<bit<16>, bit<32>>(NAT_SLOTS) nat_inside_port;
+    register<bit<32>, bit<32>>(NAT_SLOTS) nat_remote_addr;
+    register<bit<16>, bit<32>>(NAT_SLOTS) nat_remote_port;
+    register<bit<8>, bit<32>>(NAT_SLOTS)  nat_proto;
+    register<bit<48>, bit<32>>(NAT_SLOTS) nat_last_seen;
+
     ingress_packet_io()        packet_io;
     ingress_port_vlan()        port_vlan;
     mac_learning()             learning;
@@ -128,6 +142,10 @@ control ingress(inout headers_t hdr,
     pseudowire_encapsulation() pw_encap;
     nexthop_resolution()       nexthop;
     stateful_firewall()        firewall;
+    nat_inbound()              nat_in;
+    nat_outbound()             nat_out;
+    nat_translate()            nat_reverse;
+    nat_translate()            nat_forward;
     mtu_check()                mtu;
 
     apply {
@@ -184,6 +202,31 @@ control ingress(inout headers_t hdr,
                     }
                 }
             }
+            /* ---- source NAT, inbound: a reply to a masqueraded flow gets
+             * its inside destination back before it is routed ---- */
+            if (!meta.drop && !meta.punt) {
+                nat_in.apply(hdr, meta);
+            }
+            if (meta.nat_in_lookup) {
+                bit<8>  slot_proto;
+                bit<32> slot_remote_addr;
+                bit<16> slot_remote_port;
+                bit<48> slot_last_seen;
+                nat_proto.read(slot_proto, meta.nat_slot);
+                nat_remote_addr.read(slot_remote_addr, meta.nat_slot);
+                nat_remote_port.read(slot_remote_port, meta.nat_slot);
+                nat_last_seen.read(slot_last_seen, meta.nat_slot);
+                if (slot_proto == hdr.ipv4.protocol
+                        && slot_remote_addr == hdr.ipv4.src_addr
+                        && slot_remote_port == meta.l4_src_port
+                        && meta.timestamp_us - slot_last_seen <= NAT_TIMEOUT_US) {
+                    nat_inside_addr.read(meta.nat_new_addr, meta.nat_slot);
+                    nat_inside_port.read(meta.nat_new_port, meta.nat_slot);
+                    nat_last_seen.write(meta.nat_slot, meta.timestamp_us);
+                    meta.nat_rewrite_src = false;
+                    nat_reverse.apply(hdr, meta);
+                }
+            }
             if (!meta.drop && !meta.punt) {
                 routing.apply(hdr, meta);
             }
@@ -228,6 +271,55 @@ control ingress(inout headers_t hdr,
                 } else {
                     meta.drop = true;
                     meta.drop_reason = DROP_FIREWALL;
+                }
+            }
+
+            /* ---- source NAT, outbound: after the firewall, so its flow
+             * key holds the inside host's own address and port ---- */
+            if (!meta.drop && !meta.punt) {
+                nat_out.apply(hdr, meta);
+            }
+            if (!meta.drop && !meta.punt && meta.nat_out) {
+                bit<32> slot;
+                bit<8>  slot_proto;
+                bit<32> slot_inside_addr;
+                bit<16> slot_inside_port;
+                bit<32> slot_remote_addr;
+                bit<16> slot_remote_port;
+                bit<48> slot_last_seen;
+                hash(slot, HashAlgorithm.crc16, 32w0,
+                     { hdr.ipv4.src_addr, hdr.ipv4.dst_addr, hdr.ipv4.protocol,
+                       meta.l4_src_port, meta.l4_dst_port },
+                     NAT_SLOTS);
+                nat_proto.read(slot_proto, slot);
+                nat_inside_addr.read(slot_inside_addr, slot);
+                nat_inside_port.read(slot_inside_port, slot);
+                nat_remote_addr.read(slot_remote_addr, slot);
+                nat_remote_port.read(slot_remote_port, slot);
+                nat_last_seen.read(slot_last_seen, slot);
+                bool same_flow = slot_proto == hdr.ipv4.protocol
+                    && slot_inside_addr == hdr.ipv4.src_addr
+                    && slot_inside_port == meta.l4_src_port
+                    && slot_remote_addr == hdr.ipv4.dst_addr
+                    && slot_remote_port == meta.l4_dst_port;
+                bool live = slot_proto != 0
+                    && meta.timestamp_us - slot_last_seen <= NAT_TIMEOUT_US;
+                if (same_flow || !live) {
+                    if (!same_flow) {
+                        nat_proto.write(slot, hdr.ipv4.protocol);
+                        nat_inside_addr.write(slot, hdr.ipv4.src_addr);
+                        nat_inside_port.write(slot, meta.l4_src_port);
+                        nat_remote_addr.write(slot, hdr.ipv4.dst_addr);
+                        nat_remote_port.write(slot, meta.l4_dst_port);
+                    }
+                    nat_last_seen.write(slot, meta.timestamp_us);
+                    meta.nat_rewrite_src = true;
+                    meta.nat_new_addr = meta.nat_addr;
+                    meta.nat_new_port = NAT_PORT_BASE + (bit<16>) slot;
+                    nat_forward.apply(hdr, meta);
+                } else {
+                    meta.drop = true;
+                    meta.drop_reason = DROP_NAT_EXHAUSTED;
                 }
             }
 

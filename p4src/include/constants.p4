@@ -53,6 +53,14 @@ const bit<32> FIREWALL_ZONE_TABLE_SIZE = 4096;   /* VLAN -> zone */
 const bit<32> FIREWALL_POLICY_TABLE_SIZE = 1024; /* zone pairs */
 const bit<32> FIREWALL_CONN_SLOTS      = 65536;  /* connection-state slots */
 
+const bit<32> NAT_INTERFACE_TABLE_SIZE = 4096;   /* masquerading router interfaces */
+const bit<32> NAT_SLOTS                = 16384;  /* NAT translation slots = ports */
+
+/* Source NAT: slot i translates to port NAT_PORT_BASE + i (49152..65535, the
+ * dynamic range); a slot is live for NAT_TIMEOUT_US after its last packet. */
+const bit<16> NAT_PORT_BASE  = 49152;
+const bit<48> NAT_TIMEOUT_US = 300000000;  /* 300 s */
+
 /* Stateful firewall: a connection slot is live for this long after the
  * last packet of its flow (either direction). */
 const bit<48> FIREWALL_CONN_TIMEOUT_US = 300000000;  /* 300 s */
@@ -129,5 +137,6 @@ const drop_reason_t DROP_PW_UNKNOWN_LABEL      = 23; /* bottom label over Ethern
 const drop_reason_t DROP_PW_UNSUPPORTED        = 24; /* a frame a pseudowire cannot carry (MPLS or a second tag inside), or a pseudowire frame without control word */
 const drop_reason_t DROP_PW_SPLIT_HORIZON      = 25; /* from a pseudowire to a pseudowire (VPLS split horizon) */
 const drop_reason_t DROP_PW_FLOOD_MISS         = 26; /* egress: flood copy whose replication id has no pw_flood entry */
+const drop_reason_t DROP_NAT_EXHAUSTED         = 27; /* to a masquerading interface, its NAT slot held by another live flow */
 
 #endif

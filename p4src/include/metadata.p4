@@ -95,6 +95,15 @@ struct local_metadata_t {
     bit<8>       fw_key_proto;
     bool         fw_conn_hit;     /* set by the architecture layer */
 
+    /* ---- source NAT (masquerade) ---- */
+    bool         nat_in_lookup;   /* candidate reply: look slot nat_slot up */
+    bool         nat_out;         /* leaves through a masquerading interface */
+    ipv4_addr_t  nat_addr;        /* that interface's address */
+    bit<32>      nat_slot;
+    bool         nat_rewrite_src; /* nat_translate: source (else destination) */
+    ipv4_addr_t  nat_new_addr;
+    bit<16>      nat_new_port;
+
     /* ---- MTU ---- */
     bit<16>      mtu;             /* 0: interface has no MTU entry */
 
