@@ -84,6 +84,9 @@ class Port:
         return tuple(out)
 
 
+NAT_MODES = ("none", "masquerade")
+
+
 @dataclass(frozen=True)
 class Interface:
     """A router interface (SVI) of a VLAN."""
@@ -91,6 +94,7 @@ class Interface:
     address: ipaddress.IPv4Interface
     mac: str
     mtu: int = 1500
+    masquerade: bool = False   # `nat: masquerade`: source NAT of routed TCP/UDP leaving here
 
 
 @dataclass(frozen=True)
@@ -547,7 +551,7 @@ def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> V
     iface = None
     if "interface" in m:
         ipath = f"{path}.interface"
-        im = c.mapping(m["interface"], ipath, ("address", "mac", "mtu"), ("address", "mac"))
+        im = c.mapping(m["interface"], ipath, ("address", "mac", "mtu", "nat"), ("address", "mac"))
         if im is not None:
             addr = c.convert(parse_interface, im["address"], f"{ipath}.address")
             mac = c.convert(parse_mac, im["mac"], f"{ipath}.mac")
@@ -556,8 +560,12 @@ def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> V
                 mac = None
             # 0 = not given: _check_mtus derives it from the ports carrying the VLAN
             mtu = c.integer(im["mtu"], f"{ipath}.mtu", 68, 9216, "an IP MTU") if "mtu" in im else 0
-            if addr is not None and mac is not None and mtu is not None:
-                iface = Interface(addr, mac, mtu)
+            nat = im.get("nat", "none")
+            if nat not in NAT_MODES:
+                c.fail(f"{ipath}.nat", f"expected one of {', '.join(NAT_MODES)}, got {nat!r}")
+                nat = None
+            if addr is not None and mac is not None and mtu is not None and nat is not None:
+                iface = Interface(addr, mac, mtu, nat == "masquerade")
     policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
     if vid is None:
         return None

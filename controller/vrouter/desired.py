@@ -228,6 +228,10 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
         add(_te(N.ROUTER_ADDRESS, {"ipv4_addr": str(iface.address.ip)}, "ingress.routing.router_address_hit"))
         add(_te(N.IPV4_ROUTE, {"ipv4_dst": str(iface.address.network)}, "ingress.routing.route_to_cpu"))
         add(_te(N.INTERFACE_MTU, {"vlan_id": vlan.id}, "ingress.mtu.set_mtu", {"mtu": iface.mtu}))
+        if iface.masquerade:
+            addr = str(iface.address.ip)
+            add(_te(N.NAT_INBOUND, {"vlan_id": vlan.id}, "ingress.nat_in.reverse_masquerade", {"addr": addr}))
+            add(_te(N.NAT_OUTBOUND, {"vlan_id": vlan.id}, "ingress.nat_out.masquerade", {"addr": addr}))
 
     # Resolved neighbours: one next hop each, and a host route.
     resolved: dict[ipaddress.IPv4Address, int] = {}

@@ -15,7 +15,7 @@ DROP_REASONS = ["", "PORT_NOT_CONFIGURED", "TAGGED_ON_ACCESS", "UNTAGGED_ON_TRUN
                 "NEXTHOP_MISS", "MTU_EXCEEDED", "MPLS_TOO_DEEP", "MPLS_UNKNOWN_LABEL", "MPLS_TTL_EXPIRED",
                 "MPLS_UNSUPPORTED", "L3_UNSUPPORTED", "METER_RED", "ACL_DENY", "FIREWALL",
                 "EGRESS_VLAN_NOT_MEMBER", "FLOOD_INGRESS_PORT", "PW_UNKNOWN_LABEL", "PW_UNSUPPORTED",
-                "PW_SPLIT_HORIZON", "PW_FLOOD_MISS"]
+                "PW_SPLIT_HORIZON", "PW_FLOOD_MISS", "NAT_EXHAUSTED"]
 
 
 def _entries(sw: Switch, table: str, counters: bool = False) -> list[TableEntry]:

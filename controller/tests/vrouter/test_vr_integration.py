@@ -331,3 +331,33 @@ def test_next_hop_that_stops_answering_is_withdrawn_and_restored(lab) -> None:
         assert h1.reaches("10.99.0.1")
     finally:
         assert daemon.stop() == 0
+
+
+WHO_SERVER = ("import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.bind(('0.0.0.0', 9000))\n"
+              "while True:\n    data, peer = s.recvfrom(2048)\n    s.sendto(peer[0].encode(), peer)\n")
+WHO_CLIENT = ("import socket, sys\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\ns.settimeout(0.5)\n"
+              "for _ in range(8):\n    s.sendto(b'who', (sys.argv[1], 9000))\n    try:\n"
+              "        print(s.recvfrom(2048)[0].decode())\n        break\n    except OSError:\n        pass\n"
+              "else:\n    print('no')\n")
+
+
+def test_masquerade_hides_the_inside_behind_the_interface_address(lab) -> None:
+    """VLAN 20 with `nat: masquerade`: h3 sees h1's UDP flow coming from 10.0.20.1 and its
+    answer reaches h1; with the firewall (inside trusted) as well."""
+    hosts, switch, write, tmp = lab
+    path = write(FIREWALL.replace("servers: [20], classrooms: [10]", "servers: [10], classrooms: [20]"))
+    path.write_text(path.read_text().replace('mac: "00:00:5e:00:01:14"}', 'mac: "00:00:5e:00:01:14", nat: masquerade}'))
+    daemon = Daemon(path, tmp / "vrouter.log")
+    servers = []
+    try:
+        daemon.wait_for("event=reconciled")
+        h1, h3 = hosts["h1"], hosts["h3"]
+        for h in (h1, h3):
+            servers.append(subprocess.Popen(["ip", "netns", "exec", h.ns, sys.executable, "-c", WHO_SERVER]))
+        assert h1.run(sys.executable, "-c", WHO_CLIENT, h3.ip).strip() == "10.0.20.1"   # translated there and back
+        assert h3.run(sys.executable, "-c", WHO_CLIENT, h1.ip).strip() == "no"          # outside cannot open
+    finally:
+        for p in servers:
+            p.kill()
+            p.wait()
+        assert daemon.stop() == 0

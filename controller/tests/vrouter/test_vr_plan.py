@@ -421,3 +421,29 @@ def test_station_learned_behind_a_pseudowire(canon) -> None:
     # A label that is no pseudowire of the VLAN, and a static remote MAC, are never written.
     assert learned_station(net, cfg, 10, mac, Pw(7777)) == []
     assert learned_station(net, cfg, 10, "02:00:00:00:00:0b", Pw(5001)) == []
+
+
+def test_masquerading_interface_entries(canon) -> None:
+    net = loads("""
+switches:
+  s1:
+    address: 127.0.0.1:1
+    vlans:
+      10: {interface: {address: 10.0.10.1/24, mac: "00:00:5e:00:01:0a"}}
+      20: {interface: {address: 192.0.2.7/24, mac: "00:00:5e:00:01:14", nat: masquerade}}
+      30: {interface: {address: 10.0.30.1/24, mac: "00:00:5e:00:01:1e", nat: none}}
+    ports: {1: {vlan: 10}, 2: {vlan: 20}, 3: {vlan: 30}}
+""", "m.yaml")
+    cfg = net.switches["s1"]
+    assert cfg.vlans[20].interface.masquerade and not cfg.vlans[10].interface.masquerade
+    p, switch = converge(canon, net, cfg, Runtime())
+    nat = {(i.key[1], i.entity.match["vlan_id"]): (i.entity.action.name, i.entity.action.params)
+           for i in p.inserts if i.key[1:2] in ((N.NAT_INBOUND,), (N.NAT_OUTBOUND,))}
+    assert nat == {(N.NAT_INBOUND, 20): ("ingress.nat_in.reverse_masquerade", {"addr": "192.0.2.7"}),
+                   (N.NAT_OUTBOUND, 20): ("ingress.nat_out.masquerade", {"addr": "192.0.2.7"})}
+    # Switching NAT off removes both entries.
+    vlans = dict(cfg.vlans)
+    vlans[20] = dataclasses.replace(vlans[20], interface=dataclasses.replace(vlans[20].interface, masquerade=False))
+    p, _ = converge(canon, net, dataclasses.replace(cfg, vlans=vlans), Runtime(), switch=switch)
+    assert tables(p.deletes) == {N.NAT_INBOUND: 1, N.NAT_OUTBOUND: 1}
+    assert not p.inserts
