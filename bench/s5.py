@@ -8,9 +8,11 @@ addresses that never appear. Stateful on: p4switch's firewall zones (a's VLAN tr
 untrusted); nftables `ct state` rules on Linux. Per rule count and mode: iperf3 TCP with
 10 streams a -> b (as the study did) and 64-byte RFC 2544 throughput (searched from the
 previous rule count's result, or the same DUT's stateless one: common.throughput_from). The same rule sets in
-nftables on the Linux router are the baseline; there also with NAT (masquerade towards b)
-on, stateful, as the study measured NAT off and on. vrouter.p4 has no NAT, so the P4 side
-runs NAT off only and the report says so.
+nftables on the Linux router are the baseline. As the study measured NAT off and on, the
+stateful runs are repeated with NAT on: masquerade towards b (p4switch: b's router interface
+`nat: masquerade`, vrouter.p4's data-plane NAPT; nftables: `masquerade` in postrouting).
+With NAT on, a check also asserts that b saw a's TCP connection coming from the router's
+address (the translation happened).
 
 Correctness checks per run: a flow whose source matches the first decoy rule must not
 arrive at b (p4gen, 1 s), and afterwards the per-rule counters (p4switch: the ACL's
@@ -133,6 +135,27 @@ def outside_can_open(outside, inside) -> bool:
         srv.wait()
 
 
+def connection_source(inside, outside) -> str | None:
+    """The source address `outside` sees on a TCP connection from `inside` (the router's
+    address when NAT is on, inside's own otherwise); None if the connection failed."""
+    srv = subprocess.Popen(["ip", "netns", "exec", outside.name, "timeout", "5", "python3", "-c",
+                            "import socket; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+                            "s.bind(('', 5298)); s.listen(1); c, a = s.accept(); print(a[0])"],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        time.sleep(0.5)
+        subprocess.run(["ip", "netns", "exec", inside.name, "timeout", "3", "bash", "-c",
+                        f"echo > /dev/tcp/{outside.addr}/5298"], capture_output=True)
+        out, _ = srv.communicate(timeout=6)
+        return out.strip() or None
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+
+
 def decoy_flow(a, b, gw_mac: str, n: int) -> dict | None:
     """A 1000 pps flow for 1 s from a with the first decoy rule's source address: the
     decoy rule must drop all of it. None with 1 rule (there is no decoy then)."""
@@ -158,6 +181,10 @@ def measure(name: str, n: int, stateful: bool, nat: bool, args, st, wd: Path, se
                     extra["firewall"] = {"zones": {"inside": [a.vlan], "outside": [b.vlan]},
                                          "pairs": [{"trusted": "inside", "untrusted": "outside"}]}
                 dut.l3(**extra)
+                if nat:
+                    desc = dut.desc
+                    desc["switches"]["s1"]["vlans"][b.vlan]["interface"]["nat"] = "masquerade"
+                    dut.reconfigure(desc)
             else:
                 dut.l3()
                 # no reverse-path filter: the decoy flow's source must reach the rules, not die before them
@@ -170,6 +197,7 @@ def measure(name: str, n: int, stateful: bool, nat: bool, args, st, wd: Path, se
             setup_s = time.monotonic() - t0
             dut.warm_up()
             opens = outside_can_open(b, a)
+            seen_from = connection_source(a, b)
             gw = dut.gateway_mac(a)
             dec = decoy_flow(a, b, gw, n)
             tcp = iperf.start([(a, b, None)], pick(args, 30, 5, 3), streams=10)[0]
@@ -182,13 +210,15 @@ def measure(name: str, n: int, stateful: bool, nat: bool, args, st, wd: Path, se
     r = {"dut": dut.name, "rules": n, "stateful": stateful, "nat": nat, "setup_seconds": setup_s,
          "tcp10_mbps": tcp["received_mbps"],
          "outside_can_open": opens, "firewall_as_expected": opens != stateful, "decoy_flow": dec,
+         "b_sees_source": seen_from, "nat_as_expected": seen_from == (b.gateway if nat else a.addr),
          "rule_counters": rule_check(counts, n, dec["sent"] if dec else 0),
          "rfc2544_64_pps": s.throughput_pps, "rfc2544_64_mbps": s.throughput_mbps,
          "generator_limited": s.generator_limited, "trials": s.trials}
     say(f"  {r['dut']} {n} rules stateful={stateful} nat={nat}: TCP x10 {r['tcp10_mbps']:.0f} Mb/s, "
         f"64 B {r['rfc2544_64_pps']:.0f} pps; decoy flow "
         f"{'(no decoy rule)' if dec is None else str(dec['received']) + '/' + str(dec['sent']) + ' arrived'}, "
-        f"rule counters {'as expected' if r['rule_counters']['ok'] else 'NOT as expected: ' + str(r['rule_counters'])}")
+        f"rule counters {'as expected' if r['rule_counters']['ok'] else 'NOT as expected: ' + str(r['rule_counters'])}; "
+        f"b sees a's TCP from {seen_from} ({'as expected' if r['nat_as_expected'] else 'NOT as expected'})")
     return r
 
 
@@ -199,33 +229,37 @@ def write_report(d: Path, data: dict) -> None:
           f"git {m['git']}{data.get('profile_note', '')}. Only the last rule matches the traffic.", "",
           f"Published: {PUBLISHED['citation']}: server to server {PUBLISHED['server_to_server_mbps']} Mb/s, VM to VM "
           f"{PUBLISHED['vm_to_vm_mbps']} Mb/s, through the firewall 1900/1890 Mb/s with 1, 100 and 1000 policies, NAT off and on (iperf3, 10 streams).", "",
-          "**NAT: vrouter.p4 has no NAT**, so p4switch runs NAT off only; the nftables baseline runs the "
-          "stateful rule sets with NAT (masquerade towards b) off and on.", ""]
+          "NAT: the stateful rule sets run with NAT off and on on both DUTs (masquerade towards b: p4switch's "
+          "data-plane NAPT, docs/p4-program.md 11a; nftables `masquerade`).", ""]
     yes = lambda ok: "yes" if ok else "**no**"
     rows = [[r["dut"], r["rules"], "on" if r["stateful"] else "off", "on" if r.get("nat") else "off",
              r["tcp10_mbps"], PUBLISHED["firewall_mbps"].get(str(r["rules"])), r["rfc2544_64_pps"],
              r["rfc2544_64_mbps"], yes(r["firewall_as_expected"]),
              f"{yes(r['decoy_flow']['dropped_all'])} ({r['decoy_flow']['received']}/{r['decoy_flow']['sent']})"
              if r.get("decoy_flow") else "no decoy (1 rule)",
-             yes(r["rule_counters"]["ok"]) if "rule_counters" in r else None] for r in data["runs"]]
+             yes(r["rule_counters"]["ok"]) if "rule_counters" in r else None,
+             f"{yes(r['nat_as_expected'])} ({r['b_sees_source']})" if "nat_as_expected" in r else None]
+            for r in data["runs"]]
     md += [report.md_table(["DUT", "rules", "stateful", "NAT", "iperf3 TCP x10 Mb/s", "published Mb/s",
                             "64 B zero-loss pps", "64 B Mb/s", "b->a blocked iff stateful",
-                            "decoy flow dropped (arrived/sent)", "only intended + decoy rule counted"], rows), "",
+                            "decoy flow dropped (arrived/sent)", "only intended + decoy rule counted",
+                            "b sees a's TCP from the router iff NAT (source seen)"], rows), "",
            "Correctness checks: (1) with the stateful firewall on, host b (untrusted) must not be able to open a "
            "TCP connection to host a; with it off it must. (2) A 1 s, 1000 pps flow from a whose source "
            f"address ({DECOY_SRC}) matches the first decoy rule must not arrive at b. (3) After all the traffic, "
            "the per-rule packet counters (p4switch: ACL direct counters read with `vrouter show acl`; nftables: "
            "`counter` on each rule) must be zero on every rule except the intended one (the measured "
-           "traffic) and the first decoy (the decoy flow).", ""]
-    p4 = {(r["rules"], r["stateful"]): r for r in data["runs"] if r["dut"] != "linux-router"}
+           "traffic) and the first decoy (the decoy flow). (4) A TCP connection from a to b must arrive from the "
+           "router's address on b's side with NAT on, from a's own address with it off.", ""]
+    p4 = {(r["rules"], r["stateful"], bool(r.get("nat"))): r for r in data["runs"] if r["dut"] != "linux-router"}
+    key = lambda r: (r["rules"], r["stateful"], bool(r.get("nat")))
     ratios = [[r["rules"], "on" if r["stateful"] else "off", "on" if r.get("nat") else "off",
-               p4[(r["rules"], r["stateful"])]["tcp10_mbps"] / r["tcp10_mbps"] if r["tcp10_mbps"] else None,
-               p4[(r["rules"], r["stateful"])]["rfc2544_64_pps"] / r["rfc2544_64_pps"] if r["rfc2544_64_pps"] else None]
-              for r in data["runs"] if r["dut"] == "linux-router" and (r["rules"], r["stateful"]) in p4]
+               p4[key(r)]["tcp10_mbps"] / r["tcp10_mbps"] if r["tcp10_mbps"] else None,
+               p4[key(r)]["rfc2544_64_pps"] / r["rfc2544_64_pps"] if r["rfc2544_64_pps"] else None]
+              for r in data["runs"] if r["dut"] == "linux-router" and key(r) in p4]
     if ratios:
-        md += ["Ratios p4switch / nftables (same rule count and stateful mode; the nftables NAT-on rows "
-               "are compared with p4switch without NAT):", "",
-               report.md_table(["rules", "stateful", "nftables NAT", "TCP x10 ratio", "64 B pps ratio"], ratios), ""]
+        md += ["Ratios p4switch / nftables (same rule count, stateful mode and NAT mode):", "",
+               report.md_table(["rules", "stateful", "NAT", "TCP x10 ratio", "64 B pps ratio"], ratios), ""]
     for g in {g["gap"] for g in data.get("gaps", [])}:
         md += [f"**Gap:** {g}.", ""]
     bad = [r for r in data["runs"] if "rule_counters" in r and not r["rule_counters"]["ok"]]
@@ -250,7 +284,7 @@ def main() -> int:
     ap = parser(__doc__)
     ap.set_defaults(duts="p4switch,linux")
     ap.add_argument("--rules", help="comma list of rule counts (default 1,100,1000,10000; quick 1,1000)")
-    ap.add_argument("--nat", default="off,on", help="NAT modes of the nftables baseline (stateful runs): off,on")
+    ap.add_argument("--nat", default="off,on", help="NAT modes of the stateful runs (both DUTs): off,on")
     args = ap.parse_args()
     st = settings(args)
     try:
@@ -271,7 +305,7 @@ def main() -> int:
             "profile_note": profile_note(args), "machine": report.machine(), "runs": []}
     t0 = time.monotonic()
     plan = [(n, stateful, name, nat) for n in counts for stateful in (False, True) for name in duts
-            for nat in ([x == "on" for x in nats] if name == "linux" and stateful else [False])]
+            for nat in ([x == "on" for x in nats] if stateful else [False])]
     seeds: dict[tuple, float] = {}
     cap = acl_capacity()
     with tempfile.TemporaryDirectory(prefix="h10-s5-") as tmp:
