@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench-switch`: packets per second of p4switch, with baselines measured in the same run.
-#  (a) in-process: the engine alone on the L3 program (p4engine's bench_l3 example);
+#  (a) in-process: the engine alone on the L3 program (p4engine's bench_l3 example), and on
+#      vrouter.p4 configured for bridging and routing (bench_vrouter; needs `make build`);
 #  (b) over veth: host A -> p4switch (one worker, L3 program with 10,000 routes) -> host B,
 #      each in its own network namespace, 64-byte frames, zero-loss rate by binary search (p4gen);
 #  (c) the same with 10,000 ternary ACL entries in front of routing;
@@ -43,6 +44,10 @@ if [ "${SKIP_INPROCESS:-0}" != 1 ]; then
     log "(a) in-process engine, L3 program, 64-byte frames, one thread:"
     nice "$cargo" run --release --quiet -p p4engine --example bench_l3 -- --out "$tmp/inproc.json" | tee -a "$txt"
     inproc=$(cat "$tmp/inproc.json")
+    if [ -f "$root/build/vrouter.json" ]; then
+        log "(a') in-process engine, vrouter.p4 as the controller configures it (bench_vrouter), one thread:"
+        nice "$cargo" run --release --quiet -p p4engine --example bench_vrouter -- --seconds 2 --json "$root/build/vrouter.json" | tee -a "$txt"
+    fi
 fi
 
 python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3.json" > "$tmp/l3.json"
