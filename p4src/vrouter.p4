@@ -22,7 +22,7 @@
  *                                                                     selector)
  *   source NAT (nat.p4): nat_inbound_interface + [nat slots] just before
  *   routing (replies get their inside destination back); nat_outbound_interface
- *   + [nat slots] between [conn state] and mtu (masquerade the source).
+ *   + [nat slots] after mtu (masquerade the source).
  *   ─▶ verdict: drop (ingress_drop_counter[reason]) | punt to CPU_PORT
  *               | flood (mcast group = VLAN) | unicast;  clone to CPU (ACL copy);
  *               learning digests (ports; pseudowires)
@@ -274,8 +274,14 @@ control ingress(inout headers_t hdr,
                 }
             }
 
+            if (!meta.drop && !meta.punt) {
+                mtu.apply(hdr, meta);
+            }
+
             /* ---- source NAT, outbound: after the firewall, so its flow
-             * key holds the inside host's own address and port ---- */
+             * key holds the inside host's own address and port, and after
+             * the MTU check, so a too-big packet is punted untranslated (the
+             * controller's ICMP goes to the inside host) and takes no slot ---- */
             if (!meta.drop && !meta.punt) {
                 nat_out.apply(hdr, meta);
             }
@@ -321,10 +327,6 @@ control ingress(inout headers_t hdr,
                     meta.drop = true;
                     meta.drop_reason = DROP_NAT_EXHAUSTED;
                 }
-            }
-
-            if (!meta.drop && !meta.punt) {
-                mtu.apply(hdr, meta);
             }
         }
 

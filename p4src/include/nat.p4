@@ -9,7 +9,7 @@
  *       live slot of this protocol and remote address/port
  *       ──▶ nat_translate: destination := the inside host's address/port
  *       otherwise untranslated (to the router's own address: punted)
- *   outbound (after the stateful firewall, before the MTU check):
+ *   outbound (after the stateful firewall and the MTU check):
  *     nat_outbound_interface(egress VLAN) hit, routed TCP/UDP
  *       ──▶ slot = crc16(5-tuple) mod NAT_SLOTS ──▶ [architecture: registers]
  *       slot free, stale, or held by this flow ──▶ record, nat_translate:

@@ -186,3 +186,19 @@ class NatSlotCollisionDropped(NatTest):
         rep = udp_packet(HOST3_MAC, ROUTER_MAC, HOST3_IP, ROUTER_IP20, sport=5000, dport=port)
         self.send(3, rep)
         self.expect_only({1: translated(rep, dst=HOST1_IP, dport=50007, eth_dst=HOST1_MAC)})
+
+
+class NatTooBigPuntedUntranslated(NatTest):
+    """Too big for the masquerading interface with DF set: punted MTU_EXCEEDED as it would
+    have left but untranslated (the controller's ICMP must reach the inside host), and it
+    takes no NAT slot: the next, smaller packet of the flow gets the slot's port."""
+
+    def runTest(self) -> None:
+        self.table_add("interface_mtu", {"vlan_id": VLAN20}, "set_mtu", {"mtu": 500})
+        big = udp_packet(HOST1_MAC, ROUTER_MAC, HOST1_IP, HOST3_IP, sport=50008, dport=53, size=600, flags="DF")
+        self.send(1, big)
+        self.expect_only({})
+        self.expect_packet_in(routed(big, ROUTER_MAC, HOST3_MAC), 1, Reason.MTU_EXCEEDED)
+        small = udp_packet(HOST1_MAC, ROUTER_MAC, HOST1_IP, HOST3_IP, sport=50008, dport=53)
+        self.send(1, small)
+        self.expect_only({3: translated(small, src=ROUTER_IP20, sport=nat_port(HOST1_IP, HOST3_IP, "udp", 50008, 53))})
