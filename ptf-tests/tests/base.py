@@ -339,6 +339,17 @@ class VrouterTest(BaseTest):
         else:
             self.table_add("ipv4_route", {"ipv4_dst": prefix}, action or "route_to_cpu")
 
+    def route_host1_and_host3(self) -> None:
+        """Host 1 on port 1 in VLAN 10 and host 3 on port 3 in VLAN 20, each behind a router
+        interface, with a /32 route and a next hop to each (the two-VLAN routed set-up)."""
+        self.setup_ports({1: VLAN10, 3: VLAN20})
+        self.add_router_interface(VLAN10, ROUTER_IP10)
+        self.add_router_interface(VLAN20, ROUTER_IP20)
+        self.add_nexthop(1, 1, VLAN10, HOST1_MAC)
+        self.add_nexthop(3, 3, VLAN20, HOST3_MAC)
+        self.add_route(f"{HOST1_IP}/32", 1)
+        self.add_route(f"{HOST3_IP}/32", 3)
+
     def add_acl(self, priority: int, match: dict[str, Any], action: str,
                 params: dict[str, Any] | None = None) -> TableEntry:
         """An ingress ACL rule (higher priority wins)."""

@@ -13,7 +13,7 @@ from scapy.layers.inet import ICMP, IP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from base import (HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, ROUTER_IP10, ROUTER_IP20, ROUTER_MAC, VLAN10, VLAN20,
+from base import (HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, ROUTER_MAC, VLAN10, VLAN20,
                   Drop, VrouterTest, generate_cases, routed, tcp_packet, udp_packet)
 
 TRUSTED, UNTRUSTED = 1, 2
@@ -22,13 +22,7 @@ TRUSTED, UNTRUSTED = 1, 2
 class FirewallTest(VrouterTest):
     def setUp(self) -> None:
         super().setUp()
-        self.setup_ports({1: VLAN10, 3: VLAN20})
-        self.add_router_interface(VLAN10, ROUTER_IP10)
-        self.add_router_interface(VLAN20, ROUTER_IP20)
-        self.add_nexthop(1, 1, VLAN10, HOST1_MAC)
-        self.add_nexthop(3, 3, VLAN20, HOST3_MAC)
-        self.add_route(f"{HOST1_IP}/32", 1)
-        self.add_route(f"{HOST3_IP}/32", 3)
+        self.route_host1_and_host3()
         for vlan, zone in ((VLAN10, TRUSTED), (VLAN20, UNTRUSTED)):
             self.table_add("firewall_src_zone", {"vlan_id": vlan}, "set_src_zone", {"zone": zone})
             self.table_add("firewall_dst_zone", {"vlan_id": vlan}, "set_dst_zone", {"zone": zone})

@@ -13,7 +13,7 @@ from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from base import (CPU_PORT, HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, ROUTER_IP10, ROUTER_IP20, ROUTER_MAC,
+from base import (HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, ROUTER_IP20, ROUTER_MAC,
                   VLAN10, VLAN20, Drop, Reason, VrouterTest, routed, tcp_packet, udp_packet)
 
 NAT_PORT_BASE, NAT_SLOTS = 49152, 16384
@@ -62,13 +62,7 @@ class NatTest(VrouterTest):
 
     def setUp(self) -> None:
         super().setUp()
-        self.setup_ports({1: VLAN10, 3: VLAN20})
-        self.add_router_interface(VLAN10, ROUTER_IP10)
-        self.add_router_interface(VLAN20, ROUTER_IP20)
-        self.add_nexthop(1, 1, VLAN10, HOST1_MAC)
-        self.add_nexthop(3, 3, VLAN20, HOST3_MAC)
-        self.add_route(f"{HOST1_IP}/32", 1)
-        self.add_route(f"{HOST3_IP}/32", 3)
+        self.route_host1_and_host3()
         self.table_add("nat_inbound_interface", {"vlan_id": VLAN20}, "reverse_masquerade", {"addr": ROUTER_IP20})
         self.table_add("nat_outbound_interface", {"vlan_id": VLAN20}, "masquerade", {"addr": ROUTER_IP20})
         if self.firewall:
