@@ -80,7 +80,7 @@ struct IfreqData {
     _pad: [u8; 16],
 }
 
-pub(crate) fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
+fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
         Err(io::Error::last_os_error())
     } else {

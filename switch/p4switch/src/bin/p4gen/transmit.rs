@@ -25,7 +25,9 @@ use crate::frame;
 use crate::options::{Opts, TxMode};
 
 pub enum Transmit {
-    Gso { sock: UdpGsoSocket, frames: SuperFrame, sent_once: bool, fallback: bool },
+    /// `fallback`: in `auto` mode until the kernel has taken a super-frame, the
+    /// frame template to fall back to `sendmmsg` with.
+    Gso { sock: UdpGsoSocket, frames: SuperFrame, fallback: Option<Vec<u8>> },
     Sendmmsg { sock: PacketSocket, batch: TxBatch, frame: Vec<u8> },
 }
 
@@ -42,8 +44,8 @@ impl Transmit {
     pub fn open(o: &Opts, template: Vec<u8>) -> io::Result<Transmit> {
         let gso = match o.tx_mode {
             TxMode::Sendmmsg => None,
-            TxMode::Auto => match (sys::tx_checksum_offload(&o.tx), SuperFrame::new(&template)) {
-                (Ok(false), Some(frames)) => Some(frames),
+            TxMode::Auto => match sys::tx_checksum_offload(&o.tx) {
+                Ok(false) => SuperFrame::new(&template),
                 _ => None,
             },
             TxMode::Gso => {
@@ -66,8 +68,7 @@ impl Transmit {
             Some(frames) => Ok(Transmit::Gso {
                 sock: UdpGsoSocket::open(&o.tx)?,
                 frames,
-                sent_once: false,
-                fallback: o.tx_mode == TxMode::Auto,
+                fallback: (o.tx_mode == TxMode::Auto).then_some(template),
             }),
             None => Transmit::sendmmsg(&o.tx, template),
         }
@@ -106,22 +107,21 @@ impl Transmit {
                 let accepted = sock.send_batch(batch)? as u64;
                 Ok(Handed { accepted, refused: batch.lost - lost_before })
             }
-            Transmit::Gso { sock, frames, sent_once, fallback } => {
+            Transmit::Gso { sock, frames, fallback } => {
                 for k in 0..n {
                     frame::stamp_payload(frames.payload_mut(k), (seq + k as u64) as u32, tx_ns);
                 }
                 match sock.send(frames.fill(n)) {
                     Ok(()) => {
-                        *sent_once = true;
+                        *fallback = None;
                         Ok(Handed { accepted: n as u64, refused: 0 })
                     }
                     Err(e) if matches!(e.raw_os_error(), Some(libc::ENOBUFS) | Some(libc::EAGAIN)) => {
                         Ok(Handed { accepted: 0, refused: n as u64 })
                     }
-                    Err(e) if *fallback && !*sent_once && matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::EOPNOTSUPP)) => {
+                    Err(e) if fallback.is_some() && matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::EOPNOTSUPP)) => {
                         let iface = sock.name().to_string();
-                        let mut template = frames.fill(1)[p4switch::udpgso::VNET_HDR_LEN..].to_vec();
-                        template[40..42].copy_from_slice(&[0, 0]);
+                        let template = fallback.take().unwrap_or_default();
                         *self = Transmit::sendmmsg(&iface, template)?;
                         self.send(seq, n, tx_ns)
                     }
