@@ -895,61 +895,26 @@ fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
         i = match step {
             Step::IfNonZero { slot, neg, cond, t, f } => {
                 let v = (pkt.hv.get(*slot as usize).copied().unwrap_or(0) != 0) != *neg;
-                if w.tracing() {
-                    trace_cond(c, w, *cond, v);
-                }
-                if v {
-                    *t
-                } else {
-                    *f
-                }
+                branch(c, w, v, *cond, *t, *f)
             }
             Step::IfValid { h, neg, cond, t, f } => {
                 let v = pkt.valid.get(*h as usize).copied().unwrap_or(false) != *neg;
-                if w.tracing() {
-                    trace_cond(c, w, *cond, v);
-                }
-                if v {
-                    *t
-                } else {
-                    *f
-                }
+                branch(c, w, v, *cond, *t, *f)
             }
             Step::IfCmp { op, slot, k, cond, t, f } => {
                 let v = op.test(pkt.hv.get(*slot as usize).copied().unwrap_or(0), *k);
-                if w.tracing() {
-                    trace_cond(c, w, *cond, v);
-                }
-                if v {
-                    *t
-                } else {
-                    *f
-                }
+                branch(c, w, v, *cond, *t, *f)
             }
             Step::Test { b, cond, t, f } => {
                 let env = c.env(&[], 0);
                 let v = crate::fast::test(&env, pkt, b);
-                if w.tracing() {
-                    trace_cond(c, w, *cond, v);
-                }
-                if v {
-                    *t
-                } else {
-                    *f
-                }
+                branch(c, w, v, *cond, *t, *f)
             }
             Step::Cond { cond, t, f } => match p.conds.get(*cond as usize) {
                 Some(cd) => {
                     let env = c.env(&[], 0);
                     let v = eval_bool(&env, pkt, &cd.expr);
-                    if w.tracing() {
-                        trace_cond(c, w, *cond, v);
-                    }
-                    if v {
-                        *t
-                    } else {
-                        *f
-                    }
+                    branch(c, w, v, *cond, *t, *f)
                 }
                 None => crate::flow::END,
             },
@@ -995,6 +960,19 @@ fn trace_sets(c: &Ctx, w: &mut WorkerState, table: u32, action: u32) {
     }
     if let Some(a) = c.p.actions.get(action as usize) {
         w.emit(&format!("action {}", a.name));
+    }
+}
+
+/// The step after a condition with value `v` (traced when tracing).
+#[inline(always)]
+fn branch(c: &Ctx, w: &mut WorkerState, v: bool, cond: u32, t: u32, f: u32) -> u32 {
+    if w.tracing() {
+        trace_cond(c, w, cond, v);
+    }
+    if v {
+        t
+    } else {
+        f
     }
 }
 
