@@ -11,7 +11,7 @@ import copy
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .bmv2 import Document, const, expr, scalar_width
+from .bmv2 import Document, bmv2_param, const, expr, scalar_width
 from .check import Checker, ActionRun, const_value
 from .diag import Reporter, Span
 from .lower_expr import ExprLowering, Unsupported, unsupported
@@ -34,7 +34,7 @@ class ActionBody:
     return_stack: list = field(default_factory=list)  # lists of jump indexes per inlined callee
 
     def emit(self, op: str, params: list, span: Span | None = None, doc=None) -> int:
-        p = {"op": op, "parameters": params}
+        p = {"op": op, "parameters": [bmv2_param(x) for x in params]}
         if span is not None and doc is not None:
             si = doc.source_info(span)
             if si:
