@@ -34,7 +34,8 @@ class ActionBody:
     return_stack: list = field(default_factory=list)  # lists of jump indexes per inlined callee
 
     def emit(self, op: str, params: list, span: Span | None = None, doc=None) -> int:
-        p = {"op": op, "parameters": [bmv2_param(x) for x in params]}
+        # BMv2 builds a parser `verify`'s operands as plain expressions; every other op takes parameters.
+        p = {"op": op, "parameters": params if op == "verify" else [bmv2_param(x) for x in params]}
         if span is not None and doc is not None:
             si = doc.source_info(span)
             if si:
@@ -139,7 +140,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             tn = self.doc.header_type(t)
             if name in self.doc.header_by_name:
                 name = self.doc.fresh(name)
-            self.doc.add_header(name, tn, metadata)
+            # A header keeps its validity bit wherever it is declared: never BMv2 metadata.
+            self.doc.add_header(name, tn, False)
             return HeaderLoc(name, t)
         if isinstance(t, Composite) and t.kind == "header_union":
             if t.tname not in [u["name"] for u in self.doc.header_union_types]:
