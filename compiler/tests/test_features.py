@@ -403,7 +403,7 @@ def test_dynamic_stack_index_and_last():
 def test_entry_priority_annotation():
     src = program(ingress_locals="""
     table t { key = { hdr.eth.etherType: ternary; } actions = { NoAction; }
-              const entries = { @priority(7) 0x1 &&& 0xf: NoAction(); priority = 3: 0x2 &&& 0xf: NoAction(); } }""",
+              entries = { @priority(7) 0x1 &&& 0xf: NoAction(); priority = 3: 0x2 &&& 0xf: NoAction(); } }""",
                   ingress_apply="t.apply();")
     e = ingress_tables(compile_src(src).json)[0]["entries"]
     # larger P4 priority wins; BMv2's lower value wins
