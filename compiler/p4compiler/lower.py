@@ -349,9 +349,10 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         key = (id(decl), actx.prefix, tuple(id(a.expr) for a in ar.args) if dir_params else ())
         if key in self.action_cache:
             return self.action_cache[key]
+        # Copies of one action (bound to other arguments, or a top-level action used in
+        # several controls) keep its name, as with p4c: tables refer to them by id, and the
+        # control plane sees one action.
         name = self.name_of(decl, actx.prefix)
-        if any(a["name"] == name for a in self.doc.actions):
-            name = self.doc.fresh(name)
         body = ActionBody()
         bctx = actx.child(body=body, kind="action")
         if len(ar.args) != len(dir_params) and dir_params:
