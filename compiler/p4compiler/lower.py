@@ -81,7 +81,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         self.model = Model()
         self.errors = list(checker.errors)
         self.action_cache: dict = {}
-        self.applied_tables: set = set()
+        self.applied_tables: dict = {}  # name -> (edges of its first apply, entry node)
         self.objects: dict = {}   # (decl id, prefix) -> ObjLoc of extern instances
         self.field_list_ids: dict = {}
         self.std_meta: StructLoc | None = None
@@ -578,9 +578,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
                 and isinstance(loc, HeaderLoc):
             self.prim(body, "add_header", [loc.json()], span)
             off = 0
-            for f, ft in loc.type.fields:
-                w = scalar_width(ft) or 0
-                self.emit_assign(loc.field(f), {"type": "lookahead", "value": [off, w]}, body, span)
+            for f in loc.leaf_fields():
+                w = scalar_width(f.type) or 0
+                self.emit_assign(f, {"type": "lookahead", "value": [off, w]}, body, span)
                 off += w
             return
         src = self.loc(rhs, ctx)

@@ -316,9 +316,6 @@ class ControlLowering:
         if not isinstance(inst, ObjLoc) or inst.kind != "control":
             raise unsupported(call, "apply of this object in a control")
         cdecl = inst.decl
-        if inst.info.get("applied"):
-            raise unsupported(call, f"control instance '{inst.name}' applied more than once")
-        inst.info["applied"] = True
         locs = []
         for p, a in zip(cdecl.params, call.args):
             v = const_value(a.expr)
@@ -345,9 +342,20 @@ class ControlLowering:
 
     def lower_table(self, tdecl: A.TableDecl, ctx, hit_miss, nxt, call, by_action=None, default_target=None):
         name = self.name_of(tdecl, ctx.prefix)
+        # BMv2 runs a table at one node of the graph: a second apply is the same node when it
+        # continues exactly as the first (e.g. the same apply in two switch cases), else unsupported.
+        edges = (nxt, tuple(sorted((hit_miss or {}).items())), tuple(sorted((by_action or {}).items())), default_target)
         if name in self.applied_tables:
-            raise unsupported(call, f"table '{name}' applied more than once")
-        self.applied_tables.add(name)
+            first_edges, entry = self.applied_tables[name]
+            if first_edges != edges:
+                raise unsupported(call, f"table '{name}' applied more than once, continuing differently")
+            return entry
+        entry = self.lower_table_node(tdecl, name, ctx, hit_miss, nxt, call, by_action, default_target)
+        self.applied_tables[name] = (edges, entry)
+        return entry
+
+    def lower_table_node(self, tdecl: A.TableDecl, name: str, ctx, hit_miss, nxt, call, by_action, default_target):
+        """The table's JSON (its entry node: a hidden table first when the key needs preparing)."""
         info = TableInfo(name, tdecl, [], [], 1024)
         keys_json = []
         selector_inputs = []

@@ -136,8 +136,10 @@ class P4InfoBuilder:
         live = {a.name for a in m.actions}
         for t in m.tables:
             t.actions = [x for x in t.actions if x[0] in live]
-        res = {k: [r for r in m.resources if r.kind == k] for k in
-               ("counter", "direct_counter", "meter", "direct_meter", "register", "action_profile")}
+        shown = {t.name for t in m.tables}
+        # a direct resource of a @hidden table is hidden with it
+        res = {k: [r for r in m.resources if r.kind == k and (not k.startswith("direct") or r.table in shown)]
+               for k in ("counter", "direct_counter", "meter", "direct_meter", "register", "action_profile")}
         self.assign_ids("action", [(a.name, a.decl) for a in m.actions])
         self.assign_ids("table", [(t.name, t.decl) for t in m.tables])
         for k, lst in res.items():
