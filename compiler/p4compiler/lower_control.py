@@ -408,11 +408,13 @@ class ControlLowering:
             if match:
                 default_act = match[0]
             elif noact is not None:
-                ar = A.ActionRef(tdecl.span, "NoAction", [], [])
+                # p4c's implicit default: listed as `@defaultonly NoAction`
+                only = [A.Annotation(tdecl.span, "defaultonly", [])]
+                ar = A.ActionRef(tdecl.span, "NoAction", [], only)
                 ar.sym = noact
                 default_act = self.table_action(ar, ctx)
                 acts.append((ar, default_act))
-                info.actions.append((default_act["name"], "DEFAULT_ONLY", []))
+                info.actions.append((default_act["name"], "DEFAULT_ONLY", only))
         is_const_default = bool(dp is not None and dp.is_const)
         info.default_action = default_act["name"] if default_act else None
         if is_const_default:
@@ -421,7 +423,7 @@ class ControlLowering:
         sp = tdecl.prop("size")
         if sp is not None:
             v = const_value(sp.value)
-            if isinstance(v, int):
+            if isinstance(v, int) and v != 0:  # size 0 means the default, as with p4c
                 info.size = v
         table = {"name": name, "id": self.doc.table_id}
         si = self.doc.source_info(tdecl.span, tdecl.name)
