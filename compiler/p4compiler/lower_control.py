@@ -25,7 +25,10 @@ def expr_text(e: A.Expr) -> str:
     if isinstance(e, A.Slice):
         return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
     if isinstance(e, A.Call):
-        return f"{expr_text(e.func)}()"
+        f = e.func
+        if isinstance(f, A.Member) and f.name == "isValid" and not e.args:
+            return f"{expr_text(f.expr)}.$valid$"  # p4c's name for a validity key
+        return f"{expr_text(f)}()"
     if isinstance(e, A.Binary):
         return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
     if isinstance(e, A.Cast):
@@ -376,7 +379,7 @@ class ControlLowering:
             # BMv2 has no `optional` key: like p4c, write it as `ternary` (P4Info keeps OPTIONAL).
             keys_json.append({"match_type": "ternary" if mt == "optional" else mt, "name": kname,
                               "target": target, "mask": None})
-            info.keys.append(MatchFieldInfo(kname, width, mt, k.annotations,
+            info.keys.append(MatchFieldInfo(kname, width, mt, k.annotations, k.expr.type,
                                             k.expr.type.tname if isinstance(k.expr.type, NewType) else None))
         mts = [k["match_type"] for k in keys_json]
         table_mt = max(mts, key=lambda m: _KIND_ORDER[m]) if mts else "exact"

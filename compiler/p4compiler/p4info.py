@@ -21,26 +21,6 @@ SCOPE = {"TABLE_AND_DEFAULT": p4info_pb2.ActionRef.TABLE_AND_DEFAULT,
          "TABLE_ONLY": p4info_pb2.ActionRef.TABLE_ONLY, "DEFAULT_ONLY": p4info_pb2.ActionRef.DEFAULT_ONLY}
 
 
-def map_entry(container, key: str):
-    """Value of a protobuf map field for key, created if missing. (Under the pure-Python
-    protobuf runtime the p4runtime maps show up as repeated key/value entries.)"""
-    try:
-        return container[key]
-    except (TypeError, AttributeError):
-        for e in container:
-            if e.key == key:
-                return e.value
-        e = container.add()
-        e.key = key
-        return e.value
-
-
-def map_has(container, key: str) -> bool:
-    if hasattr(container, "keys"):  # a real map
-        return key in container
-    return any(e.key == key for e in container)
-
-
 class Ids:
     """Stable ids as p4c gives them: prefix byte per entity kind + 24 bits of a hash of the
     fully qualified name; @id wins; collisions are resolved by probing in name order."""
@@ -202,12 +182,12 @@ def field_ids(items) -> list[int]:
     for e in explicit:
         if e is not None:
             out.append(e)
+            index += 1  # p4c moves on past each field that has its own id...
         else:
-            while index in taken:
+            while index in taken:  # ...and past ids already given, but not past the one it gives
                 index += 1
             out.append(index)
             taken.add(index)
-        index += 1
     return out
 
 
@@ -308,8 +288,12 @@ class P4InfoBuilder:
                 mf.name = k.name
                 add_annotations(mf, k.annotations, skip=("match",))
                 mf.bitwidth = k.bitwidth
+                if isinstance(k.type, Enum) and k.type.underlying is not None:
+                    self.type_spec(p4types_pb2.P4DataTypeSpec(), k.type)  # listed in type_info, as p4c does
                 if k.type_name:
                     mf.type_name.name = k.type_name
+                    if isinstance(k.type, NewType):
+                        self.add_new_type(k.type)
                     sdn = self.translation(k.type_name)
                     if sdn == "string":
                         mf.ClearField("bitwidth")
@@ -396,7 +380,8 @@ class P4InfoBuilder:
             for i, (fname, w) in enumerate(v.fields, 1):
                 mf = c.match.add()
                 mf.id = i
-                mf.name = fname or v.name.split(".")[-1]
+                if fname:  # a struct element's field; p4c leaves a plain bit<W> element unnamed
+                    mf.name = fname
                 mf.bitwidth = w
                 mf.match_type = p4info_pb2.MatchField.EXACT
             c.size = v.size
@@ -461,6 +446,8 @@ class P4InfoBuilder:
     def set_width_and_type(self, msg, t, width: int) -> None:
         """bitwidth and type_name of a parameter, match field or header field: a `type` keeps its
         name, and one the controller sees as a string (@p4runtime_translation(.., string)) has no width."""
+        if isinstance(t, Enum) and t.underlying is not None:
+            self.type_spec(p4types_pb2.P4DataTypeSpec(), t)  # listed in type_info, as p4c does
         if isinstance(t, NewType):
             msg.type_name.name = t.tname
             self.add_new_type(t)
@@ -484,9 +471,9 @@ class P4InfoBuilder:
         its controller view from @p4runtime_translation, else its original type; its other
         annotations."""
         ti = self.info.type_info
-        if map_has(ti.new_types, t.tname):
+        if t.tname in ti.new_types:
             return
-        nt = map_entry(ti.new_types, t.tname)
+        nt = ti.new_types[t.tname]
         sym = self.ck.top.lookup(t.tname)
         annos = getattr(sym.decl if sym else None, "annotations", None) or []
         add_annotations(nt, annos, skip=("p4runtime_translation",))
@@ -529,7 +516,7 @@ class P4InfoBuilder:
         elif isinstance(t, Enum):
             if t.underlying is not None:
                 spec.serializable_enum.name = t.tname
-                se = map_entry(self.info.type_info.serializable_enums, t.tname)
+                se = self.info.type_info.serializable_enums[t.tname]
                 if not se.members:
                     se.underlying_type.bitwidth = t.underlying.width
                     for mname in t.members:
@@ -539,7 +526,7 @@ class P4InfoBuilder:
                         mm.value = v.to_bytes(max(1, (t.underlying.width + 7) // 8), "big")
             else:
                 spec.enum.name = t.tname
-                e = map_entry(self.info.type_info.enums, t.tname)
+                e = self.info.type_info.enums[t.tname]
                 if not e.members:
                     for mname in t.members:
                         e.members.add().name = mname
@@ -547,16 +534,16 @@ class P4InfoBuilder:
             ti = self.info.type_info
             if t.is_struct:
                 spec.struct.name = t.tname
-                if not map_has(ti.structs, t.tname):
-                    s = map_entry(ti.structs, t.tname)
+                if t.tname not in ti.structs:
+                    s = ti.structs[t.tname]
                     for f, ft in t.fields:
                         mem = s.members.add()
                         mem.name = f
                         self.type_spec(mem.type_spec, ft)
             elif t.is_header:
                 spec.header.name = t.tname
-                if not map_has(ti.headers, t.tname):
-                    h = map_entry(ti.headers, t.tname)
+                if t.tname not in ti.headers:
+                    h = ti.headers[t.tname]
                     for f, ft in t.fields:
                         mem = h.members.add()
                         mem.name = f

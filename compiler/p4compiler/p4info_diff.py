@@ -36,7 +36,7 @@ def differences(ours: p4info_pb2.P4Info, theirs: p4info_pb2.P4Info) -> list[tupl
     out = []
     for fd in ours.DESCRIPTOR.fields:
         a, b = getattr(ours, fd.name), getattr(theirs, fd.name)
-        if fd.label == fd.LABEL_REPEATED:
+        if fd.is_repeated:
             mine = {o.preamble.name: o for o in a}
             other = {o.preamble.name: o for o in b}
             for name in sorted(set(mine) | set(other)):
