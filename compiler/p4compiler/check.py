@@ -12,7 +12,7 @@ from .check_types import UNKNOWN, ActionRun, MethodRef, TableResult, TypeName, U
 from .consteval import const_value  # noqa: F401  (re-exported for the lowering)
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
-from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
+from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
                     Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, strip_newtype)
 from .visitor import Visitor
 
@@ -389,7 +389,10 @@ class Checker(ExprChecker, Visitor):
             self.expr(item.value, scope)
             self.expr(item.mask, scope)
             self.coerce(item.value, t, "keyset value")
-            self.coerce(item.mask, t, "keyset mask")
+            # a serializable enum's mask is a plain number of its underlying type (as with p4c)
+            mask_t = t.underlying if isinstance(t, Enum) and t.underlying is not None and \
+                isinstance(strip_newtype(item.mask.type), IntT) else t
+            self.coerce(item.mask, mask_t, "keyset mask")
             item.type = t
             return
         if isinstance(item, A.Range):

@@ -578,6 +578,11 @@ class ExprChecker:
         if n == "extract":
             if nargs(1, 2):
                 at = args[0].expr.type
+                if isinstance(args[0].expr, A.DontCare) and len(args) == 1 and e.type_args:
+                    # extract<H>(_): read an H and throw it away
+                    at = args[0].expr.type = self.resolve_type(e.type_args[0], scope)
+                    if isinstance(at, Composite) and at.is_header:
+                        return VOID
                 if not (isinstance(at, Composite) and at.is_header) and at is not UNKNOWN:
                     self.err(args[0], f"extract needs a header, not {at}")
                 else:
@@ -633,8 +638,8 @@ class ExprChecker:
                 if isinstance(v, int) and not isinstance(v, bool):
                     lim = 1 << tt.width
                     if not tt.signed and (v >= lim or v < -(lim >> 1) and v < 0 and -v > lim):
-                        self.err(e, f"value {v} does not fit in {target} ({what})")
-                        return False
+                        # p4c keeps the low bits and warns; so do we
+                        self.rep.warning(e.span, f"value {v} does not fit in {target} ({what}); only its low {tt.width} bits are kept")
                 self.set_const_type(e, tt)
                 return True
             if isinstance(tt, IntT):

@@ -67,10 +67,14 @@ def run(argv: list[str]) -> int:
     except CompileError as e:
         for d in comp.dumps:
             print(d)
+        for w in comp.warnings:
+            print(w.render(comp.sources), file=sys.stderr)
         print(render(e, comp.sources), file=sys.stderr)
         return 1
     for d in comp.dumps:
         print(d)
+    for w in res.warnings:
+        print(w.render(comp.sources), file=sys.stderr)
     try:
         if args.output:
             os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)

@@ -35,6 +35,7 @@ class Result:
     p4info: object
     sources: SourceCache
     dumps: list[str] = field(default_factory=list)
+    warnings: list = field(default_factory=list)
 
 
 class Compilation:
@@ -44,9 +45,17 @@ class Compilation:
         self.text = text
         self.sources = SourceCache()
         self.dumps: list[str] = []
+        self.reporters: list[Reporter] = []
 
     def phase(self) -> Reporter:
-        return Reporter()
+        rep = Reporter()
+        self.reporters.append(rep)
+        return rep
+
+    @property
+    def warnings(self) -> list:
+        """Warnings of every phase so far, in order."""
+        return [w for r in self.reporters for w in r.warnings]
 
     def run(self) -> Result:
         o = self.opts
@@ -91,7 +100,7 @@ class Compilation:
         rep = self.phase()
         info = build_p4info(lw.model, rep, ck)
         rep.check()
-        return Result(doc, info, self.sources, self.dumps)
+        return Result(doc, info, self.sources, self.dumps, self.warnings)
 
 
 def compile_file(path: str, opts: Options | None = None) -> Result:

@@ -542,18 +542,20 @@ class ControlLowering:
         return out
 
     def entry_priorities(self, ents, tdecl) -> list[int]:
-        """BMv2 priorities (lower wins) of const entries. Without explicit priorities the
-        first entry wins; explicit P4 priorities are inverted when larger ones win
-        (`largest_priority_wins`, true by default)."""
-        explicit = []
-        for ent in ents:
-            pr = const_value(ent.priority) if ent.priority is not None else None
-            for a in ent.annotations:
-                if a.name == "priority" and a.args and isinstance(a.args[0], int):
-                    pr = a.args[0]
-            explicit.append(pr if isinstance(pr, int) else None)
+        """BMv2 priorities (lower wins) of a table's entries. Without explicit priorities the
+        first entry wins. The non-standard `@priority(N)` annotation is BMv2's priority itself
+        (smallest wins; other entries keep their position), as p4c writes it. The spec's
+        `priority = N` is a P4 priority, inverted when larger ones win (`largest_priority_wins`,
+        true by default)."""
+        explicit = [const_value(ent.priority) if ent.priority is not None else None for ent in ents]
+        explicit = [p if isinstance(p, int) else None for p in explicit]
         if all(p is None for p in explicit):
-            return list(range(1, len(ents) + 1))
+            positions = list(range(1, len(ents) + 1))
+            for i, ent in enumerate(ents):
+                for a in ent.annotations:
+                    if a.name == "priority" and a.args and isinstance(a.args[0], int):
+                        positions[i] = a.args[0]
+            return positions
         lp = tdecl.prop("largest_priority_wins")
         largest_wins = True if lp is None else bool(const_value(lp.value))
         dp = tdecl.prop("priority_delta")

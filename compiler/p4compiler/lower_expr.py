@@ -109,7 +109,7 @@ class ExprLowering:
                 lt = strip_newtype(e.left.type)
                 if lt == BOOL:
                     return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
-                if isinstance(lt, Composite) or isinstance(strip_newtype(e.right.type), Composite):
+                if isinstance(lt, (Composite, Stack)) or isinstance(strip_newtype(e.right.type), (Composite, Stack)):
                     return self.compare_aggregate(e, ctx)
                 return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
         if isinstance(e, A.Call):
@@ -168,6 +168,9 @@ class ExprLowering:
 
     def compare_aggregate(self, e: A.Binary, ctx) -> dict:
         lt = strip_newtype(e.left.type)
+        if self.is_loc_expr(e.left) and self.is_loc_expr(e.right):
+            same = self.equal_locs(self.loc(e.left, ctx), self.loc(e.right, ctx), e)
+            return same if e.op == "==" else expr("not", None, same)
         la, ra = self.aggregate_parts(e.left, ctx), self.aggregate_parts(e.right, ctx)
         if la is None or ra is None or len(la) != len(ra):
             raise unsupported(e, f"comparison of {lt} values")
@@ -178,6 +181,24 @@ class ExprLowering:
         if out is None:
             out = {"type": "bool", "value": True}
         return out if e.op == "==" else expr("not", None, out)
+
+    def equal_locs(self, a: Loc, b: Loc, node) -> dict:
+        """Spec equality of two stored values: structs and stacks element by element; two
+        headers are equal when both are invalid, or both valid with equal fields."""
+        if isinstance(a, StructLoc) and isinstance(b, StructLoc):
+            parts = [self.equal_locs(a.fields[n], b.fields[n], node) for n in a.fields]
+        elif isinstance(a, StackLoc) and isinstance(b, StackLoc) and len(a.elems) == len(b.elems):
+            parts = [self.equal_locs(x, y, node) for x, y in zip(a.elems, b.elems)]
+        elif isinstance(a, HeaderLoc) and isinstance(b, HeaderLoc):
+            va, vb = ({"type": "field", "value": [h.name, "$valid$"]} for h in (a, b))
+            fields = [expr("==", x.json(), y.json()) for x, y in zip(a.leaf_fields(), b.leaf_fields())]
+            same_fields = _all(fields)
+            return expr("and", expr("==", va, vb), expr("or", expr("not", None, expr("d2b", None, va)), same_fields))
+        elif isinstance(a, (FieldLoc, ValueLoc)) and isinstance(b, (FieldLoc, ValueLoc)):
+            return expr("==", a.json(), b.json())
+        else:
+            raise unsupported(node, "comparison of these values")
+        return _all(parts)
 
     def aggregate_parts(self, e: A.Expr, ctx) -> list | None:
         if isinstance(e, (A.ListExpr,)):
@@ -369,3 +390,11 @@ class ExprLowering:
 
 def unsupported_diag(u: Unsupported) -> CompileError:
     return CompileError([Diagnostic(u.span, f"unsupported: {u.what}")])
+
+
+def _all(conds: list) -> dict:
+    """The conjunction of BMv2 boolean expressions (true for none)."""
+    out = None
+    for c in conds:
+        out = c if out is None else expr("and", out, c)
+    return out if out is not None else {"type": "bool", "value": True}

@@ -186,6 +186,10 @@ class ParserLowering:
     def packet_call(self, call, n, obj, body, ctx):
         if n == "extract":
             target = call.args[0].expr
+            if isinstance(target, A.DontCare):  # extract<H>(_): skip an H
+                bits = sum(scalar_width(t) or 0 for _, t, _ in strip_newtype(target.type).layout())
+                body.emit("advance", [const(bits)], call.span, self.doc)
+                return
             param = self.extract_target(target, ctx)
             if len(call.args) == 2:
                 body.emit("extract_VL", [param, self.val_expr(call.args[1].expr, ctx)], call.span, self.doc)
