@@ -585,7 +585,10 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
                 self.emit_assign(f, {"type": "lookahead", "value": [off, w]}, body, span)
                 off += w
             return
-        src = self.loc(rhs, ctx)
+        self.copy_loc(loc, self.loc(rhs, ctx), body, span, rhs)
+
+    def copy_loc(self, loc: Loc, src: Loc, body: ActionBody, span, node) -> None:
+        """Copy one stored composite value (header, union, stack, struct) onto another."""
         if isinstance(loc, HeaderLoc) and isinstance(src, HeaderLoc):
             self.prim(body, "assign_header", [loc.json(), src.json()], span)
         elif isinstance(loc, UnionLoc) and isinstance(src, UnionLoc):
@@ -595,7 +598,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         elif isinstance(loc, StructLoc) and isinstance(src, StructLoc):
             self.copy_struct(loc, src, body, span)
         else:
-            raise unsupported(rhs, "this assignment")
+            raise unsupported(node, "this assignment")
 
     def copy_struct(self, dst: StructLoc, src: StructLoc, body, span) -> None:
         for f, d in dst.fields.items():
@@ -631,7 +634,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             if isinstance(arg, A.DontCare):
                 callee.env[p] = self.temp(t, "tmp") if w is not None else self.alloc(t, self.doc.fresh("tmp"), True)
                 return
-            callee.env[p] = self.loc(arg, caller)
+            self.bind_composite(p, arg, caller, callee, body, copy_back)
             return
         if p.direction in ("", "in"):
             v = const_value(arg)
@@ -649,9 +652,27 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         callee.env[p] = tmp
         copy_back.append((arg, tmp, target))
 
+    def bind_composite(self, p: A.Param, arg: A.Expr, caller: Ctx, callee: Ctx, body: ActionBody, copy_back: list) -> None:
+        """Copy-in/copy-out of a struct, header, union or stack parameter: the callee works on
+        a copy of its own (the spec's semantics, so writes through one parameter are not seen
+        through another that names the same storage), filled from the argument for `in` and
+        `inout`, invalid (headers) for `out`, and copied back for `out` and `inout`."""
+        tmp = self.alloc(p.resolved_type, self.doc.fresh(f"{p.name}_copy"), True)
+        if p.direction in ("", "in", "inout"):
+            self.assign_to(tmp, arg, caller, body, arg.span)
+        else:
+            for leaf in leaves(tmp):
+                if isinstance(leaf, HeaderLoc):
+                    self.prim(body, "remove_header", [leaf.json()], arg.span)
+        callee.env[p] = tmp
+        if p.direction in ("out", "inout"):
+            copy_back.append((arg, tmp, self.loc(arg, caller)))
+
     def do_copy_back(self, copy_back: list, caller: Ctx, body: ActionBody) -> None:
         for arg, tmp, target in copy_back:
-            if target is None:
+            if not isinstance(tmp, (FieldLoc, ValueLoc)):
+                self.copy_loc(target, tmp, body, arg.span, arg)
+            elif target is None:
                 fake = A.Name(arg.span, "__tmp")
                 fake.type = tmp.type
                 fake.sym = None

@@ -267,6 +267,9 @@ class ExprLowering:
                 if tt.underlying:
                     return const(tt.values[e.name])
                 return const(tt.members.index(e.name))
+        ahead = self.parser_lookahead(e, ctx)
+        if ahead is not None:
+            return ahead
         sbt = strip_newtype(bt)
         if isinstance(sbt, Stack):
             if e.name == "lastIndex":
@@ -280,6 +283,18 @@ class ExprLowering:
         if isinstance(loc, HeaderLoc):
             return loc.json()
         raise unsupported(e, f"member '{e.name}' as a value")
+
+    def parser_lookahead(self, e, ctx) -> dict | None:
+        """In a parser, `lookahead<..>()` (or a field of it) used inside an expression: BMv2
+        reads lookahead only as the source of a `set`, so it goes through a temporary."""
+        body = getattr(ctx, "body", None)
+        ahead = self.lookahead_source(e) if body is not None and body.in_parser else None
+        if ahead is None:
+            return None
+        operand, w = ahead
+        tmp = self.temp(Bits(w), "lookahead")
+        body.emit("set", [tmp.json(), operand], e.span, self.doc)
+        return tmp.json()
 
     def val_Index(self, e, ctx) -> dict:
         loc = self.loc(e, ctx)
@@ -345,7 +360,8 @@ class ExprLowering:
         return self.cast(e, ctx)
 
     def val_Call(self, e, ctx) -> dict:
-        return self.call_value(e, ctx)
+        ahead = self.parser_lookahead(e, ctx)
+        return ahead if ahead is not None else self.call_value(e, ctx)
 
     def val_default(self, e, ctx) -> dict:
         raise unsupported(e, f"expression {type(e).__name__} in this context")
