@@ -460,6 +460,10 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             body.patch(j, len(body.prims))
 
     def prim_Exit(self, st, ctx, body):
+        # out/inout arguments of every call being exited are still copied back (spec: exit)
+        for frame in reversed(body.return_stack):
+            if frame.get("copy_back"):
+                self.do_copy_back(frame["copy_back"], frame["caller"], body)
         body.emit("exit", [], st.span, self.doc)
         body.end_jumps.append(body.emit("_jump", [const(0)]))
 
@@ -701,7 +705,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         args = self.ck.order_args(decl.params, call.args)
         for p, a in zip(decl.params, args):
             self.bind_param(p, a, ctx, callee, body, copy_back)
-        frame = {"ret": None, "jumps": []}
+        frame = {"ret": None, "jumps": [], "copy_back": copy_back, "caller": ctx}
         body.return_stack.append(frame)
         self.body_stmt(decl.body, callee, body)
         body.return_stack.pop()
@@ -729,11 +733,13 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             self.bind_param(p, a, ctx, fctx, body, copy_back)
         ret = None
         rt = getattr(decl, "ret_type", None)
+        # the result goes to a temporary: the caller's destination is written only after the
+        # out/inout arguments are copied back (`h = f(h.x)` ends with f's result in h)
         if rt is not None and scalar_width(rt) is not None:
-            ret = result if isinstance(result, FieldLoc) else self.temp(rt, f"{decl.name}_ret")
+            ret = self.temp(rt, f"{decl.name}_ret")
         elif rt is not None and strip_newtype(rt) != Simple("void"):
-            ret = result if result is not None else self.alloc(rt, self.doc.fresh(f"{decl.name}_ret"), True)
-        frame = {"ret": ret, "jumps": []}
+            ret = self.alloc(rt, self.doc.fresh(f"{decl.name}_ret"), True)
+        frame = {"ret": ret, "jumps": [], "copy_back": copy_back, "caller": ctx}
         body.return_stack.append(frame)
         self.body_stmt(decl.body, fctx, body)
         body.return_stack.pop()
@@ -741,9 +747,11 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             body.patch(j, len(body.prims))
         self.do_copy_back(copy_back, ctx, body)
         if isinstance(ret, FieldLoc):
-            if result is not None and ret is not result:
+            if result is not None:
                 self.emit_assign(result, ret.json(), body, call.span)
             return ret.json()
+        if ret is not None and result is not None:
+            self.copy_loc(result, ret, body, call.span, call)
         return const(0)
 
 

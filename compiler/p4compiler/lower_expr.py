@@ -354,7 +354,24 @@ class ExprLowering:
         return self.val_default(e, ctx)
 
     def val_Ternary(self, e, ctx) -> dict:
+        body = getattr(ctx, "body", None)
+        if body is not None and not body.in_parser and (self.has_calls(e.then) or self.has_calls(e.other)):
+            return self.branching_ternary(e, ctx, body)
         return expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx))
+
+    def branching_ternary(self, e: A.Ternary, ctx, body) -> dict:
+        """`c ? f() : g()` where a branch has calls: only the chosen branch runs (jumps into
+        a temporary), so the other branch's side effects never happen."""
+        choice = self.temp(BOOL, "mux_cond")
+        self.emit_assign(choice, expr("b2d", None, self.cond(e.cond, ctx)), body, e.span)
+        result = self.temp(e.type, "mux")
+        to_else = body.emit("_jump_if_zero", [choice.json(), const(0)])
+        self.emit_assign(result, self.val(e.then, ctx), body, e.span)
+        to_end = body.emit("_jump", [const(0)])
+        body.patch(to_else, len(body.prims))
+        self.emit_assign(result, self.val(e.other, ctx), body, e.span)
+        body.patch(to_end, len(body.prims))
+        return result.json()
 
     def val_Cast(self, e, ctx) -> dict:
         return self.cast(e, ctx)
