@@ -21,9 +21,6 @@ const port_t CPU_PORT = CPU_PORT_NUMBER;
 /* Clone session the controller creates towards CPU_PORT (ACL copy-to-CPU). */
 const bit<32> CPU_CLONE_SESSION_ID = 511;
 
-/* Metadata preserved into the CPU clone (v1model @field_list id). */
-const bit<8> CPU_CLONE_FIELD_LIST = 1;
-
 /* Receiver id of the MAC-learning digest. */
 const bit<32> MAC_LEARN_DIGEST_RECEIVER = 1;
 

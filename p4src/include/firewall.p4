@@ -1,5 +1,5 @@
 /*
- * firewall.p4 -- control `stateful_firewall`: zone-pair policy for routed
+ * firewall.p4 -- control `Firewall` (instance `firewall`): zone-pair policy for routed
  * IPv4, with connection tracking for TCP and UDP.
  *
  *   firewall_src_zone(ingress VLAN) ──▶ src zone ┐
@@ -16,19 +16,21 @@
 #ifndef VROUTER_FIREWALL_P4
 #define VROUTER_FIREWALL_P4
 
-control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
-    DIRECT_COUNTER firewall_policy_counter;
+control Firewall(inout headers_t hdr, inout local_metadata_t meta) {
+    @id(ID_FIREWALL_POLICY_COUNTER) DIRECT_COUNTER firewall_policy_counter;
 
     /* Zone of the VLAN the packet came in on. */
-    action set_src_zone(zone_t zone) {
+    @id(ID_SET_SRC_ZONE)
+    action set_src_zone(@id(1) zone_t zone) {
         meta.fw_src_zone = zone;
     }
 
     /* Models: zone membership of router interfaces (ingress side).
      * Written by: the controller's firewall zones (zone ids from 1). */
+    @id(ID_FIREWALL_SRC_ZONE)
     table firewall_src_zone {
         key = {
-            meta.vlan_id : exact @name("vlan_id");
+            meta.vlan_id : exact @id(1) @name("vlan_id");
         }
         actions = {
             set_src_zone;
@@ -39,15 +41,17 @@ control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* Zone of the VLAN the packet leaves in. */
-    action set_dst_zone(zone_t zone) {
+    @id(ID_SET_DST_ZONE)
+    action set_dst_zone(@id(1) zone_t zone) {
         meta.fw_dst_zone = zone;
     }
 
     /* Models: zone membership of router interfaces (egress side), the same
      * content as firewall_src_zone.  Written by: the controller's zones. */
+    @id(ID_FIREWALL_DST_ZONE)
     table firewall_dst_zone {
         key = {
-            meta.egress_vlan_id : exact @name("vlan_id");
+            meta.egress_vlan_id : exact @id(1) @name("vlan_id");
         }
         actions = {
             set_dst_zone;
@@ -58,12 +62,14 @@ control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* From the trusted zone: permit and create/refresh the flow's slot. */
+    @id(ID_TRACK_CONNECTION)
     action track_connection() {
         firewall_policy_counter.count();
         meta.fw_track = true;
     }
 
     /* Towards the trusted zone: permit TCP/UDP replies of live flows only. */
+    @id(ID_ALLOW_ESTABLISHED)
     action allow_established() {
         firewall_policy_counter.count();
         meta.fw_check = true;
@@ -72,10 +78,11 @@ control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
     /* Models: the stateful-firewall zone pairs.  Written by: the controller:
      * for each (trusted, untrusted) pair, (trusted, untrusted) ->
      * track_connection and (untrusted, trusted) -> allow_established. */
+    @id(ID_FIREWALL_POLICY)
     table firewall_policy {
         key = {
-            meta.fw_src_zone : exact @name("src_zone");
-            meta.fw_dst_zone : exact @name("dst_zone");
+            meta.fw_src_zone : exact @id(1) @name("src_zone");
+            meta.fw_dst_zone : exact @id(2) @name("dst_zone");
         }
         actions = {
             track_connection;

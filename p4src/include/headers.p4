@@ -27,21 +27,21 @@ typedef bit<8>  cpu_reason_t;
 
 /* Controller header prepended by the switch to every packet sent to
  * CPU_PORT; P4Runtime turns it into PacketIn metadata (ids 1..4). */
-@controller_header("packet_in")
+@controller_header("packet_in") @id(ID_PACKET_IN_HEADER)
 header packet_in_header_t {
-    port_t       ingress_port;  /* port the packet arrived on */
-    vlan_id_t    vlan_id;       /* VLAN it was classified into (0: none yet) */
-    bit<3>       _pad;          /* always 0 */
-    cpu_reason_t reason;        /* CPU_REASON_* in constants.p4 */
+    @id(1) port_t       ingress_port;  /* port the packet arrived on */
+    @id(2) vlan_id_t    vlan_id;       /* VLAN it was classified into (0: none yet) */
+    @id(3) bit<3>       _pad;          /* always 0 */
+    @id(4) cpu_reason_t reason;        /* CPU_REASON_* in constants.p4 */
 }
 
 /* Controller header the switch prepends from PacketOut metadata (ids 1..3)
  * to packets the controller sends; parsed only on CPU_PORT. */
-@controller_header("packet_out")
+@controller_header("packet_out") @id(ID_PACKET_OUT_HEADER)
 header packet_out_header_t {
-    port_t egress_port;        /* used when submit_to_ingress == 0 */
-    bit<1> submit_to_ingress;  /* 1: process as if received on CPU_PORT */
-    bit<6> _pad;               /* always 0 */
+    @id(1) port_t egress_port;        /* used when submit_to_ingress == 0 */
+    @id(2) bit<1> submit_to_ingress;  /* 1: process as if received on CPU_PORT */
+    @id(3) bit<6> _pad;               /* always 0 */
 }
 
 /* Pseudowire control word (RFC 4385 / 4448): first nibble 0, so the payload

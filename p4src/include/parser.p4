@@ -14,7 +14,7 @@
 #ifndef VROUTER_PARSER_P4
 #define VROUTER_PARSER_P4
 
-parser packet_parser(packet_in packet,
+parser PacketParser(packet_in packet,
                      out headers_t hdr,
                      inout local_metadata_t meta) {
     state start {
