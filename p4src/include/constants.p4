@@ -77,6 +77,17 @@ const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<16> ETHERTYPE_ARP  = 0x0806;
 const bit<16> ETHERTYPE_VLAN = 0x8100;
 const bit<16> ETHERTYPE_MPLS = 0x8847;
+const bit<16> ETHERTYPE_QINQ = 0x88a8;         /* 802.1ad service tag (S-tag) */
+const bit<16> ETHERTYPE_QINQ_LEGACY = 0x9100;  /* pre-802.1ad Q-in-Q tag */
+
+/* Does a receiver read this EtherType as a VLAN tag?  The program classifies
+ * by the 802.1Q tag (0x8100) only, as an 802.1Q bridge does, but a frame
+ * whose payload starts with any of these must not leave untagged: the next
+ * switch would take that tag for the frame's VLAN (VLAN hopping). */
+bool is_vlan_tpid(in bit<16> ether_type) {
+    return ether_type == ETHERTYPE_VLAN || ether_type == ETHERTYPE_QINQ
+        || ether_type == ETHERTYPE_QINQ_LEGACY;
+}
 const bit<8>  IP_PROTO_TCP   = 6;
 const bit<8>  IP_PROTO_UDP   = 17;
 
@@ -109,7 +120,7 @@ const cpu_reason_t CPU_REASON_ROUTE_TO_CPU   = 8;  /* route action route_to_cpu 
 /* Drop reasons: index of ingress_drop_counter / egress_drop_counter. */
 const drop_reason_t DROP_NONE                  = 0;
 const drop_reason_t DROP_PORT_NOT_CONFIGURED   = 1;  /* ingress port has no port_config entry */
-const drop_reason_t DROP_TAGGED_ON_ACCESS      = 2;  /* VLAN-tagged frame on an access port */
+const drop_reason_t DROP_TAGGED_ON_ACCESS      = 2;  /* VLAN-tagged frame on an access port (or a tag behind a priority tag) */
 const drop_reason_t DROP_UNTAGGED_ON_TRUNK     = 3;  /* untagged frame on a trunk without native VLAN */
 const drop_reason_t DROP_VLAN_NOT_ALLOWED      = 4;  /* tagged VLAN not allowed on the ingress trunk */
 const drop_reason_t DROP_PARSER_ERROR          = 5;  /* truncated or malformed headers */
@@ -136,5 +147,6 @@ const drop_reason_t DROP_PW_SPLIT_HORIZON      = 25; /* from a pseudowire to a p
 const drop_reason_t DROP_PW_FLOOD_MISS         = 26; /* egress: flood copy whose replication id has no pw_flood entry */
 const drop_reason_t DROP_NAT_EXHAUSTED         = 27; /* to a masquerading interface, its NAT slot held by another live flow */
 const drop_reason_t DROP_UNKNOWN_SOURCE        = 28; /* source MAC not known on a port locked at its station limit */
+const drop_reason_t DROP_INNER_TAG_EXPOSED     = 29; /* egress: would leave untagged with a VLAN tag first in its payload */
 
 #endif

@@ -3,11 +3,13 @@
  * (IEEE 802.1Q access and trunk ports) or drops it.
  *
  *   port_config ──▶ access port: untagged or priority-tagged (VID 0) ──▶ port VLAN
- *        │                       any other tag, or a second tag ──▶ drop TAGGED_ON_ACCESS
+ *        │                       any other tag, or a tag (8100/88a8/9100) behind
+ *        │                       the first EtherType ──▶ drop TAGGED_ON_ACCESS
  *        │
  *        └───────▶ trunk port:  tagged VID v ──▶ ingress_vlan_member(port, v) ──▶ v
  *                                                  miss ──▶ drop VLAN_NOT_ALLOWED
  *                               untagged / VID 0 ──▶ native VLAN, or drop UNTAGGED_ON_TRUNK
+ *                               (a tag behind the first is payload: see vlan.p4)
  *   Then the outer tag is removed; the egress control vlan adds it back where needed.
  */
 #ifndef VROUTER_PORT_VLAN_P4
@@ -84,16 +86,24 @@ control PortVlan(inout headers_t hdr, inout local_metadata_t meta) {
 
     apply {
         port_config.apply();
+        /* 802.1Q: only the first tag, and only a C-tag (0x8100) with a VID,
+         * classifies; a priority tag (VID 0) belongs to the port's VLAN, and
+         * whatever follows the first tag is payload, never read as the VLAN. */
         bool tagged = false;
+        bit<16> payload_type = hdr.ethernet.ether_type;
         if (hdr.vlan.isValid()) {
             meta.vlan_pcp = hdr.vlan.pcp;
+            payload_type = hdr.vlan.ether_type;
             if (hdr.vlan.vlan_id != 0) {
                 tagged = true;
             }
         }
 
         if (is_access) {
-            if (tagged || hdr.inner_vlan.isValid()) {
+            /* An access port takes untagged and priority-tagged frames whose
+             * payload is not itself tagged (802.1Q, 802.1ad or Q-in-Q): a
+             * host has no business sending tags. */
+            if (tagged || is_vlan_tpid(payload_type)) {
                 meta.drop = true;
                 meta.drop_reason = DROP_TAGGED_ON_ACCESS;
             } else {

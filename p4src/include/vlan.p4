@@ -4,8 +4,15 @@
  *   flood copy for the ingress port ──▶ drop FLOOD_INGRESS_PORT (split horizon)
  *   egress_vlan_member(egress port, egress VLAN)
  *     ├ tag_vlan   ──▶ push an 802.1Q tag (VID = egress VLAN, PCP as received)
- *     ├ untag_vlan ──▶ leave untagged (access port, trunk native VLAN)
+ *     ├ untag_vlan ──▶ leave untagged (access port, trunk native VLAN);
+ *     │                but a payload that starts with a tag (a second tag, an
+ *     │                802.1ad tag) ──▶ drop INNER_TAG_EXPOSED
  *     └ miss       ──▶ drop EGRESS_VLAN_NOT_MEMBER
+ *
+ * No VLAN hopping: a frame leaves with the tag of the VLAN it was classified
+ * into (or with none, on that VLAN's untagged ports).  Untagged, a frame that
+ * carries another tag in its payload would be read by the next switch as a
+ * frame of that tag's VLAN, so it is dropped here and counted.
  */
 #ifndef VROUTER_VLAN_P4
 #define VROUTER_VLAN_P4
@@ -64,6 +71,9 @@ control Vlan(inout headers_t hdr, inout local_metadata_t meta) {
                 hdr.vlan.vlan_id = meta.egress_vlan_id;
                 hdr.vlan.ether_type = hdr.ethernet.ether_type;
                 hdr.ethernet.ether_type = ETHERTYPE_VLAN;
+            } else if (!meta.drop && is_vlan_tpid(hdr.ethernet.ether_type)) {
+                meta.drop = true;
+                meta.drop_reason = DROP_INNER_TAG_EXPOSED;
             }
         }
     }
