@@ -62,6 +62,7 @@
 #include "include/mtu.p4"
 #include "include/nat_out.p4"
 #include "include/nat_translate.p4"
+#include "include/conn_state.p4"
 #include "include/cpu_header.p4"
 #include "include/pw_flood.p4"
 #include "include/vlan.p4"
@@ -129,32 +130,41 @@ control ingress(inout headers_t hdr,
     @id(ID_ACL_METER_COLOR_COUNTER)
     counter<bit<32>>(ACL_METER_COUNT * METER_COLOR_SLOTS, CounterType.packets_and_bytes) acl_meter_color_counter;
 
-    /* Stateful firewall connection slots (P4Runtime RegisterEntry); the
-     * logic is v1model/firewall_state.p4. */
-    @id(ID_FIREWALL_CONN_SIGNATURE)
-    register<bit<32>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_signature;
-    @id(ID_FIREWALL_CONN_LAST_SEEN)
-    register<bit<48>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_last_seen;
-    V1modelFirewallState(firewall_conn_signature, firewall_conn_last_seen) firewall_state;
+    /* Stateful firewall connection slots (P4Runtime RegisterEntry, index =
+     * slot): the flow key, its state (CONN_*) and last packet's time (µs);
+     * the logic is v1model/firewall_state.p4. */
+    @id(ID_FIREWALL_CONN_CLIENT_ADDR) register<bit<32>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_client_addr;
+    @id(ID_FIREWALL_CONN_SERVER_ADDR) register<bit<32>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_server_addr;
+    @id(ID_FIREWALL_CONN_CLIENT_PORT) register<bit<16>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_client_port;
+    @id(ID_FIREWALL_CONN_SERVER_PORT) register<bit<16>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_server_port;
+    @id(ID_FIREWALL_CONN_PROTO)       register<bit<8>, bit<32>>(FIREWALL_CONN_SLOTS)  firewall_conn_proto;
+    @id(ID_FIREWALL_CONN_STATE)       register<bit<8>, bit<32>>(FIREWALL_CONN_SLOTS)  firewall_conn_state;
+    @id(ID_FIREWALL_CONN_LAST_SEEN)   register<bit<48>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_last_seen;
+    V1modelFirewallState(firewall_conn_client_addr, firewall_conn_server_addr, firewall_conn_client_port,
+                         firewall_conn_server_port, firewall_conn_proto, firewall_conn_state,
+                         firewall_conn_last_seen) firewall_state;
 
     /* Source NAT slots (P4Runtime RegisterEntry), index = port - NAT_PORT_BASE:
-     * the inside host's address/port, the remote address/port, the protocol
-     * (0: never used) and the last packet's time; the logic is
-     * v1model/nat_state.p4. */
-    @id(ID_NAT_INSIDE_ADDR) register<bit<32>, bit<32>>(NAT_SLOTS) nat_inside_addr;
-    @id(ID_NAT_INSIDE_PORT) register<bit<16>, bit<32>>(NAT_SLOTS) nat_inside_port;
-    @id(ID_NAT_REMOTE_ADDR) register<bit<32>, bit<32>>(NAT_SLOTS) nat_remote_addr;
-    @id(ID_NAT_REMOTE_PORT) register<bit<16>, bit<32>>(NAT_SLOTS) nat_remote_port;
-    @id(ID_NAT_PROTO)       register<bit<8>, bit<32>>(NAT_SLOTS)  nat_proto;
-    @id(ID_NAT_LAST_SEEN)   register<bit<48>, bit<32>>(NAT_SLOTS) nat_last_seen;
+     * the inside host's address/port, the remote address/port, the outside
+     * (masquerade) address, the protocol, the state (CONN_*) and the last
+     * packet's time (µs); the logic is v1model/nat_state.p4. */
+    @id(ID_NAT_INSIDE_ADDR)  register<bit<32>, bit<32>>(NAT_SLOTS) nat_inside_addr;
+    @id(ID_NAT_INSIDE_PORT)  register<bit<16>, bit<32>>(NAT_SLOTS) nat_inside_port;
+    @id(ID_NAT_REMOTE_ADDR)  register<bit<32>, bit<32>>(NAT_SLOTS) nat_remote_addr;
+    @id(ID_NAT_REMOTE_PORT)  register<bit<16>, bit<32>>(NAT_SLOTS) nat_remote_port;
+    @id(ID_NAT_OUTSIDE_ADDR) register<bit<32>, bit<32>>(NAT_SLOTS) nat_outside_addr;
+    @id(ID_NAT_PROTO)        register<bit<8>, bit<32>>(NAT_SLOTS)  nat_proto;
+    @id(ID_NAT_STATE)        register<bit<8>, bit<32>>(NAT_SLOTS)  nat_state;
+    @id(ID_NAT_LAST_SEEN)    register<bit<48>, bit<32>>(NAT_SLOTS) nat_last_seen;
     V1modelNatReplyState(nat_inside_addr, nat_inside_port, nat_remote_addr, nat_remote_port,
-                            nat_proto, nat_last_seen) nat_reply_state;
+                         nat_outside_addr, nat_proto, nat_state, nat_last_seen) nat_reply_state;
     V1modelNatFlowState(nat_inside_addr, nat_inside_port, nat_remote_addr, nat_remote_port,
-                           nat_proto, nat_last_seen) nat_flow_state;
+                        nat_outside_addr, nat_proto, nat_state, nat_last_seen) nat_flow_state;
 
-    /* nat_translate rewrites in two places: replies (inbound) and flows (outbound). */
-    NatTranslate() nat_reverse;
-    NatTranslate() nat_forward;
+    /* NatTranslate rewrites in two places, replies (inbound) and flows
+     * (outbound); in v1model it updates the L4 checksum itself (true). */
+    NatTranslate(true) nat_reverse;
+    NatTranslate(true) nat_forward;
 
     PacketIo()  packet_io;
     PortVlan()  port_vlan;

@@ -54,19 +54,28 @@ const bit<32> NAT_INTERFACE_TABLE_SIZE = 4096;   /* masquerading router interfac
 const bit<32> NAT_SLOTS                = 16384;  /* NAT translation slots = ports */
 
 /* Source NAT: slot i translates to port NAT_PORT_BASE + i (49152..65535, the
- * dynamic range); a slot is live for NAT_TIMEOUT_US after its last packet. */
+ * dynamic range). */
 const bit<16> NAT_PORT_BASE  = 49152;
-const bit<48> NAT_TIMEOUT_US = 300000000;  /* 300 s */
-
-/* Stateful firewall: a connection slot is live for this long after the
- * last packet of its flow (either direction). */
-const bit<48> FIREWALL_CONN_TIMEOUT_US = 300000000;  /* 300 s */
 
 /* VPLS: frames that came from a pseudowire flood through multicast group
  * PW_LOCAL_FLOOD_GROUP_BASE + VLAN (the VLAN's local ports only, split
  * horizon); frames from local ports through group VLAN (local ports and, with
  * replication id != 0, one copy per pseudowire). */
 const bit<16> PW_LOCAL_FLOOD_GROUP_BASE = 4096;
+
+/* ---------------- Connection state (firewall and NAT slots) ----------------
+ * A slot holds one flow: its full key, a state and the time of its last
+ * packet.  A slot matches a packet only if its state is not CONN_FREE, it is
+ * live, and every key field is equal: an empty slot matches nothing. */
+const bit<8> CONN_FREE    = 0;   /* never used, or closed by a TCP RST */
+const bit<8> CONN_OPEN    = 1;
+const bit<8> CONN_CLOSING = 2;   /* TCP FIN seen (either side): short timeout */
+
+/* Idle timeouts: a slot is live while now - last_seen <= its timeout. */
+const bit<48> TCP_TIMEOUT_US         = 300000000;  /* 300 s, open TCP */
+const bit<48> TCP_CLOSING_TIMEOUT_US = 10000000;   /* 10 s after a FIN */
+const bit<48> UDP_TIMEOUT_US         = 60000000;   /* 60 s */
+const bit<48> ICMP_TIMEOUT_US        = 10000000;   /* 10 s, echo request to reply */
 
 /* Counter index spaces. */
 const bit<32> DROP_REASON_COUNT        = 64;
@@ -88,8 +97,15 @@ bool is_vlan_tpid(in bit<16> ether_type) {
     return ether_type == ETHERTYPE_VLAN || ether_type == ETHERTYPE_QINQ
         || ether_type == ETHERTYPE_QINQ_LEGACY;
 }
+const bit<8>  IP_PROTO_ICMP  = 1;
 const bit<8>  IP_PROTO_TCP   = 6;
 const bit<8>  IP_PROTO_UDP   = 17;
+const bit<8>  ICMP_ECHO_REPLY   = 0;
+const bit<8>  ICMP_ECHO_REQUEST = 8;
+const bit<8>  TCP_FLAG_FIN = 0x01;
+const bit<8>  TCP_FLAG_SYN = 0x02;
+const bit<8>  TCP_FLAG_RST = 0x04;
+const bit<8>  TCP_FLAG_ACK = 0x10;
 
 const bit<20> MPLS_LABEL_EXPLICIT_NULL = 0;
 const bit<20> MPLS_LABEL_IMPLICIT_NULL = 3;
@@ -138,15 +154,16 @@ const drop_reason_t DROP_MPLS_UNSUPPORTED      = 16; /* pop leaves something oth
 const drop_reason_t DROP_L3_UNSUPPORTED        = 17; /* to the router MAC but neither IPv4, MPLS nor ARP */
 const drop_reason_t DROP_METER_RED             = 18; /* a policer coloured the packet red */
 const drop_reason_t DROP_ACL_DENY              = 19; /* ACL action deny */
-const drop_reason_t DROP_FIREWALL              = 20; /* return traffic without a live connection */
+const drop_reason_t DROP_FIREWALL              = 20; /* toward the trusted zone without a live connection (or not a tracked flow) */
 const drop_reason_t DROP_EGRESS_VLAN_NOT_MEMBER = 21; /* egress port does not carry the VLAN */
 const drop_reason_t DROP_FLOOD_INGRESS_PORT    = 22; /* flood copy for the port the frame came in on (expected) */
 const drop_reason_t DROP_PW_UNKNOWN_LABEL      = 23; /* bottom label over Ethernet (not IPv4) without pw_termination entry */
 const drop_reason_t DROP_PW_UNSUPPORTED        = 24; /* a frame a pseudowire cannot carry (MPLS or a second tag inside), or a pseudowire frame without control word */
 const drop_reason_t DROP_PW_SPLIT_HORIZON      = 25; /* from a pseudowire to a pseudowire (VPLS split horizon) */
 const drop_reason_t DROP_PW_FLOOD_MISS         = 26; /* egress: flood copy whose replication id has no pw_flood entry */
-const drop_reason_t DROP_NAT_EXHAUSTED         = 27; /* to a masquerading interface, its NAT slot held by another live flow */
+const drop_reason_t DROP_NAT_EXHAUSTED         = 27; /* to a masquerading interface, its NAT slot held by another live flow (a collision) */
 const drop_reason_t DROP_UNKNOWN_SOURCE        = 28; /* source MAC not known on a port locked at its station limit */
 const drop_reason_t DROP_INNER_TAG_EXPOSED     = 29; /* egress: would leave untagged with a VLAN tag first in its payload */
+const drop_reason_t DROP_FIREWALL_COLLISION    = 30; /* a new flow whose connection slot holds another live flow */
 
 #endif

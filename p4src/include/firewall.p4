@@ -1,6 +1,6 @@
 /*
  * firewall.p4 -- control `Firewall` (instance `firewall`): zone-pair policy for routed
- * IPv4, with connection tracking for TCP and UDP.
+ * IPv4, with connection tracking for TCP, UDP and ICMP echo.
  *
  *   firewall_src_zone(ingress VLAN) ──▶ src zone ┐
  *   firewall_dst_zone(egress VLAN)  ──▶ dst zone ┴─▶ firewall_policy(src zone, dst zone)
@@ -9,9 +9,11 @@
  *     └ miss: no firewall between these zones
  *
  * The flow key is written in the trusted side's direction (client = the
- * trusted host), so a reply finds the slot its request wrote.  The
- * connection slots are registers owned by the architecture layer, which
- * sets meta.fw_conn_hit; see docs/p4-program.md for collisions and aging.
+ * trusted host; ICMP echo: client port = the identifier, server port 0), so a
+ * reply finds the slot its request wrote.  The connection slots belong to the
+ * architecture layer (v1model/firewall_state.p4, tna/firewall_state.p4),
+ * which compares the full key and follows conn_state.p4; see
+ * docs/p4-program.md section 11.
  */
 #ifndef VROUTER_FIREWALL_P4
 #define VROUTER_FIREWALL_P4
@@ -68,7 +70,7 @@ control Firewall(inout headers_t hdr, inout local_metadata_t meta) {
         meta.fw_track = true;
     }
 
-    /* Towards the trusted zone: permit TCP/UDP replies of live flows only. */
+    /* Towards the trusted zone: permit replies of live flows only. */
     @id(ID_ALLOW_ESTABLISHED)
     action allow_established() {
         firewall_policy_counter.count();
@@ -103,9 +105,9 @@ control Firewall(inout headers_t hdr, inout local_metadata_t meta) {
             }
             if (meta.fw_track || meta.fw_check) {
                 meta.fw_key_proto = hdr.ipv4.protocol;
-                if (!meta.l4_valid) {
-                    /* Only TCP and UDP are tracked: other protocols may go
-                     * out but nothing comes back. */
+                if (!meta.flow_valid) {
+                    /* Only TCP, UDP and ICMP echo are tracked: other
+                     * protocols may go out but nothing comes back. */
                     meta.fw_track = false;
                     if (meta.fw_check) {
                         meta.fw_check = false;
@@ -115,13 +117,13 @@ control Firewall(inout headers_t hdr, inout local_metadata_t meta) {
                 } else if (meta.fw_track) {
                     meta.fw_key_client = hdr.ipv4.src_addr;
                     meta.fw_key_server = hdr.ipv4.dst_addr;
-                    meta.fw_key_client_port = meta.l4_src_port;
-                    meta.fw_key_server_port = meta.l4_dst_port;
+                    meta.fw_key_client_port = meta.flow_src_port;
+                    meta.fw_key_server_port = meta.flow_dst_port;
                 } else {
                     meta.fw_key_client = hdr.ipv4.dst_addr;
                     meta.fw_key_server = hdr.ipv4.src_addr;
-                    meta.fw_key_client_port = meta.l4_dst_port;
-                    meta.fw_key_server_port = meta.l4_src_port;
+                    meta.fw_key_client_port = meta.flow_dst_port;
+                    meta.fw_key_server_port = meta.flow_src_port;
                 }
             }
         }

@@ -3,7 +3,7 @@
  *
  * Header order on the wire (deparser order):
  *   packet_in | ethernet | vlan | inner_vlan | mpls[0..2] | pw_control_word | pw_ethernet
- *   | arp | ipv4 | tcp | udp
+ *   | arp | ipv4 | tcp | udp | icmp
  * pw_ethernet is the Ethernet header of a frame carried by a VPLS pseudowire
  * (RFC 4448 raw mode, with the control word RFC 8469 recommends); what
  * follows it (arp, ipv4, ...) is that frame's payload.
@@ -121,6 +121,16 @@ header tcp_t {
     bit<16> urgent_ptr;
 }
 
+/* ICMP; for echo request/reply (types 8/0) the last 4 bytes are the
+ * identifier and sequence number, for other types the rest of the header. */
+header icmp_t {
+    bit<8>  type;
+    bit<8>  code;
+    bit<16> checksum;
+    bit<16> identifier;
+    bit<16> sequence;
+}
+
 header udp_t {
     bit<16> src_port;
     bit<16> dst_port;
@@ -141,6 +151,7 @@ struct headers_t {
     ipv4_t              ipv4;
     tcp_t               tcp;
     udp_t               udp;
+    icmp_t              icmp;
 }
 
 /* Digest raised when a (VLAN, source MAC) is unknown on its ingress port. */

@@ -122,8 +122,7 @@
 
 /* ---- direct meters: 0x15 ---- next free 0x15000001 ---- retired: none */
 
-/* ---- registers: 0x16 ---- next free 0x16000009 ---- retired: none */
-#define ID_FIREWALL_CONN_SIGNATURE   0x16000001
+/* ---- registers: 0x16 ---- next free 0x16000011 ---- retired: 0x16000001 (firewall_conn_signature) */
 #define ID_FIREWALL_CONN_LAST_SEEN   0x16000002
 #define ID_NAT_INSIDE_ADDR           0x16000003
 #define ID_NAT_INSIDE_PORT           0x16000004
@@ -131,6 +130,14 @@
 #define ID_NAT_REMOTE_PORT           0x16000006
 #define ID_NAT_PROTO                 0x16000007
 #define ID_NAT_LAST_SEEN             0x16000008
+#define ID_FIREWALL_CONN_CLIENT_ADDR 0x16000009
+#define ID_FIREWALL_CONN_SERVER_ADDR 0x1600000a
+#define ID_FIREWALL_CONN_CLIENT_PORT 0x1600000b
+#define ID_FIREWALL_CONN_SERVER_PORT 0x1600000c
+#define ID_FIREWALL_CONN_PROTO       0x1600000d
+#define ID_FIREWALL_CONN_STATE       0x1600000e
+#define ID_NAT_OUTSIDE_ADDR          0x1600000f
+#define ID_NAT_STATE                 0x16000010
 
 /* ---- controller headers: 0x04 ---- next free 0x04000003 ---- retired: none */
 #define ID_PACKET_IN_HEADER          0x04000001

@@ -27,6 +27,9 @@ struct local_metadata_t {
     bit<16>      l4_src_port;
     bit<16>      l4_dst_port;
     bit<8>       tcp_flags;
+    bool         flow_valid;      /* TCP, UDP or ICMP echo: a flow the firewall and NAT track */
+    bit<16>      flow_src_port;   /* TCP/UDP port; ICMP echo: identifier (request) or 0 (reply) */
+    bit<16>      flow_dst_port;   /* TCP/UDP port; ICMP echo: 0 (request) or identifier (reply) */
 
     /* ---- packet-out ---- */
     bool         bypass;          /* packet-out sent straight to a port */
@@ -96,7 +99,6 @@ struct local_metadata_t {
     bit<16>      fw_key_client_port;
     bit<16>      fw_key_server_port;
     bit<8>       fw_key_proto;
-    bool         fw_conn_hit;     /* set by the architecture layer */
 
     /* ---- source NAT (masquerade) ---- */
     bool         nat_in_lookup;   /* candidate reply: look slot nat_slot up */

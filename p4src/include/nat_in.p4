@@ -6,23 +6,24 @@
  * layer's slot state are the other parts).
  *
  *   inbound (before routing):
- *     nat_inbound_interface(ingress VLAN) hit, TCP/UDP to that interface's
- *     address, destination port >= NAT_PORT_BASE
- *       ──▶ slot = port - NAT_PORT_BASE ──▶ [architecture: slot registers]
- *       live slot of this protocol and remote address/port
+ *     nat_inbound_interface(ingress VLAN) hit, TCP/UDP/ICMP echo reply to that
+ *     interface's address, destination port (echo: identifier) >= NAT_PORT_BASE
+ *       ──▶ slot = port - NAT_PORT_BASE ──▶ [architecture: slot state]
+ *       slot not free, live, same protocol, remote address/port and outside address
  *       ──▶ nat_translate: destination := the inside host's address/port
  *       otherwise untranslated (to the router's own address: punted)
  *   outbound (after the stateful firewall and the MTU check):
- *     nat_outbound_interface(egress VLAN) hit, routed TCP/UDP
- *       ──▶ slot = crc16(5-tuple) mod NAT_SLOTS ──▶ [architecture: registers]
+ *     nat_outbound_interface(egress VLAN) hit, routed TCP/UDP/ICMP echo request
+ *       ──▶ slot = crc16(5-tuple) mod NAT_SLOTS ──▶ [architecture: slot state]
  *       slot free, stale, or held by this flow ──▶ record, nat_translate:
- *         source := interface address, port NAT_PORT_BASE + slot
- *       slot held by another live flow ──▶ drop NAT_EXHAUSTED
+ *         source := interface address, port (echo: identifier) NAT_PORT_BASE + slot
+ *       slot held by another live flow ──▶ drop NAT_EXHAUSTED (a collision: counted,
+ *         the live flow keeps its slot)
  *
  * The firewall therefore always sees the inside host's own addresses.  The
- * slot registers are owned by the architecture layer (v1model/nat_state.p4), which
- * sets meta.nat_rewrite_* for nat_translate.  TCP/UDP checksums are updated
- * incrementally (RFC 1624); a UDP checksum of 0 (none) stays 0.
+ * slots belong to the architecture layer (v1model/nat_state.p4,
+ * tna/nat_state.p4), which follows include/conn_state.p4 (TCP FIN/RST,
+ * timeouts per protocol) and sets meta.nat_translate for nat_translate.
  */
 #ifndef VROUTER_NAT_IN_P4
 #define VROUTER_NAT_IN_P4
@@ -56,12 +57,12 @@ control NatIn(inout headers_t hdr, inout local_metadata_t meta) {
 
     apply {
         if (meta.l3_admit && !meta.acl_redirect && !meta.label_switched && hdr.ipv4.isValid()
-                && !hdr.mpls[0].isValid() && meta.l4_valid && !meta.checksum_error) {
+                && !hdr.mpls[0].isValid() && meta.flow_valid && !meta.checksum_error) {
             nat_inbound_interface.apply();
             if (masquerading && hdr.ipv4.dst_addr == interface_addr
-                    && meta.l4_dst_port >= NAT_PORT_BASE) {
+                    && meta.flow_dst_port >= NAT_PORT_BASE) {
                 meta.nat_in_lookup = true;
-                meta.nat_slot = (bit<32>) (meta.l4_dst_port - NAT_PORT_BASE);
+                meta.nat_slot = (bit<32>) (meta.flow_dst_port - NAT_PORT_BASE);
             }
         }
     }

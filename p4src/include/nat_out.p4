@@ -37,9 +37,9 @@ control NatOut(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     apply {
-        /* Only TCP and UDP are translated; other routed protocols leave
-         * through the interface unchanged. */
-        if (meta.route_ipv4 && meta.nexthop_valid && hdr.ipv4.isValid() && meta.l4_valid) {
+        /* Only TCP, UDP and ICMP echo are translated; other routed
+         * protocols leave through the interface unchanged. */
+        if (meta.route_ipv4 && meta.nexthop_valid && hdr.ipv4.isValid() && meta.flow_valid) {
             nat_outbound_interface.apply();
         }
     }
