@@ -13,7 +13,7 @@ from .consteval import const_value  # noqa: F401  (re-exported for the lowering)
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
-                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, strip_newtype)
+                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype)
 from .visitor import Visitor
 
 
@@ -319,11 +319,50 @@ class Checker(ExprChecker, Visitor):
             if len(d.args) != len(decl.ctor_params):
                 self.err(d, f"wrong number of arguments to {decl.name}: expected {len(decl.ctor_params)}, got {len(d.args)}")
         elif isinstance(decl, A.PackageTypeDecl):
-            if len(d.args) != len(decl.params):
+            if not self.arity_ok(decl.params, d.args):
                 self.err(d, f"wrong number of arguments to package {decl.name}: expected {len(decl.params)}, got {len(d.args)}")
         if d.initializer:
-            self.err(d, "unsupported: instantiation with an initializer block (abstract methods)")
+            self.initializer(d, t, s)
         self.declare(s, Symbol("instance", d.name, d, t), d.span)
+
+    def initializer(self, d: A.Instantiation, t: ObjectT, s: Scope) -> None:
+        """An instance's initializer block implements its extern's abstract methods (e.g. a
+        TNA RegisterAction's apply): each function must match an abstract method, with the
+        extern's type arguments substituted, and its body is checked in the enclosing scope."""
+        decl = t.decl
+        abstract = {m.name: m for m in getattr(decl, "methods", []) if m.abstract}
+        if not abstract:
+            self.err(d, f"{t} has no abstract methods to implement")
+            return
+        done = set()
+        for f in d.initializer:
+            if not isinstance(f, A.FunctionDecl):
+                self.err(f, "an initializer block holds only function declarations")
+                continue
+            proto = abstract.get(f.name)
+            if proto is None:
+                self.err(f, f"'{f.name}' is not an abstract method of {decl.name}")
+                continue
+            done.add(f.name)
+            self.function_body(f, s)
+            want = self.generic_scope(proto, dict(t.type_args))
+            given = f.proto.params
+            if not self.arity_ok(proto.params, [A.Argument(p.span, None, None) for p in given]):
+                self.err(f, f"'{f.name}' of {decl.name} takes {len(proto.params)} parameters, not {len(given)}")
+                continue
+            for p, q in zip(given, proto.params):
+                qt = self.resolve_type(q.type_ref, want)
+                if p.direction != q.direction:
+                    self.err(p, f"parameter '{p.name}' of '{f.name}' must be '{q.direction}'")
+                elif not isinstance(qt, TypeVar) and not same_type(p.resolved_type, qt) \
+                        and p.resolved_type is not UNKNOWN and qt is not UNKNOWN:
+                    self.err(p, f"parameter '{p.name}' of '{f.name}' has type {p.resolved_type}, "
+                                f"{decl.name} needs {qt}")
+            rt = self.resolve_type(proto.ret, want) if proto.ret is not None else VOID
+            if not isinstance(rt, TypeVar) and not same_type(f.ret_type, rt) and f.ret_type is not UNKNOWN:
+                self.err(f, f"'{f.name}' of {decl.name} must return {rt}, not {f.ret_type}")
+        for name in sorted(set(abstract) - done):
+            self.err(d, f"instance of {decl.name} does not implement abstract method '{name}'")
 
     def parser_body(self, d: A.ParserDecl, s: Scope) -> None:
         scope = Scope(s, d)

@@ -12,6 +12,11 @@ from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID,
                     strip_newtype)
 
 
+def is_optional(p: A.Param) -> bool:
+    """A parameter annotated @optional (an architecture's): its argument may be left out."""
+    return any(a.name == "optional" for a in (p.annotations or []))
+
+
 class ExprChecker:
     """Expression typing for Checker (needs err, resolve_type, check_lvalue from it)."""
 
@@ -415,8 +420,8 @@ class ExprChecker:
             if not all(a.name in names for a in args if a.name):
                 return False
             given = {a.name for a in args if a.name}
-            return all(p.name in given or p.default is not None for p in params)
-        required = sum(1 for p in params if p.default is None)
+            return all(p.name in given or p.default is not None or is_optional(p) for p in params)
+        required = sum(1 for p in params if p.default is None and not is_optional(p))
         return required <= len(args) <= len(params)
 
     def order_args(self, params: list[A.Param], args: list[A.Argument]) -> list[A.Expr | None]:

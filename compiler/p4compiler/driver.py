@@ -27,11 +27,12 @@ class Options:
     dump_tokens: bool = False
     dump_ast: bool = False
     dump_ir: bool = False
+    arch: str = "v1model"   # another architecture (tna) is type-checked only: no BMv2 back end
 
 
 @dataclass
 class Result:
-    json: dict
+    json: dict | None
     p4info: object
     sources: SourceCache
     dumps: list[str] = field(default_factory=list)
@@ -88,6 +89,14 @@ class Compilation:
         rep = self.phase()
         ck = check(program, rep, self.path)
         rep.check()
+        if o.arch != "v1model":
+            package = {"tna": "Switch"}.get(o.arch)
+            main_type = getattr(getattr(ck.main, "resolved_type", None), "tname", None)
+            if main_type != package:
+                rep.error(ck.main.span, f"--arch {o.arch}: 'main' must instantiate the {package} package, "
+                                        f"not {main_type}")
+                rep.check()
+            return Result(None, None, self.sources, self.dumps)
 
         rep = self.phase()
         lw = lower(ck, rep, self.path, self.sources)

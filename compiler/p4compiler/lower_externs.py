@@ -34,6 +34,10 @@ class ExternLowering:
         if isinstance(decl, (A.ControlDecl, A.ParserDecl)):
             ctor_env = {}
             for p, a in zip(decl.ctor_params, self.ck.order_args(decl.ctor_params, d.args)):
+                obj = self.loc(a, ctx) if isinstance(a, A.Name) and getattr(a.sym, "kind", None) == "instance" else None
+                if isinstance(obj, ObjLoc):  # an extern instance passed on: the callee uses the caller's object
+                    ctor_env[p] = obj
+                    continue
                 v = const_value(a) if a is not None else None
                 if not isinstance(v, (int, bool)):
                     raise unsupported(a or d, f"constructor argument '{p.name}' that is not a compile-time constant")

@@ -1,5 +1,5 @@
 /*
- * policer_enforce.p4 -- control `policer_enforce`: acts on the colours the
+ * enforce.p4 -- control `Enforce` (instance `enforce`): acts on the colours the
  * architecture layer's meters gave (meta.port_color, vlan_color, acl_color;
  * green when a policer does not apply or its meter is unconfigured).
  *
@@ -8,10 +8,10 @@
  *        (first of: ACL, VLAN, port), checksum updated
  *   else forward unchanged
  */
-#ifndef VROUTER_POLICER_ENFORCE_P4
-#define VROUTER_POLICER_ENFORCE_P4
+#ifndef VROUTER_ENFORCE_P4
+#define VROUTER_ENFORCE_P4
 
-control policer_enforce(inout headers_t hdr, inout local_metadata_t meta) {
+control Enforce(inout headers_t hdr, inout local_metadata_t meta) {
     apply {
         if (meta.port_color == COLOR_RED || meta.vlan_color == COLOR_RED
                 || meta.acl_color == COLOR_RED) {

@@ -1,5 +1,5 @@
 /*
- * mtu_check.p4 -- control `mtu_check`: per router interface MTU for packets
+ * mtu.p4 -- control `Mtu` (instance `mtu`): per router interface MTU for packets
  * that leave through a next hop (routed, label-switched, redirected).
  *
  *   interface_mtu(egress VLAN) ──▶ mtu (no entry: no limit)
@@ -16,21 +16,23 @@
  * still be sent to the CPU; the packet-in carries the packet as it would
  * have left (rewritten MACs, decremented TTL, pushed labels).
  */
-#ifndef VROUTER_MTU_CHECK_P4
-#define VROUTER_MTU_CHECK_P4
+#ifndef VROUTER_MTU_P4
+#define VROUTER_MTU_P4
 
-control mtu_check(inout headers_t hdr, inout local_metadata_t meta) {
+control Mtu(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* IP MTU of the router interface, in bytes. */
-    action set_mtu(bit<16> mtu) {
+    @id(ID_SET_MTU)
+    action set_mtu(@id(1) bit<16> mtu) {
         meta.mtu = mtu;
     }
 
     /* Models: the MTU of each router interface (SVI).  Written by: the
      * controller's router interfaces (`mtu` in network.yaml). */
+    @id(ID_INTERFACE_MTU)
     table interface_mtu {
         key = {
-            meta.egress_vlan_id : exact @name("vlan_id");
+            meta.egress_vlan_id : exact @id(1) @name("vlan_id");
         }
         actions = {
             set_mtu;

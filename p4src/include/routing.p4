@@ -1,5 +1,5 @@
 /*
- * ipv4_routing.p4 -- control `ipv4_routing`: IPv4 unicast routing and the
+ * routing.p4 -- control `Routing` (instance `routing`): IPv4 unicast routing and the
  * traffic that belongs to the router itself.
  *
  *   ARP ──▶ router_address(target IP) ─hit─▶ punt ARP (otherwise bridged)
@@ -17,25 +17,27 @@
  *   anything else to the router MAC (not IPv4/MPLS, or ARP not for us)
  *                             ──▶ drop L3_UNSUPPORTED
  */
-#ifndef VROUTER_IPV4_ROUTING_P4
-#define VROUTER_IPV4_ROUTING_P4
+#ifndef VROUTER_ROUTING_P4
+#define VROUTER_ROUTING_P4
 
-control ipv4_routing(inout headers_t hdr, inout local_metadata_t meta) {
-    DIRECT_COUNTER ipv4_route_counter;
+control Routing(inout headers_t hdr, inout local_metadata_t meta) {
+    @id(ID_IPV4_ROUTE_COUNTER) DIRECT_COUNTER ipv4_route_counter;
 
     ipv4_addr_t lookup_addr = 0;
     bool        is_router_address = false;
 
     /* The address is one of the router's own. */
+    @id(ID_ROUTER_ADDRESS_HIT)
     action router_address_hit() {
         is_router_address = true;
     }
 
     /* Models: the router's own IPv4 addresses (router interface addresses,
      * loopbacks).  Written by: the controller's router interfaces. */
+    @id(ID_ROUTER_ADDRESS)
     table router_address {
         key = {
-            lookup_addr : exact @name("ipv4_addr");
+            lookup_addr : exact @id(1) @name("ipv4_addr");
         }
         actions = {
             router_address_hit;
@@ -46,7 +48,8 @@ control ipv4_routing(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* Forward through next hop (or ECMP group) nexthop_id. */
-    action route_to_nexthop(nexthop_id_t nexthop_id) {
+    @id(ID_ROUTE_TO_NEXTHOP)
+    action route_to_nexthop(@id(1) nexthop_id_t nexthop_id) {
         ipv4_route_counter.count();
         meta.nexthop_id = nexthop_id;
         meta.nexthop_valid = true;
@@ -54,6 +57,7 @@ control ipv4_routing(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* Send to the controller, e.g. a connected subnet whose host is not
      * resolved yet (the controller ARPs and installs a /32). */
+    @id(ID_ROUTE_TO_CPU)
     action route_to_cpu() {
         ipv4_route_counter.count();
         meta.punt = true;
@@ -61,6 +65,7 @@ control ipv4_routing(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* Null route. */
+    @id(ID_DROP_ROUTE)
     action drop_route() {
         ipv4_route_counter.count();
         meta.drop = true;
@@ -68,6 +73,7 @@ control ipv4_routing(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* Miss: no route to the destination (NO_ROUTE). */
+    @id(ID_NO_ROUTE)
     action no_route() {
         meta.drop = true;
         meta.drop_reason = DROP_NO_ROUTE;
@@ -76,9 +82,10 @@ control ipv4_routing(inout headers_t hdr, inout local_metadata_t meta) {
     /* Models: the IPv4 routing table (static routes, connected subnets,
      * resolved hosts as /32, a default route as 0.0.0.0/0).  Written by:
      * the controller's `routes`, router interfaces and ARP resolution. */
+    @id(ID_IPV4_ROUTE)
     table ipv4_route {
         key = {
-            hdr.ipv4.dst_addr : lpm @name("ipv4_dst");
+            hdr.ipv4.dst_addr : lpm @id(1) @name("ipv4_dst");
         }
         actions = {
             route_to_nexthop;

@@ -1,5 +1,5 @@
 /*
- * policer_select.p4 -- control `policer_select`: which two-rate three-colour
+ * policer.p4 -- control `Policer` (instance `policer`): which two-rate three-colour
  * policers (RFC 2698) a packet passes through.
  *
  *   port_policer(ingress port) ─hit─▶ port_meter[ingress_port]
@@ -7,16 +7,17 @@
  *   ACL action police          ─────▶ acl_meter[meter_id]
  *
  * The meters themselves (rates, bursts; bytes) are executed by the
- * architecture layer; policer_enforce then acts on the colours.
+ * architecture layer; enforce then acts on the colours.
  */
-#ifndef VROUTER_POLICER_SELECT_P4
-#define VROUTER_POLICER_SELECT_P4
+#ifndef VROUTER_POLICER_P4
+#define VROUTER_POLICER_P4
 
-control policer_select(inout headers_t hdr, inout local_metadata_t meta) {
+control Policer(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* Police this port's ingress traffic with port_meter[ingress_port];
      * yellow packets get DSCP yellow_dscp when yellow_remark is 1. */
-    action set_port_policer(bit<1> yellow_remark, bit<6> yellow_dscp) {
+    @id(ID_SET_PORT_POLICER)
+    action set_port_policer(@id(1) bit<1> yellow_remark, @id(2) bit<6> yellow_dscp) {
         meta.port_police = true;
         meta.port_yellow_remark = yellow_remark;
         meta.port_yellow_dscp = yellow_dscp;
@@ -25,9 +26,10 @@ control policer_select(inout headers_t hdr, inout local_metadata_t meta) {
     /* Models: a rate limit on a port (S4 per-VM policing).  Written by: the
      * controller's port `policer` setting, together with the MeterEntry
      * port_meter[port] that holds its rates. */
+    @id(ID_PORT_POLICER)
     table port_policer {
         key = {
-            meta.ingress_port : exact @name("ingress_port");
+            meta.ingress_port : exact @id(1) @name("ingress_port");
         }
         actions = {
             set_port_policer;
@@ -38,7 +40,8 @@ control policer_select(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* Police this VLAN's ingress traffic with vlan_meter[vlan_id]. */
-    action set_vlan_policer(bit<1> yellow_remark, bit<6> yellow_dscp) {
+    @id(ID_SET_VLAN_POLICER)
+    action set_vlan_policer(@id(1) bit<1> yellow_remark, @id(2) bit<6> yellow_dscp) {
         meta.vlan_police = true;
         meta.vlan_yellow_remark = yellow_remark;
         meta.vlan_yellow_dscp = yellow_dscp;
@@ -46,9 +49,10 @@ control policer_select(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* Models: a rate limit on a VLAN.  Written by: the controller's VLAN
      * `policer` setting, together with the MeterEntry vlan_meter[vlan]. */
+    @id(ID_VLAN_POLICER)
     table vlan_policer {
         key = {
-            meta.vlan_id : exact @name("vlan_id");
+            meta.vlan_id : exact @id(1) @name("vlan_id");
         }
         actions = {
             set_vlan_policer;
