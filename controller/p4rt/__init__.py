@@ -32,6 +32,7 @@ from .entity import (
     delete,
     insert,
     modify,
+    table_entry_key,
 )
 from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError
 from .schema import P4Schema, SchemaError, load_p4info
@@ -42,5 +43,5 @@ __all__ = [
     "EntityError", "Format", "GroupMember", "IdleTimeout", "MeterConfig", "MeterCounterData", "MeterEntry",
     "MulticastGroupEntry", "P4RuntimeError", "P4RuntimeWriteError", "P4Schema", "PacketIn", "PacketOut",
     "Pipeline", "RegisterEntry", "Replica", "SchemaError", "Switch", "TableEntry", "Update", "UpdateError",
-    "ValueSetEntry", "decode_entity", "delete", "insert", "load_p4info", "modify",
+    "ValueSetEntry", "decode_entity", "delete", "insert", "load_p4info", "modify", "table_entry_key",
 ]

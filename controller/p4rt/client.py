@@ -19,6 +19,8 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 from .codec import CodecError
 from .entity import (
     CloneSessionEntry,
+    decode_entity,
+    table_entry_key,
     DigestList,
     Entity,
     EntityError,
@@ -28,7 +30,6 @@ from .entity import (
     PacketOut,
     Update,
 )
-from . import wire
 from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError, code_name, rpc_error, status_details
 from .schema import P4Schema, SchemaError, load_p4info
 
@@ -91,8 +92,6 @@ class Switch:
         self.backoff = backoff
         self._channel: grpc.Channel | None = None
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
-        self._raw_write = None
-        self._raw_read = None
         self._requests: queue.SimpleQueue | None = None
         self._call = None
         self._reader: threading.Thread | None = None
@@ -128,14 +127,6 @@ class Switch:
         else:
             self._channel = grpc.insecure_channel(self.address, options=options)
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
-        # Write with pre-serialized requests (see wire.py): the bytes go out as they are.
-        self._raw_write = self._channel.unary_unary(
-            "/p4.v1.P4Runtime/Write", request_serializer=None,
-            response_deserializer=p4runtime_pb2.WriteResponse.FromString)
-        # Read with the replies left serialized, decoded by wire.py.
-        self._raw_read = self._channel.unary_stream(
-            "/p4.v1.P4Runtime/Read", request_serializer=p4runtime_pb2.ReadRequest.SerializeToString,
-            response_deserializer=None)
         self._closed.clear()
         self._established = False
         try:
@@ -165,7 +156,7 @@ class Switch:
             self._reader.join(timeout=5)
         if self._channel is not None:
             self._channel.close()
-        self._channel = self._stub = self._call = self._reader = self._requests = self._raw_write = self._raw_read = None
+        self._channel = self._stub = self._call = self._reader = self._requests = None
         with self._cond:
             self._arbitration = None
             self._cond.notify_all()
@@ -421,12 +412,13 @@ class Switch:
         requests = []
         for start in range(0, len(updates), batch_size):
             batch = updates[start:start + batch_size]
-            encoded = [wire.update(u, self.schema if _needs_schema(u) else self._schema) for u in batch]
-            request = wire.write_request(encoded, device_id=self.device_id, election_id=self.election_id,
-                                         role=self.role, atomicity=atomicity_value)
+            request = p4runtime_pb2.WriteRequest(device_id=self.device_id, election_id=_uint128(self.election_id),
+                                                 role=self.role, atomicity=atomicity_value)
+            add = request.updates.add
+            for u in batch:
+                u.encode_into(self.schema if _needs_schema(u) else self._schema, add())
             requests.append((start, len(batch), request))
-        self._stub_or_fail()
-        send = self._raw_write
+        send = self._stub_or_fail().Write
         failures: list[UpdateError] = []
         last_exc: grpc.RpcError | None = None
         for start, count, request in requests:
@@ -460,9 +452,11 @@ class Switch:
 
     # --- reads --------------------------------------------------------------------------
 
-    def read_raw(self, entities: Iterable[p4runtime_pb2.Entity]) -> Iterator[p4runtime_pb2.Entity]:
+    def read_raw(self, entities: Iterable[p4runtime_pb2.Entity], *,
+                 request: p4runtime_pb2.ReadRequest | None = None) -> Iterator[p4runtime_pb2.Entity]:
         """Read with raw p4.v1.Entity messages (wildcards: leave ids at 0)."""
-        request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role, entities=list(entities))
+        if request is None:
+            request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role, entities=list(entities))
         try:
             for reply in self._stub_or_fail().Read(request, timeout=self.rpc_timeout):
                 yield from reply.entities
@@ -474,13 +468,8 @@ class Switch:
         schema = self.schema
         request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role,
                                             entities=[e.encode(schema) for e in _many(entities)])
-        self._stub_or_fail()
-        try:
-            for reply in self._raw_read(request, timeout=self.rpc_timeout):
-                for data in wire.read_response_entities(reply):
-                    yield wire.decode_entity(data, schema)
-        except grpc.RpcError as exc:
-            raise rpc_error("Read", exc) from exc
+        for msg in self.read_raw([], request=request):
+            yield decode_entity(msg, schema)
 
     def delete_all(self, *, reset_defaults: bool = True) -> int:
         """Clear the switch to a clean slate; returns the number of deletions sent.
@@ -489,17 +478,7 @@ class Switch:
         group, clone session and digest config, and resets modifiable default entries.
         """
         E = p4runtime_pb2.Entity
-        deletions: list[p4runtime_pb2.Entity | bytes] = []
-        self._stub_or_fail()
-        request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role, entities=[E(table_entry={})])
-        try:
-            for reply in self._raw_read(request, timeout=self.rpc_timeout):
-                for data in wire.read_response_entities(reply):
-                    key = wire.table_entry_key(data)
-                    if key is not None:
-                        deletions.append(key)
-        except grpc.RpcError as exc:
-            raise rpc_error("Read", exc) from exc
+        deletions = [key for key in map(table_entry_key, self.read_raw([E(table_entry={})])) if key is not None]
         pre_reads = [
             E(packet_replication_engine_entry={"multicast_group_entry": {}}),
             E(packet_replication_engine_entry={"clone_session_entry": {}}),
