@@ -36,26 +36,22 @@ def _selected(net: Network, only: list[str] | None) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .program import check_program
+
     net = load(args.file)
+    check_program(net)
     for sw in net.switches.values():
         print(f"{net.file}: {sw.name}: {len(sw.ports)} ports, {len(sw.vlans)} VLANs, {len(sw.routes)} routes, "
               f"{len(sw.lsps)} LSPs, {len(sw.acl)} ACL rules: ok")
     return 0
 
 
-def _check_program(net: Network) -> None:
-    for path in (net.p4info, net.device_config):
-        if not path.exists():
-            raise CommandError(f"{path}: no such file; compile the program first (make build-p4), "
-                               f"or point `pipeline:` in {net.file} at it")
-
-
 def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
+    from .program import check_program
     from .reconcile import ensure_pipeline, reconcile
 
     net = load(args.file)
-    if not dry_run:
-        _check_program(net)
+    check_program(net)
     for name in _selected(net, args.switch):
         cfg = net.switches[name]
         with _connect(net, name) as sw:
@@ -84,9 +80,10 @@ def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .daemon import run
+    from .program import check_program
 
     net = load(args.file)
-    _check_program(net)
+    check_program(net)
     return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file)
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from .units import BadValue, parse_duration, parse_interface, parse_ipv4, parse_mac, parse_prefix, parse_rate, \
-    parse_size
+from .units import BadValue, parse_duration, parse_grpc_address, parse_interface, parse_ipv4, parse_mac, \
+    parse_prefix, parse_rate, parse_size
 
 MAX_PORT = 510          # bit<9>, 511 is the drop port
 MAX_LABEL = (1 << 20) - 1
@@ -325,13 +325,59 @@ def load(path: str | Path) -> Network:
 def loads(text: str, file: str = "<string>", base: Path | None = None) -> Network:
     """Validate a network description given as YAML text."""
     try:
-        tree = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        tree = _parse_yaml(text, file)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
         reason = getattr(exc, "problem", None) or str(exc)
         raise ConfigError([f"{file}: {where}not valid YAML: {reason}"]) from exc
     return from_tree(tree, file, base or Path("."))
+
+
+def _parse_yaml(text: str, file: str) -> Any:
+    """The YAML document; a key given twice in one mapping is an error naming both lines
+    (YAML loaders keep the last one silently)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        problems = _duplicate_keys(loader, node, file)
+        if problems:
+            raise ConfigError(problems)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _duplicate_keys(loader: Any, root: yaml.Node, file: str) -> list[str]:
+    problems: list[str] = []
+    seen_nodes: set[int] = set()
+    todo: list[tuple[yaml.Node, str]] = [(root, "")]
+    while todo:
+        node, path = todo.pop()
+        if id(node) in seen_nodes:      # an alias: already checked where its anchor is
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            lines: dict[Any, int] = {}
+            for key_node, value_node in node.value:
+                key = loader.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+                line = key_node.start_mark.line + 1
+                try:
+                    first = lines.get(key) if key is not None else None
+                except TypeError:       # an unhashable key: the schema checks refuse it
+                    first = None
+                if first is not None:
+                    problems.append(f"{file}: {_join(path, key)}: defined twice, at line {first} and line {line} "
+                                    "(YAML would keep only the last; remove one)")
+                elif key is not None:
+                    lines[key] = line
+                todo.append((value_node, _join(path, key if key is not None else "?")))
+        elif isinstance(node, yaml.SequenceNode):
+            todo.extend((item, f"{path}[{i}]") for i, item in enumerate(node.value))
+    problems.sort(key=lambda p: int(p.split(" and line ")[1].split(" ")[0]))
+    return problems
 
 
 def from_tree(tree: Any, file: str, base: Path) -> Network:
@@ -464,10 +510,8 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
     m = c.mapping(spec, path, keys, ("address",))
     if m is None:
         return None
-    address = m["address"]
-    if not isinstance(address, str) or ":" not in address or not address.rsplit(":", 1)[1].isdigit():
-        c.fail(f"{path}.address", f"{address!r} is not a gRPC address (host:port)")
-    sw = SwitchConfig(name, str(address))
+    address = c.convert(parse_grpc_address, m["address"], f"{path}.address")
+    sw = SwitchConfig(name, str(address if address is not None else m["address"]))
     if "device_id" in m:
         device = c.integer(m["device_id"], f"{path}.device_id", 0, (1 << 64) - 1, "a device id")
         sw.device_id = 0 if device is None else device
@@ -554,10 +598,7 @@ def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> V
         im = c.mapping(m["interface"], ipath, ("address", "mac", "mtu", "nat"), ("address", "mac"))
         if im is not None:
             addr = c.convert(parse_interface, im["address"], f"{ipath}.address")
-            mac = c.convert(parse_mac, im["mac"], f"{ipath}.mac")
-            if mac is not None and int(mac[:2], 16) & 1:
-                c.fail(f"{ipath}.mac", f"{mac} is a multicast MAC address")
-                mac = None
+            mac = _unicast_mac(c, im["mac"], f"{ipath}.mac")
             # 0 = not given: _check_mtus derives it from the ports carrying the VLAN
             mtu = c.integer(im["mtu"], f"{ipath}.mtu", 68, 9216, "an IP MTU") if "mtu" in im else 0
             nat = im.get("nat", "none")
@@ -690,7 +731,7 @@ def _static_mac(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> StaticMa
     if m is None:
         return None
     vid = c.vlan_id(m["vlan"], f"{path}.vlan")
-    mac = c.convert(parse_mac, m["mac"], f"{path}.mac")
+    mac = _unicast_mac(c, m["mac"], f"{path}.mac")
     port = c.port(m["port"], f"{path}.port")
     if None in (vid, mac, port):
         return None
@@ -701,10 +742,19 @@ def _static_mac(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> StaticMa
     if vid not in p.carries():
         c.fail(f"{path}.vlan", f"port {port} does not carry VLAN {vid}")
         return None
-    if int(mac[:2], 16) & 1:
-        c.fail(f"{path}.mac", f"{mac} is a multicast MAC address")
-        return None
     return StaticMac(vid, mac, port)
+
+
+def _unicast_mac(c: _Checker, value: Any, path: str) -> str | None:
+    """A MAC a station or router interface can have: not multicast, not all zero."""
+    mac = c.convert(parse_mac, value, path)
+    if mac is not None and int(mac[:2], 16) & 1:
+        c.fail(path, f"{mac} is a multicast MAC address")
+        return None
+    if mac == "00:00:00:00:00:00":
+        c.fail(path, f"{mac} is not a station's address (all zero)")
+        return None
+    return mac
 
 
 def _next_hop(c: _Checker, sw: SwitchConfig, value: Any, path: str) -> ipaddress.IPv4Address | None:
@@ -717,6 +767,10 @@ def _next_hop(c: _Checker, sw: SwitchConfig, value: Any, path: str) -> ipaddress
         return None
     if addr == vlan.interface.address.ip:
         c.fail(path, f"next hop {addr} is {sw.name}'s own address on VLAN {vlan.id}")
+        return None
+    subnet = vlan.interface.address.network
+    if subnet.prefixlen < 31 and addr in (subnet.network_address, subnet.broadcast_address):
+        c.fail(path, f"next hop {addr} is the network or broadcast address of VLAN {vlan.id}'s subnet {subnet}")
         return None
     return addr
 
@@ -883,12 +937,10 @@ def _vpls(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> None:
             out_label = _label(c, pm["out_label"], f"{ppath}.out_label")
             macs: list[str] = []
             for j, value in enumerate(c.seq(pm.get("macs"), f"{ppath}.macs")):
-                mac = c.convert(parse_mac, value, f"{ppath}.macs[{j}]")
+                mac = _unicast_mac(c, value, f"{ppath}.macs[{j}]")
                 if mac is None:
                     continue
-                if int(mac[:2], 16) & 1:
-                    c.fail(f"{ppath}.macs[{j}]", f"{mac} is a multicast MAC address")
-                elif vid is not None and (vid, mac) in stations:
+                if vid is not None and (vid, mac) in stations:
                     c.fail(f"{ppath}.macs[{j}]", f"{mac} is already a station of VLAN {vid} "
                                                  "(static_macs or another pseudowire)")
                 else:

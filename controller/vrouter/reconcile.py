@@ -17,6 +17,7 @@ from . import names as N
 from .config import ConfigError, Network, SwitchConfig
 from .desired import Desired, Neighbor, Pw, Runtime, desired_state
 from .plan import Canon, Item, Plan, plan
+from .program import capacity_problems
 
 log = logging.getLogger("vrouter")
 E = p4runtime_pb2.Entity
@@ -139,20 +140,10 @@ def compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None
 
 
 def check_capacity(sw: Switch, net: Network, cfg: SwitchConfig, want: Desired) -> None:
-    """Refuse a description that needs more entries in a table than the program
-    gives it, before anything is written (the switch would take the first
-    entries and refuse the rest)."""
-    counts: dict[str, int] = {}
-    for e in [*want.entities, *want.acl]:
-        if isinstance(e, TableEntry):
-            counts[e.table] = counts.get(e.table, 0) + 1
-    problems = []
-    for table, n in sorted(counts.items()):
-        size = sw.schema.table(table).size
-        if size and n > size:
-            what = f"{len(want.acl)} ACL rules" if want.acl and table == want.acl[0].table else f"{n} entries"
-            problems.append(f"{net.file}: switches.{cfg.name}: the description needs {what} in table {table}, "
-                            f"which holds {size} in this program")
+    """Refuse a description that needs more entries in a table than the running program
+    gives it, before anything is written (the switch would take the first entries and
+    refuse the rest)."""
+    problems = capacity_problems(sw.schema, net, cfg, want)
     if problems:
         raise ConfigError(problems)
 
