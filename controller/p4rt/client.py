@@ -36,6 +36,7 @@ from .schema import P4Schema, SchemaError, load_p4info
 log = logging.getLogger("p4rt")
 
 _MAX_MESSAGE = 256 * 1024 * 1024
+_MAX_METADATA = 64 * 1024 * 1024    # trailers of a failed batch: one p4.v1.Error per update
 _CLOSE = object()
 
 
@@ -80,7 +81,8 @@ class Switch:
         schema: P4Schema | None = None,
         credentials: grpc.ChannelCredentials | None = None,
         rpc_timeout: float = 60.0,
-        backoff: tuple[float, float] = (0.1, 5.0),
+        backoff: tuple[float, float] = (0.05, 2.0),
+        queue_limits: tuple[int, int, int] = (4096, 1024, 4096),
     ) -> None:
         self.address = address
         self.device_id = device_id
@@ -101,10 +103,13 @@ class Switch:
         self._stream_error: P4RuntimeError | None = None
         self._established = False
         self.reconnects = 0
-        self.packet_in_queue: queue.Queue[PacketIn] = queue.Queue()
-        self.digest_queue: queue.Queue[DigestList] = queue.Queue()
-        self.idle_timeout_queue: queue.Queue[IdleTimeout] = queue.Queue()
-        self.stream_errors: queue.Queue[p4runtime_pb2.StreamError] = queue.Queue()
+        # Bounded: a flood of packet-ins or digests is dropped (and counted in `dropped`), not stored.
+        packet_ins, digests, idle = queue_limits
+        self.packet_in_queue: queue.Queue[PacketIn] = queue.Queue(packet_ins)
+        self.digest_queue: queue.Queue[DigestList] = queue.Queue(digests)
+        self.idle_timeout_queue: queue.Queue[IdleTimeout] = queue.Queue(idle)
+        self.stream_errors: queue.Queue[p4runtime_pb2.StreamError] = queue.Queue(1024)
+        self.dropped = {"packet": 0, "digest": 0, "idle_timeout_notification": 0, "error": 0}
 
     # --- connection and arbitration -----------------------------------------------------
 
@@ -120,8 +125,13 @@ class Switch:
             return self
         # A failed Write carries one error per update in its trailers: 1,000 of them
         # exceed gRPC's default 16 KiB metadata limit, so raise it like the message limits.
+        # gRPC's own reconnect backoff (1 s, growing to 120 s) would hold a restarted switch
+        # unreachable long after it listens again: follow this client's backoff instead.
+        first_ms, cap_ms = int(self.backoff[0] * 1000), int(self.backoff[1] * 1000)
         options = [("grpc.max_send_message_length", _MAX_MESSAGE), ("grpc.max_receive_message_length", _MAX_MESSAGE),
-                   ("grpc.max_metadata_size", _MAX_MESSAGE)]
+                   ("grpc.max_metadata_size", _MAX_METADATA),
+                   ("grpc.initial_reconnect_backoff_ms", first_ms), ("grpc.min_reconnect_backoff_ms", first_ms),
+                   ("grpc.max_reconnect_backoff_ms", cap_ms)]
         if self._credentials is not None:
             self._channel = grpc.secure_channel(self.address, self._credentials, options=options)
         else:
@@ -238,14 +248,25 @@ class Switch:
                 self._established = True  # from now on a lost stream is reopened
                 self._cond.notify_all()
         elif kind == "packet":
-            self.packet_in_queue.put(PacketIn.decode(msg.packet, self._schema))
+            self._queue(self.packet_in_queue, kind, lambda: PacketIn.decode(msg.packet, self._schema))
         elif kind == "digest":
-            self.digest_queue.put(DigestList.decode(msg.digest, self.schema))
+            self._queue(self.digest_queue, kind, lambda: DigestList.decode(msg.digest, self.schema))
         elif kind == "idle_timeout_notification":
-            self.idle_timeout_queue.put(IdleTimeout.decode(msg.idle_timeout_notification, self.schema))
+            self._queue(self.idle_timeout_queue, kind,
+                        lambda: IdleTimeout.decode(msg.idle_timeout_notification, self.schema))
         elif kind == "error":
             log.warning("p4rt: stream error from switch: %s", msg.error.message)
-            self.stream_errors.put(msg.error)
+            self._queue(self.stream_errors, kind, lambda: msg.error)
+
+    def _queue(self, q: queue.Queue, kind: str, decode) -> None:
+        """Decode and queue a stream message, or count it dropped when the queue is full (not decoded)."""
+        if q.full():
+            self.dropped[kind] += 1
+            return
+        try:
+            q.put_nowait(decode())
+        except queue.Full:
+            self.dropped[kind] += 1
 
     def wait_arbitration(self, timeout: float = 10.0, *, fail_on_stream_error: bool = False) -> Arbitration:
         """Wait for the switch's arbitration answer (across reconnects unless fail_on_stream_error)."""
@@ -434,7 +455,8 @@ class Switch:
                     if error.canonical_code != code_pb2.OK:
                         index = start + i
                         failures.append(UpdateError(index, updates[index].describe(),
-                                                    code_name(error.canonical_code), error.message))
+                                                    code_name(error.canonical_code), error.message,
+                                                    updates[index].entity))
         if failures:
             raise P4RuntimeWriteError(last_exc.code() if last_exc else None, "", failures) from last_exc
 

@@ -60,11 +60,13 @@ def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
                 raise CommandError(f"{name}: another controller is primary (election id "
                                    f"{arb.primary_election_id if arb else '?'}); if `vrouter run` manages this "
                                    f"switch, edit the file instead: the daemon applies the change")
+            rt = None
             if dry_run:
                 sw.load_schema()
+                rt = _daemon_runtime(args.file, name)
             elif ensure_pipeline(sw, net):
                 print(f"{name}: pipeline installed ({net.device_config.name})")
-            result, canon, _ = reconcile(sw, net, cfg, dry_run=dry_run)
+            result, canon, _ = reconcile(sw, net, cfg, rt, dry_run=dry_run)
             p = result.plan
             if dry_run:
                 for sign, items in (("+", p.inserts), ("~", p.modifies), ("-", p.deletes)):
@@ -76,6 +78,23 @@ def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
                 verb = "would write" if dry_run else "wrote"
                 print(f"{name}: {verb} {p.summary()} ({result.seconds:.2f} s)")
     return 0
+
+
+def _daemon_runtime(file: Path, name: str):
+    """The run-time state of a `vrouter run` managing this switch (so that `diff` shows what it could
+    not write), after one line on its health; None without a daemon (state recovered from the switch)."""
+    from . import status
+
+    data = status.read_live(file, name)
+    if data is None:
+        return None
+    if data.get("synced"):
+        health = "in sync"
+    else:
+        health = f"NOT in sync ({data.get('failures', 0)} failures; last: {data.get('last_error') or 'none'}; " \
+                 f"next try in {data.get('retry_in', 0):.1f} s)"
+    print(f"{name}: vrouter run (pid {data['pid']}) {health}; diff against its run-time state")
+    return status.runtime_from_json(data)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -95,7 +114,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     for name in _selected(net, args.switch):
         with _connect(net, name, election_id=0) as sw:
             sw.load_schema()
-            rows_by_switch[name] = show(args.what, sw, net, net.switches[name])
+            rows_by_switch[name] = show(args.what, sw, net, net.switches[name], args.file)
     if args.json:
         print(json.dumps(rows_by_switch, indent=2, default=str))
     else:
@@ -120,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--election-id", type=int, default=10)
     p = sub.add_parser("show", help="print live switch state")
     p.add_argument("what", choices=("ports", "vlans", "macs", "routes", "lsps", "vpls", "acl", "meters",
-                                             "counters"))
+                                             "counters", "limits"))
     p.add_argument("file", type=Path, nargs="?", default=Path(DEFAULT_FILE))
     p.add_argument("--switch", action="append")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")

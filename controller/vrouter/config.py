@@ -57,6 +57,8 @@ class Port:
     policer: str | None = None
     name: str = ""
     link: tuple[str, int] | None = None   # cabled to (switch, port) of the same description
+    max_macs: int | None = None           # stations learned on the port; None = learning.max_macs_per_port
+    on_limit: str | None = None           # past max_macs; None = learning.on_limit
 
     @property
     def link_mtu(self) -> int:
@@ -105,6 +107,7 @@ class Vlan:
     name: str = ""
     interface: Interface | None = None
     policer: str | None = None
+    max_macs: int | None = None           # stations learned in the VLAN; None = learning.max_macs_per_vlan
 
 
 @dataclass(frozen=True)
@@ -222,6 +225,31 @@ class SwitchConfig:
         return None
 
 
+ON_LIMIT = ("no-learn", "drop", "shutdown")
+
+
+@dataclass(frozen=True)
+class Learning:
+    """How many stations `vrouter run` learns, how fast, and what happens past the limits."""
+
+    max_macs_per_port: int = 1024
+    max_macs_per_vlan: int = 4096
+    on_limit: str = "no-learn"      # no-learn: keep forwarding, learn nothing more; drop: drop frames from
+                                    # unknown sources on the port; shutdown: take the port out of service
+    rate: int = 100                 # stations learned or moved per second per port
+    move_limit: int = 4             # moves of one station within move_window before it is held
+    move_window: float = 10.0
+    move_hold: float = 60.0         # seconds a flapping station stays where it was
+
+
+@dataclass(frozen=True)
+class Arp:
+    """How much ARP `vrouter run` takes: per port, and neighbours in total."""
+
+    rate: int = 200                 # ARP packets handled per second per port (more are dropped, counted)
+    max_neighbors: int = 2048
+
+
 @dataclass
 class Network:
     """A whole network description."""
@@ -230,6 +258,8 @@ class Network:
     p4info: Path
     device_config: Path
     mac_aging: float = 300.0
+    learning: Learning = field(default_factory=Learning)
+    arp: Arp = field(default_factory=Arp)
     neighbor_refresh: float = 30.0      # re-ARP a neighbour not heard from for this long (s)
     neighbor_probes: int = 3            # unanswered probes (1 s apart) before it is withdrawn
     policers: dict[str, Policer] = field(default_factory=dict)
@@ -383,8 +413,8 @@ def _duplicate_keys(loader: Any, root: yaml.Node, file: str) -> list[str]:
 def from_tree(tree: Any, file: str, base: Path) -> Network:
     """Validate an already-parsed YAML tree."""
     c = _Checker(file)
-    top = c.mapping(tree, "", ("pipeline", "mac_aging", "neighbor_refresh", "neighbor_probes", "policers",
-                                   "switches"), ("switches",))
+    top = c.mapping(tree, "", ("pipeline", "mac_aging", "neighbor_refresh", "neighbor_probes", "learning", "arp",
+                                   "policers", "switches"), ("switches",))
     if top is None:
         raise ConfigError(c.problems)
     root = _repo_root(base)
@@ -412,6 +442,10 @@ def from_tree(tree: Any, file: str, base: Path) -> Network:
         probes = c.integer(top["neighbor_probes"], "neighbor_probes", 1, 10, "a number of probes")
         if probes is not None:
             net.neighbor_probes = probes
+    if "learning" in top:
+        net.learning = _learning(c, top["learning"], "learning")
+    if "arp" in top:
+        net.arp = _arp(c, top["arp"], "arp")
     policers = top.get("policers") or {}
     if c.mapping(policers, "policers", tuple(policers) if isinstance(policers, dict) else ()) is not None:
         for name, spec in policers.items():
@@ -469,6 +503,51 @@ def _check_links(c: _Checker, net: Network) -> None:
             elif (port.untagged() is None) != (peer.untagged() is None):
                 c.fail(path, f"only one end carries untagged frames ({name} port {num}: "
                              f"{port.untagged() or 'none'}, {peer_name} port {peer_num}: {peer.untagged() or 'none'})")
+
+
+MAX_STATIONS = 1 << 20
+
+
+def _learning(c: _Checker, spec: Any, path: str) -> Learning:
+    keys = ("max_macs_per_port", "max_macs_per_vlan", "on_limit", "rate", "move_limit", "move_window", "move_hold")
+    m = c.mapping(spec, path, keys)
+    if m is None:
+        return Learning()
+    d = Learning()
+    vals: dict[str, Any] = {}
+    for key in ("max_macs_per_port", "max_macs_per_vlan"):
+        if key in m:
+            vals[key] = c.integer(m[key], f"{path}.{key}", 0, MAX_STATIONS, "a number of stations")
+    if "on_limit" in m:
+        vals["on_limit"] = _on_limit(c, m["on_limit"], f"{path}.on_limit")
+    if "rate" in m:
+        vals["rate"] = c.integer(m["rate"], f"{path}.rate", 1, 100_000, "a number of stations per second")
+    if "move_limit" in m:
+        vals["move_limit"] = c.integer(m["move_limit"], f"{path}.move_limit", 1, 1000, "a number of moves")
+    for key in ("move_window", "move_hold"):
+        if key in m:
+            vals[key] = c.convert(parse_duration, m[key], f"{path}.{key}")
+    return replace(d, **{k: v for k, v in vals.items() if v is not None})
+
+
+def _on_limit(c: _Checker, value: Any, path: str) -> str | None:
+    if value not in ON_LIMIT:
+        c.fail(path, f"{value!r} is not an action past the station limit ({', '.join(ON_LIMIT)})")
+        return None
+    return value
+
+
+def _arp(c: _Checker, spec: Any, path: str) -> Arp:
+    m = c.mapping(spec, path, ("rate", "max_neighbors"))
+    if m is None:
+        return Arp()
+    vals = {}
+    if "rate" in m:
+        vals["rate"] = c.integer(m["rate"], f"{path}.rate", 1, 1_000_000, "a number of ARP packets per second")
+    if "max_neighbors" in m:
+        vals["max_neighbors"] = c.integer(m["max_neighbors"], f"{path}.max_neighbors", 1, 32768,
+                                          "a number of neighbours")
+    return replace(Arp(), **{k: v for k, v in vals.items() if v is not None})
 
 
 def _repo_root(base: Path) -> Path:
@@ -589,7 +668,7 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
 
 
 def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> Vlan | None:
-    m = c.mapping(spec, path, ("name", "interface", "policer"))
+    m = c.mapping(spec, path, ("name", "interface", "policer", "max_macs"))
     if m is None:
         return None
     iface = None
@@ -608,9 +687,11 @@ def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> V
             if addr is not None and mac is not None and mtu is not None and nat is not None:
                 iface = Interface(addr, mac, mtu, nat == "masquerade")
     policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
+    max_macs = c.integer(m["max_macs"], f"{path}.max_macs", 0, MAX_STATIONS, "a number of stations") \
+        if "max_macs" in m else None
     if vid is None:
         return None
-    return Vlan(vid, str(m.get("name", "")), iface, policer)
+    return Vlan(vid, str(m.get("name", "")), iface, policer, max_macs)
 
 
 def _check_subnets(c: _Checker, sw: SwitchConfig, path: str) -> None:
@@ -637,9 +718,15 @@ def _policer_ref(c: _Checker, net: Network, value: Any, path: str) -> str | None
 
 
 def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: Any, path: str) -> Port | None:
-    m = c.mapping(spec, path, ("name", "mode", "vlan", "vlans", "native", "mtu", "policer", "link"))
+    m = c.mapping(spec, path, ("name", "mode", "vlan", "vlans", "native", "mtu", "policer", "link", "max_macs",
+                               "on_limit"))
     if m is None:
         return None
+    limits = {}
+    if "max_macs" in m:
+        limits["max_macs"] = c.integer(m["max_macs"], f"{path}.max_macs", 0, MAX_STATIONS, "a number of stations")
+    if "on_limit" in m:
+        limits["on_limit"] = _on_limit(c, m["on_limit"], f"{path}.on_limit")
     mode = m.get("mode", "trunk" if "vlans" in m else "access")
     if mode not in ("access", "trunk"):
         c.fail(f"{path}.mode", f"{mode!r} is not a port mode (access or trunk)")
@@ -666,7 +753,7 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
             vid = None
         if vid is None or num is None or ("mtu" in m and mtu is None):
             return None
-        return Port(num, "access", (vid,), None, mtu, policer, str(m.get("name", "")), link)
+        return Port(num, "access", (vid,), None, mtu, policer, str(m.get("name", "")), link, **limits)
     if "vlan" in m:
         c.fail(f"{path}.vlan", "a trunk port lists 'vlans' (and optionally 'native'), not 'vlan'")
     vids: list[int] = []
@@ -689,7 +776,7 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
     if num is None or ("mtu" in m and mtu is None):
         return None
     vids = [v for v in vids if v != native]
-    return Port(num, "trunk", tuple(vids), native, mtu, policer, str(m.get("name", "")), link)
+    return Port(num, "trunk", tuple(vids), native, mtu, policer, str(m.get("name", "")), link, **limits)
 
 
 def _check_mtus(c: _Checker, sw: SwitchConfig, path: str) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from p4rt import EntityError, P4Schema, SchemaError, TableEntry, load_p4info
 
+from . import names as N
 from .config import ConfigError, Network, SwitchConfig
 from .desired import Desired, Neighbor, Runtime, desired_state
 
@@ -76,10 +77,22 @@ def capacity_problems(schema: P4Schema, net: Network, cfg: SwitchConfig, want: D
     return problems
 
 
+def _drop_problems(schema: P4Schema, net: Network) -> list[str]:
+    """`on_limit: drop` needs the program's port_security table."""
+    if N.PORT_SECURITY in schema.tables:
+        return []
+    why = f"needs table {N.PORT_SECURITY}, which the program {net.p4info.name} lacks"
+    out = [f"{net.file}: learning.on_limit: drop {why}"] if net.learning.on_limit == "drop" else []
+    for cfg in net.switches.values():
+        out += [f"{net.file}: switches.{cfg.name}.ports.{p.number}.on_limit: drop {why}"
+                for p in cfg.ports.values() if p.on_limit == "drop"]
+    return out
+
+
 def check_program(net: Network) -> P4Schema:
     """Raise ConfigError unless the pipeline loads and holds every switch's description."""
     schema = load_schema(net)
-    problems = []
+    problems = _drop_problems(schema, net)
     for cfg in net.switches.values():
         want = desired_state(net, cfg, _all_hops_resolved(cfg))
         bad: dict[str, str] = {}

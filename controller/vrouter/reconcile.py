@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import grpc
 from p4.v1 import p4runtime_pb2
-from p4rt import P4RuntimeError, Switch, TableEntry
+from p4rt import P4RuntimeError, P4RuntimeWriteError, Switch, TableEntry, Update, UpdateError
 
 from . import names as N
 from .config import ConfigError, Network, SwitchConfig
@@ -104,6 +104,8 @@ def recover_runtime(canon: Canon, actual: list[Item]) -> Runtime:
             f = {learning.get(fid).name: v for fid, _, v, _ in parts}
             mac = ":".join(f"{b:02x}" for b in f["src_mac"].to_bytes(6, "big"))
             rt.macs[(f["vlan_id"], mac)] = f["ingress_port"]
+        elif table == N.PORT_SECURITY:
+            rt.locked_ports.add(parts[0][2])
         elif table == N.PW_LEARNING and idle and pw_learning is not None:
             f = {pw_learning.get(fid).name: v for fid, _, v, _ in parts}
             mac = ":".join(f"{b:02x}" for b in f["src_mac"].to_bytes(6, "big"))
@@ -159,10 +161,43 @@ def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | Non
     return plan(canon, first, actual), canon, rt
 
 
+BATCH = 1000
+
+
+def _batches(sw: Switch, phase: list[Update]) -> list[list[Update]]:
+    """A phase's updates grouped by table, in batches of at most BATCH and at most the table's size."""
+    groups: dict[str, list[Update]] = {}
+    for u in phase:
+        groups.setdefault(u.entity.table if isinstance(u.entity, TableEntry) else type(u.entity).__name__,
+                          []).append(u)
+    out = []
+    for name, updates in groups.items():
+        size = sw.schema.tables[name].size if name in sw.schema.tables else 0
+        step = max(1, min(BATCH, size or BATCH))
+        out += [updates[i:i + step] for i in range(0, len(updates), step)]
+    return out
+
+
 def write_plan(sw: Switch, p: Plan) -> None:
-    """Write a plan phase by phase (a failed phase stops before any later one)."""
+    """Write a plan phase by phase, in batches sized to each table.
+
+    Updates the switch refuses do not stop the phases after them (the deletes free room for
+    the next attempt); every refusal is raised at the end in one P4RuntimeWriteError. A failed
+    RPC (the switch went away) stops at once.
+    """
+    failures: list[UpdateError] = []
+    code = None
     for phase in p.updates():
-        sw.write(phase, batch_size=2000)
+        for batch in _batches(sw, phase):
+            try:
+                sw.write(batch, batch_size=len(batch))
+            except P4RuntimeWriteError as exc:
+                if not exc.errors:
+                    raise
+                failures += exc.errors
+                code = exc.code
+    if failures:
+        raise P4RuntimeWriteError(code, "", failures)
 
 
 def ensure_pipeline(sw: Switch, net: Network) -> bool:

@@ -232,8 +232,10 @@ def test_more_acl_rules_than_the_table_holds_are_refused_before_any_write(tmp_pa
         assert r.returncode == 2, r.stdout + r.stderr
         assert f"switches.s1: the description needs {size + 1} ACL rules in table ingress.acl.acl_ingress_table, " \
                f"which holds {size} in this program" in r.stderr
-        shown = json.loads(vrouter("show", "acl", str(path), "--json").stdout)["s1"]
-        assert shown == []
+        # refused before connecting: the switch did not even get the program
+        from p4rt import P4RuntimeError, Switch
+        with Switch(switch.address, election_id=1) as sw, pytest.raises(P4RuntimeError, match="FAILED_PRECONDITION"):
+            sw.get_pipeline()
     finally:
         switch.kill()
 
