@@ -138,5 +138,6 @@ const drop_reason_t DROP_PW_UNSUPPORTED        = 24; /* a frame a pseudowire can
 const drop_reason_t DROP_PW_SPLIT_HORIZON      = 25; /* from a pseudowire to a pseudowire (VPLS split horizon) */
 const drop_reason_t DROP_PW_FLOOD_MISS         = 26; /* egress: flood copy whose replication id has no pw_flood entry */
 const drop_reason_t DROP_NAT_EXHAUSTED         = 27; /* to a masquerading interface, its NAT slot held by another live flow */
+const drop_reason_t DROP_UNKNOWN_SOURCE        = 28; /* source MAC not known on a port locked at its station limit */
 
 #endif

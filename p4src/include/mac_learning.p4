@@ -2,8 +2,10 @@
  * mac_learning.p4 -- control `mac_learning`: tells the controller about
  * stations it does not know yet, or that moved to another port.
  *
+ *   port_security(ingress port) ── hit ──▶ the port is locked
  *   l2_learning(vlan, src MAC, ingress port) ── hit ──▶ nothing (known station)
- *                                            └─ miss ─▶ meta.learn: the architecture
+ *                                            └─ miss ─▶ locked port: drop UNKNOWN_SOURCE
+ *                                                       otherwise meta.learn: the architecture
  *                                                       layer sends mac_learn_digest_t
  *                                                       {vlan_id, src_mac, ingress_port}
  * Frames with a multicast source MAC and frames from CPU_PORT are not learnt.
@@ -12,6 +14,31 @@
 #define VROUTER_MAC_LEARNING_P4
 
 control mac_learning(inout headers_t hdr, inout local_metadata_t meta) {
+    bool locked = false;
+    DIRECT_COUNTER port_security_counter;
+
+    /* The port holds as many stations as it may: a source it does not know is dropped. */
+    action drop_unknown_sources() {
+        locked = true;
+        port_security_counter.count();
+    }
+
+    /* Models: ports that reached their station limit with `on_limit: drop`.
+     * Written by: the controller (vrouter run) when a port fills up, deleted
+     * when its stations age out; the direct counter counts the frames the
+     * lookup saw on the locked port. */
+    table port_security {
+        key = {
+            meta.ingress_port : exact @name("ingress_port");
+        }
+        actions = {
+            drop_unknown_sources;
+            @defaultonly NoAction;
+        }
+        const default_action = NoAction();
+        counters = port_security_counter;
+        size = PORT_COUNT;
+    }
 
     /* The station is known on this port: no digest. */
     action station_known() { }
@@ -45,7 +72,13 @@ control mac_learning(inout headers_t hdr, inout local_metadata_t meta) {
 
     apply {
         if (hdr.ethernet.src_addr[40:40] == 0 && meta.ingress_port != CPU_PORT) {
+            port_security.apply();
             l2_learning.apply();
+            if (locked && meta.learn) {
+                meta.learn = false;
+                meta.drop = true;
+                meta.drop_reason = DROP_UNKNOWN_SOURCE;
+            }
         }
     }
 }
