@@ -47,7 +47,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
-    from .program import check_program
+    from .desired import desired_state
+    from .program import capacity_problems, check_program
     from .reconcile import ensure_pipeline, reconcile
 
     net = load(args.file)
@@ -66,12 +67,14 @@ def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
                 rt = _daemon_runtime(args.file, name)
             elif ensure_pipeline(sw, net):
                 print(f"{name}: pipeline installed ({net.device_config.name})")
-            result, canon, _ = reconcile(sw, net, cfg, rt, dry_run=dry_run)
+            result, canon, rt = reconcile(sw, net, cfg, rt, dry_run=dry_run)
             p = result.plan
             if dry_run:
                 for sign, items in (("+", p.inserts), ("~", p.modifies), ("-", p.deletes)):
                     for item in items:
                         print(f"{name}: {sign} {canon.describe(item)}")
+                for problem in capacity_problems(sw.schema, net, cfg, desired_state(net, cfg, rt)):
+                    print(f"{name}: does not fit: {problem.split(': ', 2)[-1]}")
             if not len(p):
                 print(f"{name}: in sync, nothing to write")
             else:

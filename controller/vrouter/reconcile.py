@@ -135,10 +135,12 @@ def _gc_paused():
             gc.enable()
 
 
-def compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None) -> tuple[Plan, Canon, Runtime]:
-    """Read the switch and plan; without `rt`, the run-time state is recovered from the switch."""
+def compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None,
+                 check: bool = True) -> tuple[Plan, Canon, Runtime]:
+    """Read the switch and plan; without `rt`, the run-time state is recovered from the switch.
+    With `check`, a state that needs more entries than a table holds is refused first."""
     with _gc_paused():
-        return _compute_plan(sw, net, cfg, rt)
+        return _compute_plan(sw, net, cfg, rt, check)
 
 
 def check_capacity(sw: Switch, net: Network, cfg: SwitchConfig, want: Desired) -> None:
@@ -150,10 +152,12 @@ def check_capacity(sw: Switch, net: Network, cfg: SwitchConfig, want: Desired) -
         raise ConfigError(problems)
 
 
-def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None) -> tuple[Plan, Canon, Runtime]:
+def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None,
+                  check: bool) -> tuple[Plan, Canon, Runtime]:
     canon = Canon(sw.schema)
     first = desired_state(net, cfg, rt or Runtime())
-    check_capacity(sw, net, cfg, first)
+    if check:
+        check_capacity(sw, net, cfg, first)
     actual = read_actual(sw, canon, first)
     if rt is None:
         rt = recover_runtime(canon, actual)
@@ -227,7 +231,7 @@ def reconcile(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = 
               dry_run: bool = False) -> tuple[Result, Canon, Runtime]:
     """Plan and (unless dry_run) write; returns the result, the canon used and the run-time state."""
     start = time.monotonic()
-    p, canon, rt = compute_plan(sw, net, cfg, rt)
+    p, canon, rt = compute_plan(sw, net, cfg, rt, check=not dry_run)
     if not dry_run and len(p):
         write_plan(sw, p)
     return Result(cfg.name, p, time.monotonic() - start, not dry_run), canon, rt

@@ -133,20 +133,20 @@ class SwitchProc:
         self.proc = None
 
 
-def vrouter(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def vrouter(*args: str, timeout: float = 60, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run the vrouter command line."""
     return subprocess.run([*VROUTER, *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT / "controller")
+                          cwd=ROOT / "controller", env=env)
 
 
 class Daemon:
     """`vrouter run FILE` as a child process, its log in a file."""
 
-    def __init__(self, file: Path, log: Path) -> None:
+    def __init__(self, file: Path, log: Path, env: dict | None = None) -> None:
         self.log = log
         self.out = log.open("w")
         self.proc = subprocess.Popen([*VROUTER, "run", str(file)], stdout=self.out, stderr=subprocess.STDOUT,
-                                     cwd=ROOT / "controller")
+                                     cwd=ROOT / "controller", env=env)
 
     def text(self) -> str:
         return self.log.read_text()
