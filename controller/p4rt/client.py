@@ -188,7 +188,9 @@ class Switch:
         with self._cond:
             self._arbitration = None
             self._stream_error = None
-        self._call = self._stub.StreamChannel(request_iterator())
+        # A reopened stream waits for the channel to connect (gRPC retries on this client's
+        # backoff) instead of failing at once and being retried on top of that.
+        self._call = self._stub.StreamChannel(request_iterator(), wait_for_ready=self._established or None)
         requests.put(self._arbitration_request())
 
     def _arbitration_request(self) -> p4runtime_pb2.StreamMessageRequest:

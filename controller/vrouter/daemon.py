@@ -64,7 +64,8 @@ class Router:
     REPORT_EVERY = 10.0             # refused-learning summaries in the log at most this often
     STATUS_EVERY = 1.0              # the status file is rewritten at most this often
     RETRY = (0.5, 30.0)             # resync backoff after a failure: first delay, cap (s)
-    RECONNECT = (0.02, 0.5)         # reconnect backoff after the switch went away (s)
+    RECONNECT = (0.02, 0.1)         # reconnect backoff after the switch went away (s): a restarted switch
+                                    # is found within 0.1 s of listening again
 
     def __init__(self, net: Network, cfg: SwitchConfig, election_id: int, stop: threading.Event,
                  status_path: Path | None = None) -> None:
