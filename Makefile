@@ -18,6 +18,7 @@ export P4C SWITCH
 # Stamp of the Python environment: redone when a requirement or package changes.
 VENV_STAMP := $(VENV)/.setup-stamp
 VENV_INPUTS := requirements.txt mk/setup-venv.sh mk/p4runtime-schema.txt mk/p4runtime_stubs.py \
+               mk/requirements-p4runtime-shell.txt \
                $(wildcard */pyproject.toml)
 
 # P4 programs of the repository that `make build` compiles.

@@ -59,6 +59,23 @@ class Arbitration:
     message: str
 
 
+def tls_credentials(ca: str | Path | None = None, cert: str | Path | None = None,
+                    key: str | Path | None = None) -> grpc.ChannelCredentials:
+    """TLS for a switch's gRPC server: `ca` verifies the server (default: the system's roots);
+    `cert` and `key` (PEM files) are this client's certificate, for servers that require one."""
+    def read(path: str | Path | None, what: str) -> bytes | None:
+        if path is None:
+            return None
+        try:
+            return Path(path).read_bytes()
+        except OSError as exc:
+            raise P4RuntimeError("connect", None, f"cannot read the TLS {what} {path}: {exc.strerror}") from exc
+
+    if (cert is None) != (key is None):
+        raise P4RuntimeError("connect", None, "a TLS client certificate needs its key, and a key its certificate")
+    return grpc.ssl_channel_credentials(read(ca, "CA certificate"), read(key, "key"), read(cert, "certificate"))
+
+
 def _uint128(value: int) -> p4runtime_pb2.Uint128:
     if not 0 <= value < 1 << 128:
         raise ValueError(f"election id {value} is not a 128-bit unsigned integer")
@@ -80,6 +97,7 @@ class Switch:
         role: str = "",
         schema: P4Schema | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        server_name: str | None = None,
         rpc_timeout: float = 60.0,
         backoff: tuple[float, float] = (0.05, 2.0),
         queue_limits: tuple[int, int, int] = (4096, 1024, 4096),
@@ -89,7 +107,8 @@ class Switch:
         self.election_id = election_id
         self.role = role
         self._schema = schema
-        self._credentials = credentials
+        self._credentials = credentials        # TLS (tls_credentials()); None: plaintext
+        self.server_name = server_name          # the name the server's certificate must carry, if not the host's
         self.rpc_timeout = rpc_timeout
         self.backoff = backoff
         self._channel: grpc.Channel | None = None
@@ -133,6 +152,8 @@ class Switch:
                    ("grpc.initial_reconnect_backoff_ms", first_ms), ("grpc.min_reconnect_backoff_ms", first_ms),
                    ("grpc.max_reconnect_backoff_ms", cap_ms)]
         if self._credentials is not None:
+            if self.server_name:
+                options.append(("grpc.ssl_target_name_override", self.server_name))
             self._channel = grpc.secure_channel(self.address, self._credentials, options=options)
         else:
             self._channel = grpc.insecure_channel(self.address, options=options)
@@ -142,9 +163,10 @@ class Switch:
         try:
             grpc.channel_ready_future(self._channel).result(timeout=timeout)
         except grpc.FutureTimeoutError as exc:
+            why = self._why_unreachable()
             self.close()
             raise P4RuntimeError("connect", grpc.StatusCode.UNAVAILABLE,
-                                 f"no P4Runtime server answered at {self.address} within {timeout:g} s") from exc
+                                 f"no P4Runtime server answered at {self.address} within {timeout:g} s{why}") from exc
         self._open_stream()
         self._reader = threading.Thread(target=self._read_stream, name=f"p4rt-stream-{self.address}", daemon=True)
         self._reader.start()
@@ -154,6 +176,15 @@ class Switch:
             self.close()
             raise
         return self
+
+    def _why_unreachable(self) -> str:
+        """gRPC's reason for the last failed connection attempt (e.g. a TLS handshake the server refused)."""
+        try:
+            self._stub.Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=1)
+        except grpc.RpcError as exc:
+            details = exc.details() if hasattr(exc, "details") else ""
+            return f" ({details})" if details else ""
+        return ""
 
     def close(self) -> None:
         """Close the stream and the channel (the switch then elects a new primary)."""

@@ -22,8 +22,9 @@ class CommandError(Exception):
 
 
 def _connect(net: Network, name: str, election_id: int = 1) -> Switch:
-    cfg = net.switches[name]
-    return Switch(cfg.address, device_id=cfg.device_id, election_id=election_id).connect(timeout=5)
+    from .reconcile import open_switch
+
+    return open_switch(net.switches[name], election_id).connect(timeout=5)
 
 
 def _selected(net: Network, only: list[str] | None) -> list[str]:

@@ -199,6 +199,17 @@ class ZonePair:
     untrusted: str
 
 
+@dataclass(frozen=True)
+class Tls:
+    """P4Runtime over TLS: the CA that signed the switch's certificate, this controller's certificate
+    and key (for a switch that requires client certificates), the name the switch's certificate carries."""
+
+    ca: Path | None = None
+    cert: Path | None = None
+    key: Path | None = None
+    server_name: str | None = None
+
+
 @dataclass
 class SwitchConfig:
     """One switch-router of the network."""
@@ -206,6 +217,7 @@ class SwitchConfig:
     name: str
     address: str
     device_id: int = 0
+    tls: Tls | None = None
     cpu_port: int = 255
     ports: dict[int, Port] = field(default_factory=dict)
     vlans: dict[int, Vlan] = field(default_factory=dict)
@@ -272,8 +284,9 @@ class Network:
 class _Checker:
     """Walks the YAML tree, converting values and collecting `path: reason` problems."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, base: Path = Path(".")) -> None:
         self.file = file
+        self.base = base                    # relative paths in the description start here
         self.problems: list[str] = []
 
     def fail(self, path: str, reason: str) -> None:
@@ -412,7 +425,7 @@ def _duplicate_keys(loader: Any, root: yaml.Node, file: str) -> list[str]:
 
 def from_tree(tree: Any, file: str, base: Path) -> Network:
     """Validate an already-parsed YAML tree."""
-    c = _Checker(file)
+    c = _Checker(file, base)
     top = c.mapping(tree, "", ("pipeline", "mac_aging", "neighbor_refresh", "neighbor_probes", "learning", "arp",
                                    "policers", "switches"), ("switches",))
     if top is None:
@@ -550,6 +563,34 @@ def _arp(c: _Checker, spec: Any, path: str) -> Arp:
     return replace(Arp(), **{k: v for k, v in vals.items() if v is not None})
 
 
+def _tls(c: _Checker, spec: Any, path: str) -> Tls | None:
+    m = c.mapping(spec, path, ("ca", "cert", "key", "server_name"))
+    if m is None:
+        return None
+    files: dict[str, Path] = {}
+    for key in ("ca", "cert", "key"):
+        if key not in m:
+            continue
+        file = c.base / str(m[key])
+        try:
+            head = file.read_bytes()[:4096]
+        except OSError as exc:
+            c.fail(f"{path}.{key}", f"cannot read {file}: {exc.strerror}")
+            continue
+        if b"-----BEGIN " not in head:
+            c.fail(f"{path}.{key}", f"{file} is not a PEM file")
+            continue
+        files[key] = file
+    if ("cert" in m) != ("key" in m):
+        c.fail(path, "a client certificate needs its key ('cert' and 'key' go together)")
+        return None
+    name = m.get("server_name")
+    if name is not None and (not isinstance(name, str) or not name):
+        c.fail(f"{path}.server_name", f"{name!r} is not a host name")
+        name = None
+    return Tls(files.get("ca"), files.get("cert"), files.get("key"), name)
+
+
 def _repo_root(base: Path) -> Path:
     here = base.resolve()
     for folder in (here, *here.parents):
@@ -584,8 +625,8 @@ def _policer(c: _Checker, name: str, spec: Any, path: str) -> Policer | None:
 
 
 def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> SwitchConfig | None:
-    keys = ("address", "device_id", "cpu_port", "ports", "vlans", "static_macs", "routes", "lsps", "vpls", "acl",
-            "firewall")
+    keys = ("address", "device_id", "tls", "cpu_port", "ports", "vlans", "static_macs", "routes", "lsps", "vpls",
+            "acl", "firewall")
     m = c.mapping(spec, path, keys, ("address",))
     if m is None:
         return None
@@ -594,6 +635,8 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
     if "device_id" in m:
         device = c.integer(m["device_id"], f"{path}.device_id", 0, (1 << 64) - 1, "a device id")
         sw.device_id = 0 if device is None else device
+    if "tls" in m:
+        sw.tls = _tls(c, m["tls"], f"{path}.tls")
     if "cpu_port" in m:
         cpu = c.port(m["cpu_port"], f"{path}.cpu_port")
         sw.cpu_port = 255 if cpu is None else cpu

@@ -34,7 +34,7 @@ from .desired import Neighbor, Pw, Runtime, desired_state, pw_nexthop_id, static
 from .pacing import Backoff, TokenBucket
 from .plan import Canon, Item, Plan, plan, plan_stations
 from .program import check_program
-from .reconcile import ensure_pipeline, read_actual, recover_runtime, write_plan
+from .reconcile import ensure_pipeline, open_switch, read_actual, recover_runtime, write_plan
 from .stations import LearningGuard
 
 log = logging.getLogger("vrouter")
@@ -109,8 +109,7 @@ class Router:
         attempts = 0
         while not self.stop.is_set():
             try:
-                self.sw = Switch(self.cfg.address, device_id=self.cfg.device_id, election_id=self.election_id,
-                                 backoff=self.RECONNECT).connect(timeout=3)
+                self.sw = open_switch(self.cfg, self.election_id, backoff=self.RECONNECT).connect(timeout=3)
                 self.sw.wait_primary(timeout=10)
                 break
             except P4RuntimeError as exc:

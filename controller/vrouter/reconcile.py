@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import grpc
 from p4.v1 import p4runtime_pb2
-from p4rt import P4RuntimeError, P4RuntimeWriteError, Switch, TableEntry, Update, UpdateError
+from p4rt import P4RuntimeError, P4RuntimeWriteError, Switch, TableEntry, Update, UpdateError, tls_credentials
 
 from . import names as N
 from .config import ConfigError, Network, SwitchConfig
@@ -21,6 +21,15 @@ from .program import capacity_problems
 
 log = logging.getLogger("vrouter")
 E = p4runtime_pb2.Entity
+
+
+def open_switch(cfg: SwitchConfig, election_id: int, **kwargs) -> Switch:
+    """A p4rt client for the switch (over TLS when the description says so); not connected yet."""
+    credentials = None
+    if cfg.tls is not None:
+        credentials = tls_credentials(cfg.tls.ca, cfg.tls.cert, cfg.tls.key)
+    return Switch(cfg.address, device_id=cfg.device_id, election_id=election_id, credentials=credentials,
+                  server_name=cfg.tls.server_name if cfg.tls is not None else None, **kwargs)
 
 
 def _read(sw: Switch, entities: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:

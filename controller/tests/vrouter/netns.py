@@ -104,6 +104,7 @@ class SwitchProc:
     ports: dict[int, str]
     log: Path
     grpc_port: int = field(default_factory=free_port)
+    extra: list[str] = field(default_factory=list)     # more server options (e.g. TLS)
     proc: subprocess.Popen | None = None
 
     @property
@@ -114,7 +115,7 @@ class SwitchProc:
         cmd = [*switch_command()]
         for port, iface in sorted(self.ports.items()):
             cmd += ["-i", f"{port}@{iface}"]
-        cmd += ["--no-p4", "--", "--grpc-server-addr", self.address, "--cpu-port", "255"]
+        cmd += ["--no-p4", "--", "--grpc-server-addr", self.address, "--cpu-port", "255", *self.extra]
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 15
