@@ -25,17 +25,16 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from .bench import ROOT, free_port
+from .lab import Host, SwitchProc
 
 TAG = "hbr"
 # (from, to): bridged in VLANs 11, 20, 40; routed 11 -> 12, 12 -> 30, 50 -> 11 (the ACL allows both
@@ -79,53 +78,10 @@ print(" ".join(f"{n}:{t:.6f}" for n, t in got))
 """
 
 
-def sh(*args: str, check: bool = True) -> None:
-    done = subprocess.run(args, capture_output=True, text=True)
-    if check and done.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)}: {done.stderr.strip()}")
-
-
-@dataclass
-class Host:
-    name: str
-    port: int
-    address: str     # a.b.c.d/len
-    gateway: str
-
-    @property
-    def ns(self) -> str:
-        return f"{TAG}-{self.name}"
-
-    @property
-    def ip(self) -> str:
-        return self.address.split("/")[0]
-
-    @property
-    def switch_side(self) -> str:
-        return f"{TAG}p{self.port}"
-
-    def up(self) -> None:
-        inside = f"{TAG}h{self.port}"
-        sh("ip", "netns", "add", self.ns)
-        sh("ip", "link", "add", self.switch_side, "type", "veth", "peer", "name", inside)
-        sh("sysctl", "-qw", f"net.ipv6.conf.{self.switch_side}.disable_ipv6=1", check=False)
-        sh("ip", "link", "set", self.switch_side, "up")
-        sh("ip", "link", "set", inside, "netns", self.ns)
-        ns = ("ip", "netns", "exec", self.ns)
-        sh(*ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", check=False)
-        sh(*ns, "ip", "link", "set", inside, "name", "eth0")
-        sh(*ns, "ip", "addr", "add", self.address, "dev", "eth0")
-        sh(*ns, "ip", "link", "set", "eth0", "up")
-        sh(*ns, "ip", "link", "set", "lo", "up")
-        sh(*ns, "ip", "route", "add", "default", "via", self.gateway)
-
-    def down(self) -> None:
-        subprocess.run(["ip", "link", "del", self.switch_side], capture_output=True)
-        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
-
-    def run(self, script: str, *args: str) -> subprocess.Popen:
-        return subprocess.Popen(["ip", "netns", "exec", self.ns, sys.executable, "-c", script, *args],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def python_in(host: Host, script: str, *args: str) -> subprocess.Popen:
+    """A Python script run in the host's namespace, its stdout piped."""
+    return subprocess.Popen(["ip", "netns", "exec", host.ns, sys.executable, "-c", script, *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
 
 def campus(address: str) -> tuple[dict, list[Host]]:
@@ -140,48 +96,8 @@ def campus(address: str) -> tuple[dict, list[Host]]:
         vlan = port["vlan"]
         per_vlan[vlan] = per_vlan.get(vlan, 0) + 1
         gateway = sw["vlans"][vlan]["interface"]["address"].split("/")[0]
-        hosts.append(Host(port["name"], number, f"10.0.{vlan}.{10 + per_vlan[vlan]}/24", gateway))
+        hosts.append(Host(port["name"], number, f"10.0.{vlan}.{10 + per_vlan[vlan]}/24", gateway, TAG))
     return desc, hosts
-
-
-class SwitchProc:
-    """p4switch on the hosts' veths, no program, gRPC on a fixed loopback address."""
-
-    def __init__(self, command: list[str], hosts: list[Host], grpc_port: int, log: Path) -> None:
-        self.cmd = [*command]
-        for h in hosts:
-            self.cmd += ["-i", f"{h.port}@{h.switch_side}"]
-        self.cmd += ["--no-p4", "--", "--grpc-server-addr", f"127.0.0.1:{grpc_port}", "--cpu-port", "255"]
-        self.grpc_port, self.log = grpc_port, log
-        self.proc: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 15) -> float:
-        """Start (again) until it listens; the seconds that took."""
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < timeout:
-            with self.log.open("ab") as out:
-                self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT)
-            while self.proc.poll() is None and time.monotonic() - t0 < timeout:
-                try:
-                    socket.create_connection(("127.0.0.1", self.grpc_port), timeout=0.05).close()
-                    return time.monotonic() - t0
-                except OSError:
-                    time.sleep(0.005)
-            # exited at once: the old one still held the address; try again
-        raise RuntimeError(f"the switch did not start: {self.log.read_text()[-1500:]}")
-
-    def stop(self) -> float:
-        """SIGTERM; the seconds until it exited (SIGKILL after 5 s)."""
-        if self.proc is None or self.proc.poll() is not None:
-            return 0.0
-        t0 = time.monotonic()
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        return time.monotonic() - t0
 
 
 class Daemon:
@@ -211,9 +127,10 @@ class Daemon:
 
 def probe(hosts: dict[str, Host], pps: float, seconds: float):
     """Start every flow; returns a function that waits for them and gives [(flow, sent, arrivals)]."""
-    receivers = {dst: hosts[dst].run(RECEIVER, str(seconds + 1.5)) for dst in {d for _, d in FLOWS}}
+    receivers = {dst: python_in(hosts[dst], RECEIVER, str(seconds + 1.5)) for dst in {d for _, d in FLOWS}}
     time.sleep(0.3)
-    senders = [(src, dst, hosts[src].run(SENDER, hosts[dst].ip, str(pps), str(seconds))) for src, dst in FLOWS]
+    senders = [(src, dst, python_in(hosts[src], SENDER, hosts[dst].ip, str(pps), str(seconds)))
+               for src, dst in FLOWS]
 
     def collect() -> list[tuple[str, int, list[float]]]:
         sent = {(s, d): int(p.communicate(timeout=seconds + 30)[0] or 0) for s, d, p in senders}
@@ -263,12 +180,13 @@ def main() -> int:
         path.write_text(yaml.safe_dump(desc, sort_keys=False))
         env = {**os.environ, "VROUTER_STATE_DIR": str(work / "state"),
                "PYTHONPATH": str(ROOT / "controller")}
-        switch = SwitchProc(shlex.split(args.switch), host_list, grpc_port, work / "switch.log")
+        switch = SwitchProc({h.port: h.switch_side for h in host_list}, work / "switch.log", grpc_port,
+                            command=shlex.split(args.switch))
         daemon = Daemon(path, work / "vrouter.log", env)
         try:
             for h in host_list:
-                h.down()
-                h.up()
+                h.destroy()
+                h.create()
             switch.start()
             daemon.start()
             daemon.wait_for("event=reconciled")
@@ -282,7 +200,7 @@ def main() -> int:
             t_kill = time.monotonic()
             print(f"SIGTERM to the switch at {time.time():.3f}", file=sys.stderr)
             exit_s = switch.stop()
-            start_s = switch.start()
+            start_s = switch.start().started_after
             recovered = daemon.wait_for("event=recovered", start=mark, timeout=30)
             flows = collect()
             restored = {}
@@ -314,7 +232,7 @@ def main() -> int:
             daemon.stop()
             switch.stop()
             for h in host_list:
-                h.down()
+                h.destroy()
     load_after = os.getloadavg()
     report = {"machine": os.uname().nodename, "cpus": os.cpu_count(), "load_before": load_before,
               "load_after": load_after, "pps_per_flow": args.pps, "flows": [f"{s}->{d}" for s, d in FLOWS],
