@@ -12,6 +12,9 @@ numbered) run between hosts in one VLAN (bridged) and across VLANs (routed). The
    to the first datagram through the new switch; the goal is <= 1 s for every flow.
 2. controller restart: SIGTERM to `vrouter run`, a new one started. Measured: datagrams
    lost (the goal: 0; the switch keeps forwarding and the new daemon writes nothing).
+3. ARP burst: `--arp-burst` requests for ca1's gateway from made-up senders, sent by ca1 as
+   fast as it can (the description's `arp.rate` raised so that all are answered): how soon the
+   last is answered, and the longest gap of a probe flow meanwhile.
 
 The load average before and after is printed with the results: on a busy machine the
 times stretch with it.
@@ -78,6 +81,44 @@ print(" ".join(f"{n}:{t:.6f}" for n, t in got))
 """
 
 
+ARP_BURST = r"""
+import os, socket, struct, sys, time
+n, gateway, subnet = int(sys.argv[1]), socket.inet_aton(sys.argv[2]), sys.argv[3]
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+base = socket.inet_aton(subnet)[:3]
+frames = []
+for i in range(n):
+    mac = bytes([0x02]) + os.urandom(5)
+    sender = base + bytes([20 + i % 230])
+    arp = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1) + mac + sender + bytes(6) + gateway
+    frames.append(b"\xff" * 6 + mac + b"\x08\x06" + arp + bytes(18))
+print(time.monotonic(), flush=True)
+for f in frames:
+    try:
+        s.send(f)
+    except OSError:
+        pass
+"""
+
+ARP_REPLIES = r"""
+import socket, sys, time
+n, seconds = int(sys.argv[1]), float(sys.argv[2])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0806))
+s.bind(("eth0", 0))
+s.settimeout(0.2)
+end, got, last = time.monotonic() + seconds, 0, 0.0
+while got < n and time.monotonic() < end:
+    try:
+        frame = s.recv(128)
+    except OSError:
+        continue
+    if frame[20:22] == b"\x00\x02":      # op: reply
+        got, last = got + 1, time.monotonic()
+print(got, last)
+"""
+
+
 def python_in(host: Host, script: str, *args: str) -> subprocess.Popen:
     """A Python script run in the host's namespace, its stdout piped."""
     return subprocess.Popen(["ip", "netns", "exec", host.ns, sys.executable, "-c", script, *args],
@@ -91,6 +132,7 @@ def campus(address: str) -> tuple[dict, list[Host]]:
                                                                                                 "vrouter.json")}
     sw = next(iter(desc["switches"].values()))
     sw["address"] = address
+    desc["arp"] = {"rate": 100_000}     # the ARP burst measures the daemon, not its per-port rate limit
     hosts, per_vlan = [], {}
     for number, port in sorted(sw["ports"].items()):
         vlan = port["vlan"]
@@ -158,12 +200,37 @@ def wait_all_forwarding(hosts: dict[str, Host], timeout: float = 30) -> None:
                 raise RuntimeError(f"{src} does not reach {dst}")
 
 
+def arp_burst(hosts: dict[str, Host], pps: float, n: int) -> dict:
+    """`n` ARP requests for ca1's gateway from made-up senders of its subnet, sent as fast as the
+    host can: how soon the router answered them all (the punt path and the daemon), and how long
+    the probe flows stopped meanwhile."""
+    h = hosts["ca1"]
+    subprocess.run(["ip", "netns", "exec", h.ns, "ip", "link", "set", "eth0", "promisc", "on"], check=True)
+    collect = probe(hosts, pps, 5.0)
+    time.sleep(1.0)
+    replies = python_in(h, ARP_REPLIES, str(n), "8")
+    time.sleep(0.2)
+    burst = python_in(h, ARP_BURST, str(n), h.gateway, h.ip)
+    t0 = float(burst.communicate(timeout=60)[0])
+    got, last = replies.communicate(timeout=60)[0].split()
+    flows = collect()
+    gaps = {}
+    for name, _, times in flows:
+        inside = [t for t in times if t0 - 0.5 <= t <= float(last) + 0.5] or [t0]
+        gaps[name] = round(max(b - a for a, b in zip(inside, inside[1:])) if len(inside) > 1 else 0.0, 3)
+    seconds = float(last) - t0 if int(got) else None
+    return {"requests": n, "answered": int(got), "seconds": round(seconds, 3) if seconds else None,
+            "answers_per_s": round(int(got) / seconds) if seconds else 0, "longest_flow_gap_s": gaps,
+            "worst_gap_s": max(gaps.values())}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--switch", default=os.environ.get("SWITCH", str(ROOT / "target" / "release" / "p4switch")))
     ap.add_argument("--pps", type=float, default=500.0, help="datagrams per second per flow")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "bench-recovery.json")
     ap.add_argument("--workdir", type=Path, help="keep the description, switch and daemon logs here")
+    ap.add_argument("--arp-burst", type=int, default=2000, help="ARP requests in the burst")
     args = ap.parse_args()
     if os.geteuid() != 0:
         print("bench-recovery needs root (network namespaces)", file=sys.stderr)
@@ -228,6 +295,9 @@ def main() -> int:
             results["controller_restart"] = {"lost": lost, "total_lost": sum(lost.values()),
                                              "sent": sum(s for _, s, _ in flows),
                                              "writes": int(re.search(r"writes=(\d+)", line).group(1))}
+
+            # 3. a burst of ARP requests (spoofed senders) to the router, while the flows run
+            results["arp_burst"] = arp_burst(hosts, args.pps, args.arp_burst)
         finally:
             daemon.stop()
             switch.stop()
@@ -248,6 +318,9 @@ def main() -> int:
     print(f"  worst {sr['worst_s']} s (goal <= 1 s)")
     print(f"controller restart: {cr['total_lost']} of {cr['sent']} datagrams lost (goal 0), "
           f"the new daemon wrote {cr['writes']} updates")
+    ab = results["arp_burst"]
+    print(f"ARP burst: {ab['answered']} of {ab['requests']} requests answered in {ab['seconds']} s "
+          f"({ab['answers_per_s']:,}/s); longest gap of a probe flow meanwhile {ab['worst_gap_s']} s")
     print(f"results: {args.out}")
     return 0 if not sr["flows_not_restored"] else 1
 

@@ -470,7 +470,7 @@ class Router:
                 "stations": count, "limit": limit, "on_limit": self.guard.on_limit(where) if isinstance(where, int)
                 else "", "state": state, "learned": stats.learned if stats else 0, "moved": stats.moved if stats else 0,
                 "aged": stats.aged if stats else 0, "refused": dict(stats.refused) if stats else {},
-                "arp_dropped": dict(stats.arp) if stats else {}}
+                "arp_handled": stats.arp_handled if stats else 0, "arp_dropped": dict(stats.arp) if stats else {}}
         now = time.monotonic()
         return {
             "pid": os.getpid(), "switch": self.cfg.name, "file": self.net.file, "time": time.time(),
@@ -556,6 +556,7 @@ class Router:
         if not bucket.take(now):
             stats.arp["rate"] = stats.arp.get("rate", 0) + 1
             return
+        stats.arp_handled += 1
         v = self.cfg.vlans.get(vlan)
         if v is None or v.interface is None:
             return

@@ -81,6 +81,7 @@ class PortStats:
     moved: int = 0
     aged: int = 0
     refused: dict[str, int] = field(default_factory=dict)
+    arp_handled: int = 0                                   # ARP packets within the port's rate
     arp: dict[str, int] = field(default_factory=dict)     # ARP packets dropped, by reason
 
     def refuse(self, reason: str) -> None:
