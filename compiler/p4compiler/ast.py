@@ -32,6 +32,8 @@ class StrArg(str):
 class Annotation(Node):
     name: str
     args: list  # of python values: str, int, or raw token text
+    body: list = field(default_factory=list)  # the tokens between the brackets: (kind, text), commas included
+    structured: bool = False  # @a[...] (P4-16 structured annotation) rather than @a(...)
 
     def arg(self, i: int = 0):
         return self.args[i] if i < len(self.args) else None

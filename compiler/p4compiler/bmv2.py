@@ -138,7 +138,7 @@ class Document:
             return name
         fields = []
         varbit = None
-        for fname, ft in t.fields:
+        for _, ft, fname in t.layout():
             st = strip_newtype(ft)
             if isinstance(st, Varbit):
                 fields.append([fname, "*"])

@@ -65,8 +65,8 @@ class Checker(ExprChecker, Visitor):
                 seen.add(f.name)
                 if kind == "header":
                     sft = strip_newtype(ft)
-                    if not isinstance(sft, (Bits, Varbit, Unknown)) and not (isinstance(sft, Enum) and sft.underlying) and sft != BOOL:
-                        self.err(f.type_ref, f"header field '{f.name}' must be bit<W>, int<W>, varbit<W> or a serializable enum, not {ft}")
+                    if not _header_field_type(sft, nested=False):
+                        self.err(f.type_ref, f"header field '{f.name}' must be bit<W>, int<W>, bool, varbit<W>, a serializable enum or a struct of those, not {ft}")
                 elif kind == "header_union":
                     if not (isinstance(ft, Composite) and ft.is_header) and ft is not UNKNOWN:
                         self.err(f.type_ref, f"header_union field '{f.name}' must be a header, not {ft}")
@@ -673,3 +673,16 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     if c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
     return c
+
+
+def _header_field_type(t, nested: bool) -> bool:
+    """A type a header field may have (spec: bit, int, bool, varbit, serializable enum, or a
+    struct of the fixed-width ones)."""
+    t = strip_newtype(t)
+    if isinstance(t, (Bits, Unknown)) or t == BOOL or (isinstance(t, Enum) and t.underlying):
+        return True
+    if isinstance(t, Varbit):
+        return not nested
+    if isinstance(t, Composite) and t.is_struct:
+        return all(_header_field_type(ft, nested=True) for _, ft in t.fields)
+    return False

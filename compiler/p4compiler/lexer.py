@@ -143,11 +143,14 @@ def _string_across_lines(lines: list[Line], i: int, head: str) -> tuple[str, int
     the closing quote), or None when no later line closes it."""
     parts = [head]
     for j in range(i + 1, len(lines)):
-        m = _STRING_REST.match(lines[j].text)
+        prev, ln = lines[j - 1], lines[j]
+        if ln.file == prev.file and ln.line > prev.line + 1:
+            parts.extend([""] * (ln.line - prev.line - 1))  # lines the preprocessor removed stay empty, as with cpp
+        m = _STRING_REST.match(ln.text)
         if m:
             parts.append(m.group())
             return "\n".join(parts), j, m.end()
-        parts.append(lines[j].text)
+        parts.append(ln.text)
     return None
 
 

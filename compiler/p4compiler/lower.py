@@ -35,6 +35,8 @@ class ActionBody:
 
     def emit(self, op: str, params: list, span: Span | None = None, doc=None) -> int:
         # BMv2 builds a parser `verify`'s operands as plain expressions; every other op takes parameters.
+        if op == "set" and params[1].get("type") not in ("field", "hexstr", "lookahead", "expression"):
+            params = [params[0], {"type": "expression", "value": params[1]}]  # e.g. a stack_field source
         p = {"op": op, "parameters": params if op == "verify" else [bmv2_param(x) for x in params]}
         if span is not None and doc is not None:
             si = doc.source_info(span)
@@ -81,7 +83,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         self.model = Model()
         self.errors = list(checker.errors)
         self.action_cache: dict = {}
-        self.applied_tables: set = set()
+        self.applied_tables: dict = {}  # name -> (edges of its first apply, entry node)
         self.objects: dict = {}   # (decl id, prefix) -> ObjLoc of extern instances
         self.field_list_ids: dict = {}
         self.std_meta: StructLoc | None = None
@@ -354,7 +356,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         # control plane sees one action.
         name = self.name_of(decl, actx.prefix)
         body = ActionBody()
-        bctx = actx.child(body=body, kind="action")
+        bctx = actx.child(body=body, kind="action", decl=decl)
         if len(ar.args) != len(dir_params) and dir_params:
             raise unsupported(ar, f"action '{ar.name}' with directional parameters needs arguments in the actions list")
         params_out = []
@@ -578,9 +580,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
                 and isinstance(loc, HeaderLoc):
             self.prim(body, "add_header", [loc.json()], span)
             off = 0
-            for f, ft in loc.type.fields:
-                w = scalar_width(ft) or 0
-                self.emit_assign(loc.field(f), {"type": "lookahead", "value": [off, w]}, body, span)
+            for f in loc.leaf_fields():
+                w = scalar_width(f.type) or 0
+                self.emit_assign(f, {"type": "lookahead", "value": [off, w]}, body, span)
                 off += w
             return
         src = self.loc(rhs, ctx)
@@ -668,6 +670,11 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
 
     def inline_action(self, call: A.Call, decl: A.ActionDecl, ctx: Ctx, body: ActionBody) -> None:
         actx_parent = ctx if self.is_local_action(decl) else Ctx("", decl)
+        # an action called from an apply block is still one of the program's actions for the control
+        # plane, with no parameters (the call binds them); one called from another action is inlined
+        # away. Both as with p4c.
+        if not isinstance(ctx.decl, A.ActionDecl):
+            self.model.add_action(self.name_of(decl, actx_parent.prefix), decl, [])
         callee = actx_parent.child(body=body, kind="action", decl=decl)
         copy_back: list = []
         args = self.ck.order_args(decl.params, call.args)

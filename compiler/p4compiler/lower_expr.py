@@ -195,8 +195,7 @@ class ExprLowering:
                     walk(v)
             elif isinstance(l, HeaderLoc):
                 out.append({"type": "field", "value": [l.name, "$valid$"]})
-                for fname, _ in l.type.fields:
-                    out.append(l.field(fname).json())
+                out.extend(f.json() for f in l.leaf_fields())
             elif isinstance(l, (FieldLoc, ValueLoc)):
                 out.append(l.json())
             else:

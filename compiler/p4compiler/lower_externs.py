@@ -162,10 +162,10 @@ class ExternLowering:
                     if isinstance(leaf, FieldLoc):
                         out.append(leaf.json())
                     elif isinstance(leaf, HeaderLoc):
-                        out.extend(leaf.field(f).json() for f, _ in leaf.type.fields)
+                        out.extend(f.json() for f in leaf.leaf_fields())
                 return out
             if isinstance(loc, HeaderLoc):
-                return [loc.field(f).json() for f, _ in loc.type.fields]
+                return [f.json() for f in loc.leaf_fields()]
             items = [e]
         out = []
         for it in items:
@@ -195,7 +195,7 @@ class ExternLowering:
                 loc = self.loc(it, ctx)
                 for leaf in leaves(loc):
                     if isinstance(leaf, HeaderLoc):
-                        out.extend(leaf.field(f).json() for f, _ in leaf.type.fields)
+                        out.extend(f.json() for f in leaf.leaf_fields())
                     elif isinstance(leaf, FieldLoc):
                         out.append(leaf.json())
                 continue

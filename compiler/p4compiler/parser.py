@@ -130,11 +130,15 @@ class Parser:
             at = self.next()
             name = self.ident("annotation name")
             args: list = []
-            if self.at("(") and self.tok.span.line == name.span.line or self.at("["):
+            body: list = []
+            structured = self.at("[")
+            if self.at("(") and self.tok.span.line == name.span.line or structured:
                 self.next()
                 depth = 1
                 while True:
                     t = self.next()
+                    if t.kind != "eof":
+                        body.append((t.kind, t.text))
                     if t.kind == "eof":
                         self.error(t, f"unterminated annotation @{name.text}")
                         raise ParseError
@@ -152,7 +156,7 @@ class Parser:
                         continue
                     else:
                         args.append(t.text)
-            annos.append(A.Annotation(at.span, name.text, args))
+            annos.append(A.Annotation(at.span, name.text, args, body[:-1], structured))
         return annos
 
     def declaration(self) -> A.Decl | None:

@@ -392,7 +392,7 @@ def test_dynamic_stack_index_and_last():
                   ingress_apply="hdr.vl[meta.i].k = 5; meta.t = hdr.vl[meta.i].tag;")
     j = compile_src(src).json
     start = j["parsers"][0]["parse_states"][0]
-    assert start["parser_ops"][2]["parameters"][1] == {"type": "stack_field", "value": ["vl", "tag"]}
+    assert start["parser_ops"][2]["parameters"][1] == {"type": "expression", "value": {"type": "stack_field", "value": ["vl", "tag"]}}
     p = all_prims(j)
     lhs = p[0]["parameters"][0]["value"]["value"]
     assert lhs["op"] == "access_field" and lhs["right"] == 1
