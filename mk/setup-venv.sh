@@ -30,6 +30,12 @@ for pkg in compiler controller conformance; do
         "${pip[@]}" install --no-deps --no-build-isolation -e "$pkg"
     fi
 done
+# p4runtime-shell cannot share .venv's pins: its own virtualenv, for interoperability tests.
+shell_venv=.venv-p4runtime-shell
+[[ -x $shell_venv/bin/python ]] || /usr/bin/python3 -m venv "$shell_venv"
+$shell_venv/bin/pip install -q --disable-pip-version-check -r mk/requirements-p4runtime-shell.txt
+$shell_venv/bin/python -c 'import p4runtime_sh.shell' \
+    || { echo "setup: $shell_venv cannot import p4runtime-shell" >&2; exit 1; }
 $venv/bin/python -c 'import p4.v1.p4runtime_pb2, mininet.net, scapy.all, ptf' \
     || { echo "setup: .venv is missing a package" >&2; exit 1; }
 [[ $($venv/bin/python -c 'from google.protobuf.internal import api_implementation as a; print(a.Type())') == upb ]] \

@@ -20,35 +20,28 @@ class EntityError(ValueError):
 # --- match fields -----------------------------------------------------------------------
 
 
-def encode_match_parts(fields, values: dict[str, Any], owner: str) -> list[tuple[P4Field, tuple[str, Any, Any]]]:
-    """Encode `{field name: value}` as (field, (kind, bytes, bytes|int)) sorted by id, wildcards left out."""
+def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> list[p4runtime_pb2.FieldMatch]:
+    """Encode `{field name: value}` as FieldMatch messages (sorted by id), leaving wildcards out.
+
+    With `target` (a repeated FieldMatch field) the messages are added to it in place.
+    """
     if not isinstance(values, dict):
         raise EntityError(f"{owner}: a match is a dict of field name to value, got {values!r}")
-    resolved = []
-    for name, value in values.items():
-        try:
-            resolved.append((fields.get(name), value))
-        except SchemaError as exc:
-            raise EntityError(str(exc)) from exc
-    resolved.sort(key=lambda item: item[0].id)
+    try:
+        resolved = [(fields.get(name), value) for name, value in values.items()]
+    except SchemaError as exc:
+        raise EntityError(str(exc)) from exc
+    if len(resolved) > 1:
+        resolved.sort(key=lambda item: item[0].id)
     out = []
     for mf, value in resolved:
         try:
             parts = _encode_field_match(mf, value)
         except CodecError as exc:
             raise EntityError(f"{owner}, match field {mf.name} ({mf.match_type}, bit<{mf.bitwidth}>): {exc}") from exc
-        if parts is not None:
-            out.append((mf, parts))
-    return out
-
-
-def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> list[p4runtime_pb2.FieldMatch]:
-    """Encode `{field name: value}` as FieldMatch messages (sorted by id), leaving wildcards out.
-
-    With `target` (a repeated FieldMatch field) the messages are added to it in place.
-    """
-    out = []
-    for mf, (kind, a, b) in encode_match_parts(fields, values, owner):
+        if parts is None:
+            continue
+        kind, a, b = parts
         fm = target.add() if target is not None else p4runtime_pb2.FieldMatch()
         fm.field_id = mf.id
         if kind == "exact":
@@ -821,6 +814,21 @@ def decode_entity(msg: p4runtime_pb2.Entity, schema: P4Schema) -> Entity:
     if kind not in _DECODERS:
         raise EntityError(f"entity kind {kind!r} is not supported by p4rt")
     return _DECODERS[kind].decode(getattr(msg, kind), schema)
+
+
+def table_entry_key(msg: p4runtime_pb2.Entity) -> p4runtime_pb2.Entity | None:
+    """For a read-back table entry, the Entity naming only its key (table, match, priority), as a
+    DELETE wants it; None for other entities, const entries and default entries."""
+    if msg.WhichOneof("entity") != "table_entry":
+        return None
+    te = msg.table_entry
+    if te.is_const or te.is_default_action:
+        return None
+    key = p4runtime_pb2.Entity()
+    key.table_entry.table_id = te.table_id
+    key.table_entry.match.extend(te.match)
+    key.table_entry.priority = te.priority
+    return key
 
 
 # --- updates ----------------------------------------------------------------------------

@@ -75,6 +75,9 @@ class Directory(Generic[T]):
 
     def get(self, key: str | int) -> T:
         """Look up by id, full name, alias or a unique suffix of the dotted name."""
+        found = self._by_name.get(key) if isinstance(key, str) else None
+        if found is not None:
+            return found
         where = f" of {self.owner}" if self.owner else ""
         if isinstance(key, int) and not isinstance(key, bool):
             try:
