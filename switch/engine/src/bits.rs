@@ -188,6 +188,20 @@ pub fn bitlen_bytes(bytes: &[u8]) -> u32 {
     0
 }
 
+/// Keeps the top `plen` bits of a `width`-bit value in limbs `v`.
+#[inline]
+pub fn apply_prefix(v: &mut [u64], width: u32, plen: u32) {
+    let low = width.saturating_sub(plen); // number of low bits to clear
+    for (i, l) in v.iter_mut().enumerate() {
+        let lo = i as u32 * 64;
+        if low >= lo + 64 {
+            *l = 0;
+        } else if low > lo {
+            *l &= !mask64(low - lo);
+        }
+    }
+}
+
 /// Mask limbs in place to `width` bits.
 pub fn mask_limbs(v: &mut [u64], width: u32) {
     for (i, l) in v.iter_mut().enumerate() {

@@ -610,6 +610,13 @@ fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &Parser) -> R
                     run_prims(c, w, pkt, std::slice::from_ref(prim), &[], cursor);
                     Ok(())
                 }
+                ParserOp::Require(n) => {
+                    if pkt.data.len().saturating_sub(cursor) < *n as usize {
+                        Err(ErrKind::TooShort)
+                    } else {
+                        Ok(())
+                    }
+                }
             };
             if let Err(e) = r {
                 return Err((e, cursor));
@@ -1629,3 +1636,7 @@ mod tests {
 #[cfg(test)]
 #[path = "exec_tests.rs"]
 mod behaviour;
+
+#[cfg(test)]
+#[path = "p4c_shapes_tests.rs"]
+mod p4c_shapes;

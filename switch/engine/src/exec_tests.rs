@@ -5,25 +5,25 @@ use serde_json::{json, Value};
 
 use crate::api::*;
 
-fn f(h: &str, n: &str) -> Value {
+pub(super) fn f(h: &str, n: &str) -> Value {
     json!({"type": "field", "value": [h, n]})
 }
-fn hx(v: &str) -> Value {
+pub(super) fn hx(v: &str) -> Value {
     json!({"type": "hexstr", "value": v})
 }
-fn rd(i: u32) -> Value {
+pub(super) fn rd(i: u32) -> Value {
     json!({"type": "runtime_data", "value": i})
 }
-fn ex(op: &str, l: Value, r: Value) -> Value {
+pub(super) fn ex(op: &str, l: Value, r: Value) -> Value {
     json!({"type": "expression", "value": {"op": op, "left": l, "right": r}})
 }
-fn prim(op: &str, params: Vec<Value>) -> Value {
+pub(super) fn prim(op: &str, params: Vec<Value>) -> Value {
     json!({"op": op, "parameters": params})
 }
-fn assign(dst: Value, src: Value) -> Value {
+pub(super) fn assign(dst: Value, src: Value) -> Value {
     prim("assign", vec![dst, src])
 }
-fn action(name: &str, id: u32, params: &[(&str, u32)], prims: Vec<Value>) -> Value {
+pub(super) fn action(name: &str, id: u32, params: &[(&str, u32)], prims: Vec<Value>) -> Value {
     let rd: Vec<Value> = params.iter().map(|(n, w)| json!({"name": n, "bitwidth": w})).collect();
     json!({"name": name, "id": id, "runtime_data": rd, "primitives": prims})
 }
@@ -37,7 +37,7 @@ const STD: &str = r#"[["ingress_port",9,false],["egress_spec",9,false],["egress_
 /// Base program: header `h` {a:8, b:8, c:16, d:32} parsed from the frame,
 /// `h2` (same type) not parsed, metadata `scalars` {m8, m16, m32, m128},
 /// wide header `w` {x:128} not parsed. Deparser: h, h2, w.
-fn base() -> Value {
+pub(super) fn base() -> Value {
     let std: Value = serde_json::from_str(STD).unwrap();
     json!({
       "__meta__": {"version": [2, 23]},
@@ -69,7 +69,7 @@ fn base() -> Value {
 }
 
 /// A keyless table that always runs `action_id` (how p4c lowers direct action calls).
-fn call_table(name: &str, id: u32, action_name: &str, action_id: u32, next: Value) -> Value {
+pub(super) fn call_table(name: &str, id: u32, action_name: &str, action_id: u32, next: Value) -> Value {
     json!({"name": name, "id": id, "key": [], "match_type": "exact", "type": "simple", "max_size": 1,
       "with_counters": false, "support_timeout": false, "direct_meters": null,
       "action_ids": [action_id], "actions": [action_name], "base_default_next": next,
@@ -78,7 +78,7 @@ fn call_table(name: &str, id: u32, action_name: &str, action_id: u32, next: Valu
 }
 
 /// Program whose ingress runs one action (id 0) with `prims`, egress port 1.
-fn one_action(prims: Vec<Value>) -> Value {
+pub(super) fn one_action(prims: Vec<Value>) -> Value {
     let mut v = base();
     let mut all = vec![assign(f("standard_metadata", "egress_spec"), hx("0x0001"))];
     all.extend(prims);
@@ -88,7 +88,7 @@ fn one_action(prims: Vec<Value>) -> Value {
     v
 }
 
-fn switch(v: &Value) -> Switch {
+pub(super) fn switch(v: &Value) -> Switch {
     let sw = Switch::new(SwitchConfig::default());
     match load_program(&v.to_string()) {
         Ok(p) => sw.set_program(p),
@@ -97,16 +97,16 @@ fn switch(v: &Value) -> Switch {
     sw
 }
 
-fn send(sw: &Switch, port: u32, frame: &[u8]) -> Vec<(u32, Vec<u8>)> {
+pub(super) fn send(sw: &Switch, port: u32, frame: &[u8]) -> Vec<(u32, Vec<u8>)> {
     let mut w = sw.new_worker();
     let mut out = Vec::new();
     sw.process(&mut w, port, frame, &mut |p, b| out.push((p, b.to_vec())));
     out
 }
 
-const PKT: [u8; 10] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0xee, 0xff];
+pub(super) const PKT: [u8; 10] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0xee, 0xff];
 
-fn spec(a: &str, params: Vec<Vec<u8>>) -> EntryAction {
+pub(super) fn spec(a: &str, params: Vec<Vec<u8>>) -> EntryAction {
     EntryAction::Action(ActionSpec { action: a.into(), params })
 }
 
@@ -234,7 +234,7 @@ fn jumps_and_exit() {
 
 // ----- tables ------------------------------------------------------------------
 
-fn table_prog(match_kinds: &[&str], with_prio_actions: bool) -> Value {
+pub(super) fn table_prog(match_kinds: &[&str], with_prio_actions: bool) -> Value {
     let mut v = base();
     v["actions"] = json!([
         action("set_a", 0, &[("v", 8)], vec![assign(f("h", "a"), rd(0)), assign(f("standard_metadata", "egress_spec"), hx("0x2"))]),
@@ -263,7 +263,7 @@ fn table_prog(match_kinds: &[&str], with_prio_actions: bool) -> Value {
     v
 }
 
-fn entry(key: Vec<MatchKey>, a: u8, prio: i32) -> TableEntry {
+pub(super) fn entry(key: Vec<MatchKey>, a: u8, prio: i32) -> TableEntry {
     TableEntry { key, action: spec("set_a", vec![vec![a]]), priority: prio, idle_timeout_ns: 0 }
 }
 

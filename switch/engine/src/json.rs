@@ -122,6 +122,18 @@ impl<'a> J<'a> {
         }
     }
 
+    /// A boolean as BMv2 reads one (jsoncpp `asBool`): `true`/`false` or an
+    /// integer, non-zero meaning true (p4c writes bool header fields
+    /// `["x", 1, 0]`).
+    pub fn flag(&self) -> LResult<bool> {
+        match (self.v.as_bool(), self.v.as_i64(), self.v.as_u64()) {
+            (Some(b), _, _) => Ok(b),
+            (_, Some(n), _) => Ok(n != 0),
+            (_, _, Some(n)) => Ok(n != 0),
+            _ => self.err("expected a boolean or an integer"),
+        }
+    }
+
     pub fn bool_or(&self, key: &str, dflt: bool) -> LResult<bool> {
         match self.opt(key) {
             Some(j) => j.bool(),

@@ -244,7 +244,7 @@ impl L {
                     }
                     (w, false)
                 };
-                let signed = if parts.len() == 3 { parts[2].bool()? } else { false };
+                let signed = if parts.len() == 3 { parts[2].flag()? } else { false };
                 fields.push((fname, w, signed, var));
             }
             if nvar > 1 {
@@ -445,6 +445,7 @@ impl L {
                 let h = *self.unions.get(u0)?.headers.get(*m)?;
                 Some(self.headers[h].type_idx)
             }
+            HdrRef::Cond(_, a, _) => self.hdr_type_of(a),
         }
     }
 
@@ -522,8 +523,8 @@ impl L {
                 }
                 let off = p[0].u32()?;
                 let width = p[1].u32()?;
-                if width == 0 || width > 64 {
-                    return p[1].err("lookahead width must be 1..=64 bits");
+                if width == 0 || width > MAX_WIDTH {
+                    return p[1].err(format!("lookahead width must be 1..={MAX_WIDTH} bits"));
                 }
                 Ok(Expr::Lookahead { off, width })
             }
@@ -587,6 +588,14 @@ impl L {
                     let u = self.union_ref(&l, ctx)?;
                     let m = r.u64()? as usize;
                     Ok(HdrRef::UnionMember(Box::new(u), m))
+                }
+                "?" => {
+                    let c = self.expr(&j.get("cond")?, ctx)?;
+                    let (a, b) = (self.hdr_ref(&l, ctx)?, self.hdr_ref(&r, ctx)?);
+                    if self.hdr_type_of(&a) != self.hdr_type_of(&b) {
+                        return j.err("the two headers of \"?\" have different types");
+                    }
+                    Ok(HdrRef::Cond(Box::new(c), Box::new(a), Box::new(b)))
                 }
                 _ => j.err(format!("operation \"{op}\" does not produce a header")),
             };
@@ -1150,7 +1159,10 @@ impl L {
                 let fmt = params[0].get("value")?.str()?.to_string();
                 let mut args = Vec::new();
                 if n >= 2 {
-                    for a in params[1].get("value")?.arr()? {
+                    let v = params[1].get("value")?;
+                    // p4c writes an empty vector as `{}` (jsoncpp's empty value).
+                    let empty = v.v.as_object().is_some_and(|o| o.is_empty());
+                    for a in if empty { Vec::new() } else { v.arr()? } {
                         args.push(self.cexpr(&a, ctx)?);
                     }
                 }
@@ -1247,7 +1259,14 @@ impl L {
                     }
                     "set" => {
                         need(2)?;
-                        ParserOp::Set(self.lvalue(&params[0], ctx)?, self.cexpr(&params[1], ctx)?)
+                        let set = ParserOp::Set(self.lvalue(&params[0], ctx)?, self.cexpr(&params[1], ctx)?);
+                        if params[1].get("type")?.str()? == "lookahead" {
+                            // BMv2: PacketTooShort unless the lookahead's bytes remain.
+                            let width = params[1].get("value")?.arr()?.get(1).map(|w| w.u32()).transpose()?;
+                            ops.push(ParserOp::Require(width.unwrap_or(0).div_ceil(8)));
+                        }
+                        ops.push(set);
+                        continue;
                     }
                     "verify" => {
                         need(2)?;
@@ -1627,21 +1646,38 @@ impl L {
             }
             let mut key = Vec::new();
             for (m, k) in mk.iter().zip(keys.iter()) {
-                let bytes = |name: &str| -> LResult<Vec<u8>> {
-                    let j = m.get(name)?;
-                    let b = hex_to_big(&j)?;
+                let limbs = |name: &str| -> LResult<Vec<u64>> {
+                    let b = hex_to_big(&m.get(name)?)?;
                     let mut l = vec![0u64; bits::limbs(k.width)];
                     bits::big_to_limbs(&b, k.width, &mut l);
-                    Ok(bits::limbs_to_bytes(&l, k.width))
+                    Ok(l)
+                };
+                let bytes = |l: &[u64]| bits::limbs_to_bytes(l, k.width);
+                // BMv2 masks the value with the mask (ternary) or the prefix
+                // (lpm): p4c writes keys such as 0x1111 &&& 0x000f unmasked.
+                let masked = |mut v: Vec<u64>, mask: &[u64]| -> Vec<u8> {
+                    v.iter_mut().zip(mask).for_each(|(a, b)| *a &= b);
+                    bytes(&v)
                 };
                 let mt = m.get("match_type")?.str()?;
                 key.push(match mt {
-                    "exact" => MatchKey::Exact(bytes("key")?),
+                    "exact" => MatchKey::Exact(bytes(&limbs("key")?)),
                     "valid" => MatchKey::Exact(vec![m.get("key")?.bool()? as u8]),
-                    "lpm" => MatchKey::Lpm(bytes("key")?, m.get("prefix_length")?.u32()?),
-                    "ternary" => MatchKey::Ternary(bytes("key")?, bytes("mask")?),
-                    "range" => MatchKey::Range(bytes("start")?, bytes("end")?),
-                    "optional" => MatchKey::Ternary(bytes("key")?, bytes("mask")?),
+                    "lpm" => {
+                        let pj = m.get("prefix_length")?;
+                        let plen = pj.u32()?;
+                        if plen > k.width {
+                            return pj.err(format!("prefix length {plen} is wider than the {}-bit key", k.width));
+                        }
+                        let mut v = limbs("key")?;
+                        bits::apply_prefix(&mut v, k.width, plen);
+                        MatchKey::Lpm(bytes(&v), plen)
+                    }
+                    "ternary" | "optional" => {
+                        let mask = limbs("mask")?;
+                        MatchKey::Ternary(masked(limbs("key")?, &mask), bytes(&mask))
+                    }
+                    "range" => MatchKey::Range(bytes(&limbs("start")?), bytes(&limbs("end")?)),
                     other => return m.get("match_type")?.err(format!("unknown match_type \"{other}\"")),
                 });
             }
@@ -1656,6 +1692,10 @@ impl L {
                 None => ei as i64 + 1,
             };
             let priority = CONST_PRIORITY_BASE.saturating_sub(jp.clamp(0, i32::MAX as i64) as i32);
+            let same_priority = |c: &ConstEntry| !needs_priority || c.priority == priority;
+            if const_entries.iter().any(|c: &ConstEntry| c.key == key && same_priority(c)) {
+                return e.err("duplicate entry in the table's \"entries\" (BMv2 refuses it)");
+            }
             const_entries.push(ConstEntry { key, action: act, data, priority });
         }
         let max_size = match t.opt("max_size") {

@@ -109,6 +109,8 @@ pub enum HdrRef {
     StackLast(usize),
     /// Member `member` of a (possibly dynamic) union.
     UnionMember(Box<UnionRef>, usize),
+    /// `cond ? a : b` over headers (p4c writes it as a primitive's parameter).
+    Cond(Box<Expr>, Box<HdrRef>, Box<HdrRef>),
 }
 
 #[derive(Debug, Clone)]
@@ -243,6 +245,9 @@ pub enum ParserOp {
     /// Advance by a number of bits.
     Advance(CExpr),
     Prim(Prim),
+    /// `PacketTooShort` unless this many bytes remain after the cursor (BMv2
+    /// checks it before a `set` from a lookahead).
+    Require(u32),
 }
 
 #[derive(Debug, Clone)]

@@ -508,8 +508,11 @@ impl Runtime {
     }
 
     fn member_data(&self, p: usize, spec: &ActionSpec) -> ApiResult<MemberData> {
-        // any table using this profile defines the allowed actions
-        let Some(t) = self.prog.tables.iter().position(|t| t.profile == Some(p)) else {
+        // The tables using this profile define its actions, resolved in their
+        // own action lists: p4c writes several actions with the same name.
+        let users = || self.prog.tables.iter().enumerate().filter(|(_, t)| t.profile == Some(p));
+        let named = |&(_, t): &(usize, &crate::program::Table)| t.actions.iter().any(|&a| self.prog.actions[a].name == spec.action);
+        let Some((t, _)) = users().find(named).or_else(|| users().next()) else {
             let a = self
                 .prog
                 .actions
