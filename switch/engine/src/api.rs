@@ -64,9 +64,31 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Parses and compiles a BMv2 JSON program (format 2.x). Unknown constructs are
-/// refused with the JSON path of the construct.
+/// refused with the JSON path of the construct, and so is every shape BMv2's
+/// loader refuses (see [`LoadOptions::bmv2_shapes`]).
 pub fn load_program(json: &str) -> Result<Program, LoadError> {
-    let prog = crate::loader::load(json)?;
+    load_program_with(json, LoadOptions::default())
+}
+
+/// How [`load_program_with`] reads a program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Refuse what BMv2 refuses (expression wrapping, `runtime_data` inside
+    /// expressions, primitive parameter counts, clone/resubmit field lists
+    /// without an entry, `assert` conditions that are booleans ...), so a
+    /// program runs on p4switch only if it runs on BMv2. Default: true.
+    pub bmv2_shapes: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { bmv2_shapes: true }
+    }
+}
+
+/// [`load_program`] with options (e.g. the shapes of older p4compile output).
+pub fn load_program_with(json: &str, opts: LoadOptions) -> Result<Program, LoadError> {
+    let prog = crate::loader::load(json, opts.bmv2_shapes)?;
     Ok(Program { inner: Arc::new(prog) })
 }
 

@@ -17,8 +17,12 @@ pub(super) fn rd(i: u32) -> Value {
 pub(super) fn ex(op: &str, l: Value, r: Value) -> Value {
     json!({"type": "expression", "value": {"op": op, "left": l, "right": r}})
 }
+/// A primitive call; an expression parameter gets the second
+/// `{"type": "expression"}` level BMv2 wants around it.
 pub(super) fn prim(op: &str, params: Vec<Value>) -> Value {
-    json!({"op": op, "parameters": params})
+    let single = |p: &Value| p["type"] == "expression" && p["value"].get("op").is_some();
+    let wrap = |p: Value| if single(&p) { json!({"type": "expression", "value": p}) } else { p };
+    json!({"op": op, "parameters": params.into_iter().map(wrap).collect::<Vec<_>>()})
 }
 pub(super) fn assign(dst: Value, src: Value) -> Value {
     prim("assign", vec![dst, src])
@@ -461,10 +465,11 @@ fn clone_e2e_and_recirculate() {
     let mut v = one_action(vec![]);
     v["actions"].as_array_mut().unwrap().push(action("eg", 1, &[], vec![
         prim("_jump_if_zero", vec![ex("b2d", Value::Null, ex("==", f("standard_metadata", "instance_type"), hx("0x0"))), hx("0x3")]),
-        prim("clone_egress_pkt_to_egress", vec![hx("0x1"), hx("0x0")]),
+        prim("clone_egress_pkt_to_egress", vec![hx("0x1"), hx("0x5")]),
         assign(f("h", "a"), hx("0x01")),
         assign(f("h", "b"), f("standard_metadata", "instance_type")),
     ]));
+    v["field_lists"] = json!([{"id": 5, "name": "empty", "elements": []}]);
     v["pipelines"][1]["tables"] = json!([call_table("t_eg", 10, "eg", 1, Value::Null)]);
     v["pipelines"][1]["init_table"] = json!("t_eg");
     let sw = switch(&v);
@@ -749,9 +754,12 @@ fn varbit_extract_and_deparse() {
     v["header_types"].as_array_mut().unwrap().push(json!({"name": "opt_t", "id": 9, "fields": [["len", 8, false], ["data", "*"]], "max_length": 9}));
     v["headers"].as_array_mut().unwrap().push(json!({"name": "opt", "id": 9, "header_type": "opt_t", "metadata": false}));
     v["deparsers"][0]["order"] = json!(["h", "opt"]);
-    v["parsers"][0]["parse_states"][0]["parser_ops"].as_array_mut().unwrap().push(json!({"op": "extract_VL", "parameters": [
-        {"type": "regular", "value": "opt"},
-        ex("<<", json!({"type": "lookahead", "value": [0, 8]}), hx("0x3"))]}));
+    // p4c's shape: m8 = lookahead<bit<8>>(); extract(opt, (bit<32>)(m8 << 3))
+    v["parsers"][0]["parse_states"][0]["parser_ops"].as_array_mut().unwrap().extend([
+        json!({"op": "set", "parameters": [f("scalars", "m8"), {"type": "lookahead", "value": [0, 8]}]}),
+        json!({"op": "extract_VL", "parameters": [
+            {"type": "regular", "value": "opt"},
+            {"type": "expression", "value": ex("<<", f("scalars", "m8"), hx("0x3"))}]})]);
     let acts = v["actions"][0]["primitives"].as_array_mut().unwrap();
     acts.push(assign(f("h", "a"), f("opt", "len")));
     let sw = switch(&v);
@@ -766,7 +774,7 @@ fn varbit_extract_and_deparse() {
 
 #[test]
 fn assert_failure_drops_and_truncate_shortens() {
-    let sw = switch(&one_action(vec![prim("assert", vec![ex("==", f("h", "a"), hx("0x00"))])]));
+    let sw = switch(&one_action(vec![prim("assert", vec![ex("b2d", Value::Null, ex("==", f("h", "a"), hx("0x00")))])]));
     assert!(send(&sw, 0, &PKT).is_empty());
     let sw = switch(&one_action(vec![prim("truncate", vec![hx("0x3")]), prim("log_msg", vec![
         json!({"type": "string", "value": "a={}"}), json!({"type": "parameters_vector", "value": [f("h", "a")]})])]));

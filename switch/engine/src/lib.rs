@@ -11,6 +11,7 @@
 
 pub mod api;
 mod bits;
+mod bmv2_shapes;
 mod eval;
 mod exec;
 mod externs;

@@ -51,12 +51,16 @@ const MAX_ARRAY: u64 = 1 << 22;
 /// Largest register array storage accepted (u64 limbs).
 const MAX_REG_LIMBS: u64 = 1 << 24;
 
-pub fn load(text: &str) -> Result<Prog, LoadError> {
+/// Loads a program; `bmv2_shapes` first refuses what BMv2's loader refuses.
+pub fn load(text: &str, bmv2_shapes: bool) -> Result<Prog, LoadError> {
     let v: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| LoadError { path: String::new(), reason: format!("invalid JSON: {e}") })?;
     let root = J::root(&v);
     if !v.is_object() {
         return root.err("the program must be a JSON object");
+    }
+    if bmv2_shapes {
+        crate::bmv2_shapes::check(&root)?;
     }
     L::new().load(&root)
 }

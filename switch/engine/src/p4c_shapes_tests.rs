@@ -208,3 +208,95 @@ fn log_msg_with_an_empty_parameters_vector() {
     ])]);
     assert_eq!(send(&switch(&v), 0, &PKT), vec![(1, PKT.to_vec())]);
 }
+
+// ----- what BMv2 refuses, p4switch refuses too ---------------------------------
+
+/// The load error of `v` as (path, reason).
+fn refusal(v: &Value) -> (String, String) {
+    let e = load_program(&v.to_string()).err().expect("BMv2 refuses this program, so must p4switch");
+    (e.path, e.reason)
+}
+
+/// `one_action` with `prims` written as given (no re-wrapping by `prim`).
+fn raw_action(prims: Vec<Value>) -> Value {
+    let mut v = one_action(vec![]);
+    v["actions"][0]["runtime_data"] = json!([{"name": "p", "bitwidth": 8}]);
+    v["pipelines"][0]["tables"][0]["default_entry"]["action_data"] = json!(["0x05"]);
+    v["actions"][0]["primitives"].as_array_mut().unwrap().extend(prims);
+    v
+}
+
+#[test]
+fn expression_parameter_wrapped_once_is_refused_unless_lax() {
+    let once = json!({"op": "assign", "parameters": [f("h", "a"), ex("+", f("h", "a"), hx("0x01"))]});
+    let v = raw_action(vec![once]);
+    let (path, reason) = refusal(&v);
+    assert_eq!(path, "actions[0].primitives[1].parameters[1].value");
+    assert!(reason.contains("invalid 'type' in expression: ''"), "{reason}");
+    // the engine itself runs it: older p4compile output loads with bmv2_shapes off
+    let lax = load_program_with(&v.to_string(), LoadOptions { bmv2_shapes: false }).unwrap();
+    let sw = Switch::new(SwitchConfig::default());
+    sw.set_program(lax);
+    assert_eq!(send(&sw, 0, &PKT)[0].1[0], 0x12);
+}
+
+#[test]
+fn runtime_data_inside_an_expression_is_refused() {
+    let v = raw_action(vec![json!({"op": "assign", "parameters": [f("h", "a"), pexpr(json!({"op": "+", "left": f("h", "a"), "right": rd(0)}))]})]);
+    let (path, reason) = refusal(&v);
+    assert_eq!(path, "actions[0].primitives[1].parameters[1].value.value.right");
+    assert!(reason.contains("\"local\""), "{reason}");
+    // p4c's shape loads
+    let ok = raw_action(vec![json!({"op": "assign", "parameters": [f("h", "a"),
+        pexpr(json!({"op": "+", "left": f("h", "a"), "right": {"type": "local", "value": 0}}))]})]);
+    load_program(&ok.to_string()).unwrap();
+}
+
+#[test]
+fn clone_and_resubmit_need_their_field_list() {
+    let clone = json!({"op": "clone_ingress_pkt_to_egress", "parameters": [hx("0x1"), hx("0x7")]});
+    let (path, reason) = refusal(&raw_action(vec![clone.clone()]));
+    assert_eq!(path, "actions[0].primitives[1].parameters[1]");
+    assert!(reason.starts_with("field list id 7 has no entry"), "{reason}");
+    let mut ok = raw_action(vec![clone]);
+    ok["field_lists"] = json!([{"id": 7, "name": "empty", "elements": []}]);
+    load_program(&ok.to_string()).unwrap();
+    let (path, _) = refusal(&raw_action(vec![json!({"op": "resubmit", "parameters": [hx("0x0")]})]));
+    assert_eq!(path, "actions[0].primitives[1].parameters[0]");
+}
+
+#[test]
+fn primitive_parameter_counts_are_bmv2s() {
+    let (path, reason) = refusal(&raw_action(vec![json!({"op": "clone_ingress_pkt_to_egress", "parameters": [hx("0x1")]})]));
+    assert_eq!(path, "actions[0].primitives[1]");
+    assert_eq!(reason, "BMv2 refuses primitive \"clone_ingress_pkt_to_egress\" with 1 parameters: it takes 2");
+}
+
+#[test]
+fn assert_condition_must_be_wrapped_in_b2d() {
+    let cond = ex("==", f("h", "a"), hx("0x11"));
+    let (path, reason) = refusal(&raw_action(vec![json!({"op": "assert", "parameters": [pexpr(cond["value"].clone())]})]));
+    assert_eq!(path, "actions[0].primitives[1].parameters[0]");
+    assert!(reason.contains("b2d"), "{reason}");
+    let ok = raw_action(vec![json!({"op": "assert", "parameters": [pexpr(json!({"op": "b2d", "left": null, "right": cond}))]})]);
+    assert_eq!(send(&switch(&ok), 0, &PKT).len(), 1, "h.a == 0x11 holds");
+}
+
+#[test]
+fn parser_shapes_bmv2_refuses() {
+    let mut v = one_action(vec![]);
+    let ops = |v: &mut Value, op: Value| v["parsers"][0]["parse_states"][0]["parser_ops"] = json!([op]);
+    // lookahead is no expression type for BMv2 (p4c sets a temporary first)
+    ops(&mut v, json!({"op": "set", "parameters": [f("scalars", "m8"),
+        {"type": "expression", "value": ex("+", json!({"type": "lookahead", "value": [0, 8]}), hx("0x1"))}]}));
+    let (path, reason) = refusal(&v);
+    assert_eq!(path, "parsers[0].parse_states[0].parser_ops[0].parameters[1].value.value.left");
+    assert!(reason.contains("'lookahead'"), "{reason}");
+    ops(&mut v, json!({"op": "set", "parameters": [f("scalars", "m8"), {"type": "stack_field", "value": ["st", "a"]}]}));
+    let (path, reason) = refusal(&v);
+    assert_eq!(path, "parsers[0].parse_states[0].parser_ops[0].parameters[1].type");
+    assert_eq!(reason, "BMv2 refuses a parser 'set' from type 'stack_field'");
+    ops(&mut v, json!({"op": "verify", "parameters": [
+        {"op": "==", "left": f("h", "a"), "right": hx("0x1")}, hx("0x1")]}));
+    assert_eq!(refusal(&v).0, "parsers[0].parse_states[0].parser_ops[0].parameters[0]");
+}
