@@ -514,7 +514,7 @@ impl Switch {
     /// Atomically replaces the program; all tables, externs, replication state
     /// and queued digests are reset. Packets in flight finish on the old program.
     pub fn set_program(&self, program: Program) {
-        let rt = Runtime::new(program.inner.clone(), self.config);
+        let rt = Runtime::new(program.inner.clone());
         self.rt.store(Some(Arc::new(rt)));
         self.digests.clear();
     }

@@ -1007,18 +1007,6 @@ fn build_key(c: &Ctx, pkt: &Pkt, t: &Table, key: &mut [u64]) {
                 let env = c.env(&[], 0);
                 dst[0] = resolve_hdr(&env, pkt, h).map_or(0, |h| pkt.valid.get(h).copied().unwrap_or(false) as u64);
             }
-            KeySource::DynField(h, i) => {
-                let env = c.env(&[], 0);
-                match dyn_field(&env, pkt, h, *i) {
-                    Some(f) => {
-                        let l = pkt.limbs(f);
-                        for (j, d) in dst.iter_mut().enumerate() {
-                            *d = l.get(j).copied().unwrap_or(0);
-                        }
-                    }
-                    None => dst.iter_mut().for_each(|x| *x = 0),
-                }
-            }
         }
         if let Some(m) = &k.mask {
             for (d, m) in dst.iter_mut().zip(m) {

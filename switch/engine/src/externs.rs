@@ -99,14 +99,6 @@ impl RegArray {
         }
     }
 
-    #[allow(dead_code)]
-    pub fn size(&self) -> usize {
-        match self {
-            RegArray::Narrow { cells, .. } => cells.len(),
-            RegArray::Wide { width, cells } => cells.lock().map(|c| c.len() / bits::limbs(*width)).unwrap_or(0),
-        }
-    }
-
     /// Reads cell `i` into `out` (limbs); false if out of range.
     pub fn read(&self, i: usize, out: &mut [u64]) -> bool {
         match self {

@@ -9,6 +9,8 @@
 //! (both pipelines' control flow as one compact step array), `table` (match indexes), `externs` (counters, meters, registers), `hash`
 //! (calculations), `runtime` (state + control-plane operations).
 
+#![forbid(unsafe_code)]
+
 pub mod api;
 mod bits;
 mod bmv2_shapes;

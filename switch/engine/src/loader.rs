@@ -315,7 +315,6 @@ impl L {
                 fixed_bits: fixed,
                 varbit_field: var,
                 union: None,
-                length_exp: None,
             });
         }
         for s in root.arr_opt("header_stacks")? {
@@ -327,8 +326,8 @@ impl L {
                     None => return id.err("unknown header id"),
                 }
             }
-            self.stack_by_name.insert(name.clone(), self.stacks.len());
-            self.stacks.push(Stack { name, headers: hs });
+            self.stack_by_name.insert(name, self.stacks.len());
+            self.stacks.push(Stack { headers: hs });
         }
         for t in root.arr_opt("header_union_types")? {
             let name = t.name()?.to_string();
@@ -355,11 +354,11 @@ impl L {
                     None => return id.err("unknown header id"),
                 }
             }
-            self.union_by_name.insert(name.clone(), ui);
+            self.union_by_name.insert(name, ui);
             if let Some(id) = u.opt("id") {
                 self.union_by_id.insert(id.u64()?, ui);
             }
-            self.unions.push(Union { name, headers: hs });
+            self.unions.push(Union { headers: hs });
         }
         for s in root.arr_opt("header_union_stacks")? {
             let name = s.name()?.to_string();
@@ -370,8 +369,8 @@ impl L {
                     None => return id.err("unknown header union id"),
                 }
             }
-            self.ustack_by_name.insert(name.clone(), self.union_stacks.len());
-            self.union_stacks.push(UnionStack { name, unions: us });
+            self.ustack_by_name.insert(name, self.union_stacks.len());
+            self.union_stacks.push(UnionStack { unions: us });
         }
         Ok(())
     }
@@ -855,11 +854,11 @@ impl L {
                     other => return i.get("type")?.err(format!("unsupported calculation input \"{other}\"")),
                 }
             }
-            self.calc_by_name.insert(name.clone(), self.calcs.len());
-            self.calcs.push(Calculation { name, algo, input, input_headers });
+            self.calc_by_name.insert(name, self.calcs.len());
+            self.calcs.push(Calculation { algo, input, input_headers });
         }
         for f in root.arr_opt("field_lists")? {
-            let name = f.name()?.to_string();
+            f.name()?;
             let id = f.get("id")?.u64()?;
             let mut fields = Vec::new();
             for e in f.get("elements")?.arr()? {
@@ -869,7 +868,7 @@ impl L {
                 }
             }
             self.fl_by_id.insert(id, self.field_lists.len());
-            self.field_lists.push(FieldList { name, fields });
+            self.field_lists.push(FieldList { fields });
         }
         for (k, f) in root.arr_opt("learn_lists")?.into_iter().enumerate() {
             let name = f.name()?.to_string();
@@ -1459,8 +1458,8 @@ impl L {
                 let Some(&act) = self.act_by_id.get(&aid.u64()?) else {
                     return aid.err("unknown action id");
                 };
+                a.name()?;
                 calls.push(ActionCall {
-                    name: a.name()?.to_string(),
                     action: act,
                     next: node(&a.get_or_null("next_node"))?,
                 });
@@ -1767,7 +1766,6 @@ impl L {
             Some(self.headers[hi].fields[k])
         };
         StdMeta {
-            header: self.hdr_by_name.get("standard_metadata").copied(),
             ingress_port: f("ingress_port"),
             egress_spec: f("egress_spec"),
             egress_port: f("egress_port"),
@@ -1783,7 +1781,6 @@ impl L {
             egress_rid: f("egress_rid"),
             checksum_error: f("checksum_error"),
             parser_error: f("parser_error"),
-            priority: f("priority"),
         }
     }
 
@@ -1854,7 +1851,6 @@ impl L {
                 }
             }
             checksums.push(Checksum {
-                name: c.name()?.to_string(),
                 target: self.field_slot(&c.get("target")?)?,
                 calc,
                 verify: c.bool_or("verify", true)?,
@@ -1906,7 +1902,6 @@ impl L {
         let info = self.info(&tables, &profiles);
         let mut prog = Prog {
             info,
-            header_types: self.header_types,
             headers: self.headers,
             stacks: self.stacks,
             unions: self.unions,

@@ -140,8 +140,6 @@ impl TableSlot {
 
 pub struct Runtime {
     pub prog: Arc<Prog>,
-    #[allow(dead_code)]
-    pub cfg: SwitchConfig,
     pub tables: Vec<TableSlot>,
     pub profiles: Vec<ArcSwap<ProfState>>,
     pub counters: Vec<Box<[CounterCell]>>,
@@ -166,7 +164,7 @@ fn nf(what: &str, name: &str) -> ApiError {
 }
 
 impl Runtime {
-    pub fn new(prog: Arc<Prog>, cfg: SwitchConfig) -> Runtime {
+    pub fn new(prog: Arc<Prog>) -> Runtime {
         let mut tables = Vec::new();
         for t in &prog.tables {
             let mut st = TableState::new(t);
@@ -198,7 +196,6 @@ impl Runtime {
             _reserved: (),
             tables,
             prog,
-            cfg,
         }
     }
 
