@@ -119,6 +119,12 @@ pub fn check(root: &J) -> LResult<()> {
         for cond in pipe.arr_opt("conditionals")? {
             c.expr(&cond.get("expression")?)?;
         }
+        for t in pipe.arr_opt("tables")? {
+            let simple = t.v.get("type").and_then(|x| x.as_str()).is_none_or(|x| x == "simple");
+            if let (false, Some(e)) = (simple, t.opt("entries")) {
+                return e.err("BMv2 refuses \"entries\" in a table whose type is not 'simple'");
+            }
+        }
     }
     Ok(())
 }

@@ -1663,6 +1663,16 @@ impl L {
                     bytes(&v)
                 };
                 let mt = m.get("match_type")?.str()?;
+                let fits = match k.kind {
+                    MatchKind::Exact => mt == "exact" || mt == "valid",
+                    MatchKind::Lpm => mt == "lpm",
+                    MatchKind::Ternary | MatchKind::Optional => mt == "ternary" || mt == "optional",
+                    MatchKind::Range => mt == "range",
+                    MatchKind::Valid | MatchKind::Selector => false,
+                };
+                if !fits {
+                    return m.get("match_type")?.err(format!("\"{mt}\" entry for the {:?} key field \"{}\"", k.kind, k.name));
+                }
                 key.push(match mt {
                     "exact" => MatchKey::Exact(bytes(&limbs("key")?)),
                     "valid" => MatchKey::Exact(vec![m.get("key")?.bool()? as u8]),

@@ -300,3 +300,18 @@ fn parser_shapes_bmv2_refuses() {
         {"op": "==", "left": f("h", "a"), "right": hx("0x1")}, hx("0x1")]}));
     assert_eq!(refusal(&v).0, "parsers[0].parse_states[0].parser_ops[0].parameters[0]");
 }
+
+#[test]
+fn entries_must_fit_the_table() {
+    let v = entries_prog("ternary", json!([
+        {"match_key": [{"match_type": "exact", "key": "0x0001"}], "action_entry": {"action_id": 0, "action_data": ["0x01"]}, "priority": 1}]));
+    let (path, reason) = refusal(&v);
+    assert_eq!(path, "pipelines[0].tables[0].entries[0].match_key[0].match_type");
+    assert_eq!(reason, "\"exact\" entry for the Ternary key field \"h.c\"");
+    let mut v = entries_prog("exact", json!([
+        {"match_key": [{"match_type": "exact", "key": "0x0001"}], "action_entry": {"action_id": 0, "action_data": ["0x01"]}, "priority": 1}]));
+    v["pipelines"][0]["tables"][0]["type"] = json!("indirect");
+    v["pipelines"][0]["tables"][0]["action_profile"] = json!("prof");
+    v["pipelines"][0]["action_profiles"] = json!([{"name": "prof", "id": 0, "max_size": 16}]);
+    assert_eq!(refusal(&v).0, "pipelines[0].tables[0].entries");
+}
