@@ -124,6 +124,12 @@ pub fn check(root: &J) -> LResult<()> {
             if let (false, Some(e)) = (simple, t.opt("entries")) {
                 return e.err("BMv2 refuses \"entries\" in a table whose type is not 'simple'");
             }
+            next_tables(&t)?;
+            if let Some(d) = t.opt("default_entry") {
+                if d.opt("action_data").is_none() {
+                    return d.err("BMv2 wants \"action_data\" in a \"default_entry\"");
+                }
+            }
         }
     }
     Ok(())
@@ -285,6 +291,30 @@ impl Checker {
             _ => Ok(()),
         }
     }
+}
+
+/// BMv2's `next_tables`: exactly `__HIT__` and `__MISS__`, or one key per
+/// action of the table.
+fn next_tables(t: &J) -> LResult<()> {
+    let nt = t.get("next_tables")?;
+    let Some(keys) = nt.v.as_object() else { return nt.err("expected an object") };
+    if keys.contains_key("__HIT__") || keys.contains_key("__MISS__") {
+        if keys.len() != 2 || !keys.contains_key("__HIT__") || !keys.contains_key("__MISS__") {
+            return nt.err("BMv2 wants both \"__HIT__\" and \"__MISS__\" and no other key");
+        }
+        return Ok(());
+    }
+    for a in t.arr_opt("actions")? {
+        let name = a.str()?;
+        if !keys.contains_key(name) {
+            return nt.err(format!("BMv2 wants a next node for action \"{name}\" here"));
+        }
+    }
+    let n = t.arr_opt("actions")?.len();
+    if keys.len() != n {
+        return nt.err(format!("BMv2 wants one key per action ({n}), found {}", keys.len()));
+    }
+    Ok(())
 }
 
 /// Whether BMv2 types this primitive parameter as a boolean.

@@ -121,7 +121,7 @@ fn load_errors_name_the_json_path() {
     let mut v = base();
     v["pipelines"][0]["tables"] = json!([{"name": "t", "id": 0, "key": [
         {"match_type": "exact", "target": ["h", "a"], "mask": null},
-        {"match_type": "foo", "target": ["h", "b"], "mask": null}], "actions": []}]);
+        {"match_type": "foo", "target": ["h", "b"], "mask": null}], "actions": [], "next_tables": {}}]);
     let e = load_program(&v.to_string()).unwrap_err();
     assert_eq!(e.to_string(), "pipelines[0].tables[0].key[1].match_type: unknown match_type \"foo\"");
 

@@ -176,7 +176,7 @@ fn action_profile_members_resolve_actions_in_the_tables_that_use_the_profile() {
         json!({"name": name, "id": id, "key": [{"match_type": "exact", "target": ["h", key], "mask": null}],
             "match_type": "exact", "type": "indirect", "action_profile": "prof", "max_size": 16, "with_counters": false,
             "support_timeout": false, "direct_meters": null, "action_ids": ids, "actions": names,
-            "base_default_next": next, "next_tables": {}})
+            "base_default_next": next, "next_tables": {names[0].as_str().unwrap(): next, names[1].as_str().unwrap(): next}})
     };
     v["pipelines"][0]["action_profiles"] = json!([{"name": "prof", "id": 0, "max_size": 16}]);
     v["pipelines"][0]["tables"] = json!([
