@@ -3,7 +3,8 @@
 //! v1model / simple_switch semantics. See [`api`] for the contract used by the
 //! port layer and the P4Runtime server.
 //!
-//! Module map: `loader` (JSON -> `program`), `eval` (header vector and
+//! Module map: `bmv2_shapes` (what BMv2's loader refuses, checked first),
+//! `loader` (JSON -> `program`), `eval` (header vector and
 //! expressions), `exec` (parser, pipelines, traffic manager, deparser),
 //! `fast` (load-time shortcuts for common expression shapes), `flow`
 //! (both pipelines' control flow as one compact step array), `table` (match indexes), `externs` (counters, meters, registers), `hash`
