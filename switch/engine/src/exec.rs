@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use num_traits::ToPrimitive;
 
-use crate::api::{Digest, Switch};
+use crate::api::Switch;
+use crate::types::Digest;
 use crate::bits;
 use crate::eval::*;
 use crate::externs::{self, GREEN};

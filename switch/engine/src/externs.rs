@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use crate::api::MeterConfig;
+use crate::types::MeterConfig;
 use crate::bits;
 
 pub const GREEN: u64 = 0;

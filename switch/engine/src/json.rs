@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::api::LoadError;
+use crate::types::LoadError;
 
 pub type LResult<T> = Result<T, LoadError>;
 

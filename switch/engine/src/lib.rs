@@ -26,6 +26,7 @@ mod loader;
 mod program;
 mod runtime;
 mod table;
+mod types;
 
 pub use api::*;
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use num_bigint::BigInt;
 
-use crate::api::*;
+use crate::types::*;
 use crate::bits;
 use crate::hash::Algo;
 use crate::json::{J, LResult};

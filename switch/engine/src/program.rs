@@ -5,7 +5,7 @@
 
 use num_bigint::BigInt;
 
-use crate::api::{MatchKind, ProgramInfo};
+use crate::types::{MatchKind, ProgramInfo};
 
 /// A field's place in the header vector: `nlimbs` u64 slots starting at `slot`
 /// (little-endian limbs for fields wider than 64 bits).
@@ -331,7 +331,7 @@ pub enum TableImpl {
 
 #[derive(Debug, Clone)]
 pub struct ConstEntry {
-    pub key: Vec<crate::api::MatchKey>,
+    pub key: Vec<crate::types::MatchKey>,
     pub action: usize,
     pub data: Vec<u64>,
     pub priority: i32,
@@ -353,7 +353,7 @@ pub struct Table {
     pub key_limbs: u32,
     pub imp: TableImpl,
     pub needs_priority: bool,
-    pub kind: crate::api::TableKind,
+    pub kind: crate::types::TableKind,
     pub profile: Option<usize>,
     pub actions: Vec<usize>,
     /// next node per action (indexed by action id in `Prog::actions`).

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 
-use crate::api::*;
+use crate::types::*;
 use crate::bits;
 use crate::externs::{new_counter_array, new_meter_array, CounterCell, MeterCell, RegArray};
 use crate::program::Prog;

@@ -17,7 +17,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 
-use crate::api::*;
+use crate::types::*;
 use crate::bits;
 use crate::bits::apply_prefix;
 use crate::externs::MeterCell;
