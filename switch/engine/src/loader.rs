@@ -1273,7 +1273,12 @@ impl L {
                     }
                     "verify" => {
                         need(2)?;
-                        ParserOp::Verify(self.cexpr(&params[0], ctx)?, self.cexpr(&params[1], ctx)?)
+                        // the error as a plain integer is BMv2's older form
+                        let err = match params[1].v.as_u64() {
+                            Some(code) => CExpr::new(Expr::Const(code as i128), true),
+                            None => self.cexpr(&params[1], ctx)?,
+                        };
+                        ParserOp::Verify(self.cexpr(&params[0], ctx)?, err)
                     }
                     "advance" => {
                         need(1)?;
@@ -1281,7 +1286,11 @@ impl L {
                     }
                     "shift" => {
                         need(1)?;
-                        let bytes = self.expr(&params[0], ctx)?;
+                        // BMv2 reads a plain integer (bytes); a type-value object also works here
+                        let bytes = match params[0].v.as_u64() {
+                            Some(n) => Expr::Const(n as i128),
+                            None => self.expr(&params[0], ctx)?,
+                        };
                         let e = Expr::Binary(BinOp::Mul, Box::new(bytes), Box::new(Expr::Const(8)));
                         ParserOp::Advance(CExpr::new(e, true))
                     }
@@ -1328,7 +1337,11 @@ impl L {
             let kl = bits::limbs(key_bits);
             let mut transitions = Vec::new();
             for t in s.arr_opt("transitions")? {
-                let ty = t.opt("type").map(|x| x.str()).transpose()?.unwrap_or("hexstr");
+                let mut ty = t.opt("type").map(|x| x.str()).transpose()?.unwrap_or("hexstr");
+                // older JSON: {"value": "default"} without a type
+                if ty == "hexstr" && t.v.get("value").and_then(|v| v.as_str()) == Some("default") {
+                    ty = "default";
+                }
                 let mask = match t.opt("mask") {
                     Some(m) => {
                         let b = hex_to_big(&m)?;

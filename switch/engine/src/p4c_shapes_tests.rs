@@ -315,3 +315,24 @@ fn entries_must_fit_the_table() {
     v["pipelines"][0]["action_profiles"] = json!([{"name": "prof", "id": 0, "max_size": 16}]);
     assert_eq!(refusal(&v).0, "pipelines[0].tables[0].entries");
 }
+
+#[test]
+fn older_2x_parser_shapes_bmv2_still_reads() {
+    // shift by a plain integer of bytes, verify with a plain error code, a
+    // transition {"value": "default"} without a type
+    let mut v = one_action(vec![
+        prim("add_header", vec![json!({"type": "header", "value": "h2"})]),
+        assign(f("h2", "d"), f("standard_metadata", "parser_error")),
+    ]);
+    v["parsers"][0]["parse_states"][0] = json!({"name": "start", "id": 0, "parser_ops": [
+            {"op": "shift", "parameters": [2]},
+            {"op": "extract", "parameters": [{"type": "regular", "value": "h"}]},
+            {"op": "verify", "parameters": [ex("!=", f("h", "a"), hx("0x77")), 4]}],
+        "transition_key": [], "transitions": [{"value": "default", "mask": null, "next_state": null}]});
+    let sw = switch(&v);
+    let out = send(&sw, 0, &PKT);
+    assert_eq!(out, vec![(1, [&PKT[2..], &[0, 0, 0, 0, 0, 0, 0, 0][..]].concat())], "two bytes skipped, h parsed");
+    let mut p = PKT;
+    p[2] = 0x77;
+    assert_eq!(send(&sw, 0, &p)[0].1[15], 4, "verify failed with error code 4");
+}
