@@ -37,6 +37,14 @@ use crate::runtime::Runtime;
 
 pub use crate::types::*;
 
+/// The Internet checksum (RFC 1071) for the whole workspace: `csum16(data)`
+/// is the complemented checksum, `ones_sum(data, acc)` the unfolded sum
+/// (chain it over a pseudo-header and a payload), `fold16(sum)` its folded
+/// 16-bit value.
+pub mod internet_checksum {
+    pub use crate::hash::{csum16, fold16, ones_sum};
+}
+
 /// Parses and compiles a BMv2 JSON program (format 2.x). Unknown constructs are
 /// refused with the JSON path of the construct, and so is every shape BMv2's
 /// loader refuses (see [`LoadOptions::bmv2_shapes`]).
