@@ -5,7 +5,7 @@
 //!
 //! Module map: `bmv2_shapes` (what BMv2's loader refuses, checked first),
 //! `loader` (JSON -> `program`), `eval` (header vector and
-//! expressions), `exec` (parser, pipelines, traffic manager, deparser),
+//! expressions), `exec` (traffic manager; `exec/` parser, control flow, primitives, deparser),
 //! `fast` (load-time shortcuts for common expression shapes), `flow`
 //! (both pipelines' control flow as one compact step array), `table` (match indexes), `externs` (counters, meters, registers), `hash`
 //! (calculations), `runtime` (state + control-plane operations).
