@@ -606,7 +606,10 @@ class ExprChecker:
                 self.err(e, "lookahead needs one type argument")
                 return UNKNOWN
             t = targs[0]
-            if not (bit_width(t) or isinstance(t, Composite) and t.is_header):
+            st = strip_newtype(t)
+            fixed = isinstance(st, Composite) and st.kind in ("header", "struct") \
+                and all(bit_width(lt) for _, lt, _ in st.layout())
+            if not (bit_width(t) or fixed):
                 self.err(e, f"lookahead of {t} is not supported")
             return t
         if n == "advance":

@@ -122,7 +122,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         return None
 
     def report(self, u: Unsupported) -> None:
-        self.rep.error(u.span, f"unsupported: {u.what}")
+        self.rep.error(u.span, u.message)
 
     def name_of(self, decl, prefix: str) -> str:
         """Fully qualified control-plane name, honouring @name (a leading '.' is absolute)."""
@@ -269,7 +269,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             hdr = self.alloc(H, "", False)
             meta = self.alloc(M, "userMetadata", True, "userMetadata")
         except Unsupported as u:
-            self.rep.error(u.span or main.span, f"unsupported: {u.what}")
+            self.rep.error(u.span or main.span, u.message)
             return
         self.std_meta = sm
         self.collect_field_lists(M, meta)
@@ -522,13 +522,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
 
     def assign(self, lhs: A.Expr, rhs: A.Expr, ctx: Ctx, body: ActionBody, span) -> None:
         if isinstance(lhs, A.Slice):
-            base = self.loc(lhs.expr, ctx)
-            hi, lo = const_value(lhs.hi), const_value(lhs.lo)
-            w = scalar_width(lhs.expr.type)
-            m = ((1 << (hi - lo + 1)) - 1) << lo
-            keep = expr("&", base.json(), const(((1 << w) - 1) ^ m))
-            new = expr("&", expr("<<", self.val(rhs, ctx), const(lo)), const(m))
-            self.emit_assign(base, expr("|", keep, new), body, span)
+            self.write_slice(lhs, self.val(rhs, ctx), ctx, body, span)
             return
         loc = self.loc(lhs, ctx)
         self.assign_to(loc, rhs, ctx, body, span)
@@ -581,15 +575,27 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         if isinstance(rhs, A.Ternary) and not isinstance(loc, FieldLoc):
             raise unsupported(rhs, "'?:' on headers or structs")
         if isinstance(rhs, A.Call) and getattr(rhs, "target", (None,))[0] == "builtin" and rhs.target[1] == "lookahead" \
-                and isinstance(loc, HeaderLoc):
-            self.prim(body, "add_header", [loc.json()], span)
-            off = 0
-            for f in loc.leaf_fields():
+                and isinstance(loc, (HeaderLoc, StructLoc)):
+            self.assign_lookahead(loc, body, span)
+            return
+        self.copy_loc(loc, self.loc(rhs, ctx), body, span, rhs)
+
+    def assign_lookahead(self, loc: Loc, body: ActionBody, span) -> None:
+        """`x = packet.lookahead<T>()` for a header or struct x: each field from its bit
+        offset in the packet ahead (a header becomes valid)."""
+        off = 0
+        for leaf in leaves(loc):
+            if isinstance(leaf, HeaderLoc):
+                self.prim(body, "add_header", [leaf.json()], span)
+                fields = leaf.leaf_fields()
+            elif isinstance(leaf, FieldLoc):
+                fields = [leaf]
+            else:
+                raise Unsupported(span, "lookahead into this value")
+            for f in fields:
                 w = scalar_width(f.type) or 0
                 self.emit_assign(f, {"type": "lookahead", "value": [off, w]}, body, span)
                 off += w
-            return
-        self.copy_loc(loc, self.loc(rhs, ctx), body, span, rhs)
 
     def copy_loc(self, loc: Loc, src: Loc, body: ActionBody, span, node) -> None:
         """Copy one stored composite value (header, union, stack, struct) onto another."""
@@ -677,21 +683,23 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             if not isinstance(tmp, (FieldLoc, ValueLoc)):
                 self.copy_loc(target, tmp, body, arg.span, arg)
             elif target is None:
-                fake = A.Name(arg.span, "__tmp")
-                fake.type = tmp.type
-                fake.sym = None
-                self.assign_slice_from(arg, tmp, caller, body)
+                self.write_slice(arg, tmp.json(), caller, body, arg.span)
             else:
                 self.emit_assign(target, tmp.json(), body, arg.span)
 
-    def assign_slice_from(self, lhs: A.Slice, tmp: FieldLoc, ctx: Ctx, body: ActionBody) -> None:
-        base = self.loc(lhs.expr, ctx)
-        hi, lo = const_value(lhs.hi), const_value(lhs.lo)
-        w = scalar_width(lhs.expr.type)
+    def write_slice(self, lhs: A.Slice, value: dict, ctx: Ctx, body: ActionBody, span) -> None:
+        """`x[hi:lo] = value`, also through nested slices (`x[7:4][2:1]` is `x[6:5]`): the
+        other bits of the innermost variable are kept."""
+        base, hi, lo = lhs.expr, const_value(lhs.hi), const_value(lhs.lo)
+        while isinstance(base, A.Slice):
+            offset = const_value(base.lo)
+            hi, lo, base = hi + offset, lo + offset, base.expr
+        loc = self.loc(base, ctx)
+        w = scalar_width(base.type)
         m = ((1 << (hi - lo + 1)) - 1) << lo
-        keep = expr("&", base.json(), const(((1 << w) - 1) ^ m))
-        new = expr("&", expr("<<", tmp.json(), const(lo)), const(m))
-        self.emit_assign(base, expr("|", keep, new), body, lhs.span)
+        keep = expr("&", loc.json(), const(((1 << w) - 1) ^ m))
+        new = expr("&", expr("<<", value, const(lo)), const(m))
+        self.emit_assign(loc, expr("|", keep, new), body, span)
 
     def inline_action(self, call: A.Call, decl: A.ActionDecl, ctx: Ctx, body: ActionBody) -> None:
         actx_parent = ctx if self.is_local_action(decl) else Ctx("", decl)

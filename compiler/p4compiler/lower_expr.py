@@ -13,14 +13,26 @@ _CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
 
 
 class Unsupported(Exception):
-    def __init__(self, span: Span | None, what: str):
+    """A construct lowering cannot translate. `by_target`: BMv2's JSON has no way to
+    express it at all (p4c refuses it too), as opposed to a gap in this compiler."""
+
+    def __init__(self, span: Span | None, what: str, by_target: bool = False):
         super().__init__(what)
         self.span = span
         self.what = what
+        self.by_target = by_target
+
+    @property
+    def message(self) -> str:
+        return f"unsupported on this target: {self.what}" if self.by_target else f"unsupported: {self.what}"
 
 
 def unsupported(node, what: str) -> Unsupported:
     return Unsupported(getattr(node, "span", None), what)
+
+
+def unsupported_by_target(node, what: str) -> Unsupported:
+    return Unsupported(getattr(node, "span", None), what, by_target=True)
 
 
 class ExprLowering:
@@ -107,11 +119,9 @@ class ExprLowering:
                 return expr("and" if e.op == "&&" else "or", self.cond(e.left, ctx), self.cond(e.right, ctx))
             if e.op in _CMP:
                 lt = strip_newtype(e.left.type)
-                if lt == BOOL:
-                    return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
-                if isinstance(lt, (Composite, Stack)) or isinstance(strip_newtype(e.right.type), (Composite, Stack)):
+                if lt != BOOL and (isinstance(lt, (Composite, Stack)) or isinstance(strip_newtype(e.right.type), (Composite, Stack))):
                     return self.compare_aggregate(e, ctx)
-                return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
+                return expr(_CMP[e.op], *self.operands(e.left, e.right, ctx))
         if isinstance(e, A.Call):
             tgt = getattr(e, "target", None)
             if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
@@ -123,6 +133,26 @@ class ExprLowering:
             return expr("d2b", None, self.val(e.expr, ctx))
         d = self.val_nobool(e, ctx)
         return expr("d2b", None, d)
+
+    def operands(self, left: A.Expr, right: A.Expr, ctx) -> tuple[dict, dict]:
+        """Both operands' values, left first: when the right one calls something that may
+        write what the left one reads (`x + f(x)` with `inout x`), the left value is taken
+        into a temporary before the call runs."""
+        l = self.val(left, ctx)
+        body = getattr(ctx, "body", None)
+        if body is not None and l.get("type") not in ("hexstr", "bool") and self.writes_arguments(right):
+            tmp = self.temp(left.type, "operand")
+            self.emit_assign(tmp, l, body, left.span)
+            l = tmp.json()
+        return l, self.val(right, ctx)
+
+    def writes_arguments(self, e) -> bool:
+        """Whether evaluating e calls something with an out/inout parameter."""
+        tgt = getattr(e, "target", None) if isinstance(e, A.Call) else None
+        if tgt and tgt[0] in ("function", "extern_function", "extern_method") \
+                and any(p.direction in ("out", "inout") for p in getattr(tgt[1], "params", [])):
+            return True
+        return any(self.writes_arguments(c) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
 
     def has_calls(self, e) -> bool:
         if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in ("function", "extern_function", "extern_method"):
@@ -327,31 +357,38 @@ class ExprLowering:
             return expr("b2d", None, self.cond(e, ctx))
         if op == "++":
             rw = scalar_width(e.right.type) or 0
-            r = self.val(e.right, ctx)
+            l, r = self.operands(e.left, e.right, ctx)
             rt = strip_newtype(e.right.type)
             if isinstance(rt, Bits) and rt.signed:
                 r = expr("&", r, const((1 << rw) - 1))
-            return self.mask(expr("|", expr("<<", self.val(e.left, ctx), const(rw)), r), t)
+            return self.mask(expr("|", expr("<<", l, const(rw)), r), t)
         if op in ("|+|", "|-|"):
-            inner = expr("+" if op == "|+|" else "-", self.val(e.left, ctx), self.val(e.right, ctx))
+            inner = expr("+" if op == "|+|" else "-", *self.operands(e.left, e.right, ctx))
             if isinstance(t, Bits):
                 return expr("sat_cast" if t.signed else "usat_cast", inner, const(t.width))
             return inner
         if op in ("/", "%"):
-            d = const_value(e.right)
-            if isinstance(d, int) and d > 0 and d & (d - 1) == 0:
-                if op == "/":
-                    return expr(">>", self.val(e.left, ctx), const(d.bit_length() - 1))
-                return expr("&", self.val(e.left, ctx), const(d - 1))
-            raise unsupported(e, f"'{op}' with a run-time operand (BMv2 has no division)")
+            return self.division(e, ctx)
         if op in _ARITH:
-            l = self.val(e.left, ctx)
-            r = self.val(e.right, ctx)
-            d = expr(_ARITH[op], l, r)
+            d = expr(_ARITH[op], *self.operands(e.left, e.right, ctx))
             if op in ("+", "-", "*", "<<"):
                 return self.mask(d, t)
             return d
         return self.val_default(e, ctx)
+
+    def division(self, e: A.Binary, ctx) -> dict:
+        """BMv2 has no division: only the forms p4c's strength reduction removes compile
+        (`0 / x`, `0 % x`, `x % 1`, and a power-of-two divisor). An operand that is dropped
+        is still evaluated, for its side effects."""
+        d, n = const_value(e.right), const_value(e.left)
+        if n == 0 or (e.op == "%" and d == 1):
+            self.val(e.right if n == 0 else e.left, ctx)
+            return const(0)
+        if isinstance(d, int) and d > 0 and d & (d - 1) == 0:
+            if e.op == "/":
+                return expr(">>", self.val(e.left, ctx), const(d.bit_length() - 1))
+            return expr("&", self.val(e.left, ctx), const(d - 1))
+        raise unsupported_by_target(e, f"'{e.op}' with a divisor known only at run time (BMv2 has no division)")
 
     def val_Ternary(self, e, ctx) -> dict:
         body = getattr(ctx, "body", None)
@@ -422,7 +459,7 @@ class ExprLowering:
 
 
 def unsupported_diag(u: Unsupported) -> CompileError:
-    return CompileError([Diagnostic(u.span, f"unsupported: {u.what}")])
+    return CompileError([Diagnostic(u.span, u.message)])
 
 
 def _all(conds: list) -> dict:

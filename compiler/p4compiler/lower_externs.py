@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import ast as A
 from .bmv2 import const, expr, hexstr, scalar_width
 from .check import TypeName, const_value
-from .lower_expr import unsupported
+from .lower_expr import unsupported, unsupported_by_target
 from .model import DigestInfo, ResourceInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, StructLoc, ValueLoc, leaves
 from .types import Composite, ObjectT, Tuple, strip_newtype
@@ -306,7 +306,7 @@ class ExternLowering:
         elif n == "static_assert":
             pass
         else:
-            raise unsupported(call, f"extern function '{n}' on BMv2")
+            raise unsupported_by_target(call, f"extern function '{n}' (BMv2 runs only the externs of v1model)")
 
     def field_list_for_index(self, e) -> int:
         idx = const_value(e)

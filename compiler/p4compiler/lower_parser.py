@@ -48,6 +48,8 @@ class ParserLowering:
                     lv = self.alloc_local(loc, ctx)
                     if loc.init is not None:
                         ctx.var_inits = getattr(ctx, "var_inits", []) + [loc]
+                elif loc in ctx.env:  # an instance's object, already made by an earlier apply
+                    pass
                 elif isinstance(loc, A.ValueSetDecl):
                     self.value_set(loc, ctx, prefix)
                 elif isinstance(loc, A.Instantiation):
@@ -164,12 +166,14 @@ class ParserLowering:
         inst = self.loc(call.func.expr, ctx)
         if not isinstance(inst, ObjLoc) or inst.kind != "parser":
             raise unsupported(call, "apply of this object in a parser")
-        if inst.info.get("applied"):
-            raise unsupported(call, f"sub-parser '{inst.name}' applied more than once")
-        inst.info["applied"] = True
+        # every apply gets its own copy of the sub-parser's states (p4c inlines each call site);
+        # the instance's objects (value sets, externs) are made once and shared by all copies
+        applies = inst.info.setdefault("applies", 0)
+        inst.info["applies"] = applies + 1
+        objects = inst.info.setdefault("objects", {})
         pdecl = inst.decl
         from .lower import Ctx
-        sub = Ctx(inst.name, pdecl, dict(inst.info.get("ctor_env", {})), None, None, None, None, "parser")
+        sub = Ctx(inst.name, pdecl, {**inst.info.get("ctor_env", {}), **objects}, None, None, None, None, "parser")
         for p, a in zip(pdecl.params, call.args):
             v = const_value(a.expr)
             if p.direction in ("", "in") and isinstance(v, (int, bool)):
@@ -180,7 +184,11 @@ class ParserLowering:
                 loc = self.loc(a.expr, ctx) if not (isinstance(a.expr, A.Name) and getattr(a.expr.sym, "type", None) is not None
                                                     and str(a.expr.sym.type) == "packet_in") else ObjLoc("packet", "packet", None)
                 sub.env[p] = loc
-        return self.parser_instance(pdecl, sub, inst.name.replace(".", "_") + "_", cont)
+        prefix = inst.name.replace(".", "_") + (f"_{applies}_" if applies else "_")
+        start = self.parser_instance(pdecl, sub, prefix, cont)
+        objects.update((d, sub.env[d]) for d in pdecl.locals
+                       if isinstance(d, (A.ValueSetDecl, A.Instantiation)) and d in sub.env)
+        return start
 
     # packet_in methods inside states
     def packet_call(self, call, n, obj, body, ctx):
@@ -200,7 +208,12 @@ class ParserLowering:
             v = self.val(call.args[0].expr, ctx)
             body.emit("advance", [v], call.span, self.doc)
             return
-        if n in ("lookahead", "length"):
+        if n == "lookahead":  # value unused, but a packet too short for it still fails the parser (as in p4c)
+            t = strip_newtype(call.type)
+            w = scalar_width(t) or sum(scalar_width(lt) or 0 for _, lt, _ in t.layout())
+            body.emit("set", [self.temp(Bits(w), "lookahead").json(), {"type": "lookahead", "value": [0, w]}], call.span, self.doc)
+            return
+        if n == "length":
             return
         raise unsupported(call, f"packet method '{n}' here")
 
