@@ -49,9 +49,11 @@ class ControlLowering:
         ctx = self.control_ctx(decl, self.name_of(decl, ""), locs, pipe)
         pipe["init_table"] = self.control_apply(decl, ctx, None)
 
-    def control_ctx(self, decl: A.ControlDecl, prefix: str, locs: list, pipe: dict, parent=None):
+    def control_ctx(self, decl: A.ControlDecl, prefix: str, locs: list, pipe: dict, parent=None, objects=None):
+        """The context of one apply of a control instance; `objects`: the instance's extern
+        objects made by an earlier apply (every apply shares them), filled in by this one."""
         from .lower import Ctx
-        ctx = Ctx(prefix, decl, {}, parent, None, pipe, None, "control")
+        ctx = Ctx(prefix, decl, dict(objects or {}), parent, None, pipe, None, "control")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         ctx.var_inits = []
@@ -62,6 +64,8 @@ class ControlLowering:
                 if u.span is None:
                     u.span = loc.span
                 self.report(u)
+        if objects is not None:
+            objects.update((d, ctx.env[d]) for d in decl.locals if isinstance(d, A.Instantiation) and d in ctx.env)
         return ctx
 
     def control_local(self, d, ctx) -> None:
@@ -70,7 +74,8 @@ class ControlLowering:
             if d.init is not None:
                 ctx.var_inits.append(d)
         elif isinstance(d, A.Instantiation):
-            self.instantiate(d, ctx)
+            if d not in ctx.env:
+                self.instantiate(d, ctx)
         elif isinstance(d, (A.ActionDecl, A.TableDecl, A.ConstDecl)):
             pass
         else:
@@ -326,7 +331,7 @@ class ControlLowering:
                 locs.append(ValueLoc(const(int(v)), p.resolved_type))
             else:
                 locs.append(self.loc(a.expr, ctx))
-        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline)
+        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline, objects=inst.info.setdefault("objects", {}))
         for d, loc in inst.info.get("ctor_env", {}).items():
             sub.env[d] = loc
         return self.control_apply(cdecl, sub, nxt)
