@@ -301,11 +301,13 @@ class FieldDecl(Decl):
 @dataclass(eq=False)
 class HeaderDecl(Decl):
     fields: list[FieldDecl]
+    type_params: list[str] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class HeaderUnionDecl(Decl):
     fields: list[FieldDecl]
+    type_params: list[str] = field(default_factory=list)
 
 
 @dataclass(eq=False)

@@ -63,13 +63,8 @@ class Checker(ExprChecker, Visitor):
                 if f.name in seen:
                     self.err(f, f"duplicate field '{f.name}' in {kind} {d.name}")
                 seen.add(f.name)
-                if kind == "header":
-                    sft = strip_newtype(ft)
-                    if not _header_field_type(sft, nested=False):
-                        self.err(f.type_ref, f"header field '{f.name}' must be bit<W>, int<W>, bool, varbit<W>, a serializable enum or a struct of those, not {ft}")
-                elif kind == "header_union":
-                    if not (isinstance(ft, Composite) and ft.is_header) and ft is not UNKNOWN:
-                        self.err(f.type_ref, f"header_union field '{f.name}' must be a header, not {ft}")
+                if not isinstance(ft, TypeVar):  # a generic type's fields are checked where it is specialized
+                    self.check_field_type(kind, f.name, ft, f.type_ref)
                 t.fields.append((f.name, ft))
                 t.field_annotations[f.name] = f.annotations
             if kind == "header":
@@ -238,6 +233,14 @@ class Checker(ExprChecker, Visitor):
         self.err(ref, "unsupported: this kind of type")
         return UNKNOWN
 
+    def check_field_type(self, kind: str, name: str, ft: Type, node) -> None:
+        if kind == "header":
+            if not _header_field_type(strip_newtype(ft), nested=False):
+                self.err(node, f"header field '{name}' must be bit<W>, int<W>, bool, varbit<W>, a serializable enum or a struct of those, not {ft}")
+        elif kind == "header_union":
+            if not (isinstance(ft, Composite) and ft.is_header) and ft is not UNKNOWN:
+                self.err(node, f"header_union field '{name}' must be a header, not {ft}")
+
     def specialize_struct(self, sym: Symbol, args: list[Type], ref) -> Type:
         d = sym.decl
         if len(args) != len(d.type_params):
@@ -249,7 +252,9 @@ class Checker(ExprChecker, Visitor):
         name = d.name + "<" + ", ".join(str(a) for a in args) + ">"
         t = Composite(sym.type.kind, name, [], d, d.annotations)
         for f in d.fields:
-            t.fields.append((f.name, self.resolve_type(f.type_ref, inner)))
+            ft = self.resolve_type(f.type_ref, inner)
+            self.check_field_type(t.kind, f.name, ft, ref)
+            t.fields.append((f.name, ft))
         return t
 
     def width_value(self, e: A.Expr, s: Scope) -> int | None:

@@ -6,7 +6,7 @@ from .bmv2 import const, expr, scalar_width
 from .check import TypeName, const_value
 from .diag import CompileError, Diagnostic, Span
 from .storage import DynHeaderLoc, FieldLoc, HeaderLoc, LastLoc, Loc, StackLoc, StructLoc, UnionLoc, ValueLoc
-from .types import BOOL, ERROR, Bits, Composite, Enum, Stack, strip_newtype
+from .types import BOOL, ERROR, Bits, Composite, Enum, Stack, Tuple, strip_newtype
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
 _CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
@@ -78,6 +78,8 @@ class ExprLowering:
                 if base.is_union_stack:
                     raise unsupported(e, "header union stack index that is not a compile-time constant")
                 return DynHeaderLoc(base, self.val(e.index, ctx))
+            if isinstance(base, StructLoc) and isinstance(strip_newtype(e.expr.type), Tuple):
+                return base.fields[str(const_value(e.index))]  # tuples are stored as structs "0", "1", ...
             raise unsupported(e, "indexing this value")
         raise unsupported(e, "this expression as a location")
 

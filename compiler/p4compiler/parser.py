@@ -636,7 +636,7 @@ class Parser:
         kw = self.next().kind
         name = self.ident("type name")
         self.type_names.add(name.text)
-        tps = self.type_params() if kw == "struct" else []
+        tps = self.type_params()
         self.push_type_params(tps)
         try:
             self.expect("{")
@@ -653,9 +653,9 @@ class Parser:
         finally:
             self.pop_type_params()
         if kw == "header":
-            return A.HeaderDecl(name.span, name.text, annos, fields)
+            return A.HeaderDecl(name.span, name.text, annos, fields, tps)
         if kw == "header_union":
-            return A.HeaderUnionDecl(name.span, name.text, annos, fields)
+            return A.HeaderUnionDecl(name.span, name.text, annos, fields, tps)
         return A.StructDecl(name.span, name.text, annos, fields, tps)
 
     def enum_decl(self, annos) -> A.EnumDecl:
