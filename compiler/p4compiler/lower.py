@@ -186,7 +186,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         w = scalar_width(t)
         if w is None:
             if isinstance(t, Varbit):
-                raise Unsupported(None, f"varbit variable '{name}' outside a header")
+                raise Unsupported(None, f"varbit variable '{name}' outside a header (BMv2 keeps varbit fields only in headers)")
             raise Unsupported(None, f"variable '{name}' of type {t0}")
         fname = self.doc.add_scalar(scalar_name or name, w, isinstance(t, Bits) and t.signed)
         return FieldLoc("scalars", fname, t0)
@@ -515,6 +515,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         st = strip_newtype(t)
         if isinstance(st, (Composite, Stack, Tuple)):
             loc = self.alloc(t, self.doc.fresh(base), True if not (isinstance(st, Composite) and st.is_header) else False, base)
+        elif isinstance(st, Varbit):
+            raise Unsupported(d.span, f"varbit variable '{d.name}' outside a header (BMv2 keeps varbit fields only in headers)")
         else:
             loc = self.temp(t, base)
         ctx.env[d] = loc
