@@ -39,13 +39,6 @@ class Annotation(Node):
         return self.args[i] if i < len(self.args) else None
 
 
-def find_annotation(annos: list[Annotation], name: str) -> Annotation | None:
-    for a in annos:
-        if a.name == name:
-            return a
-    return None
-
-
 # ------------------------------------------------------------------- types
 @dataclass(eq=False)
 class TypeRef(Node):

@@ -7,11 +7,9 @@ blocks becomes hidden tables with a constant default action, as p4c does.
 """
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
-
 from . import ast as A
-from .bmv2 import Document, bmv2_param, const, expr, scalar_width
+from .bmv2 import Document, const, expr, scalar_width
+from .context import ActionBody, CallFrame, Ctx
 from .check import Checker, ActionRun, const_value
 from .diag import Reporter, Span
 from .lower_expr import ExprLowering, Unsupported, unsupported
@@ -22,55 +20,6 @@ from .lower_parser import ParserLowering
 from .lower_externs import ExternLowering
 from .model import Model
 from .visitor import Visitor
-
-
-@dataclass(eq=False)
-class ActionBody:
-    """Primitive calls of one BMv2 action being built."""
-    prims: list = field(default_factory=list)
-    runtime_data: list = field(default_factory=list)
-    in_parser: bool = False
-    end_jumps: list = field(default_factory=list)   # indexes of _jump to the end of the action
-    return_stack: list = field(default_factory=list)  # lists of jump indexes per inlined callee
-
-    def emit(self, op: str, params: list, span: Span | None = None, doc=None) -> int:
-        # BMv2 builds a parser `verify`'s operands as plain expressions; every other op takes parameters.
-        if op == "set" and params[1].get("type") not in ("field", "hexstr", "lookahead", "expression"):
-            params = [params[0], {"type": "expression", "value": params[1]}]  # e.g. a stack_field source
-        p = {"op": op, "parameters": params if op == "verify" else [bmv2_param(x) for x in params]}
-        if span is not None and doc is not None:
-            si = doc.source_info(span)
-            if si:
-                p["source_info"] = si
-        self.prims.append(p)
-        return len(self.prims) - 1
-
-    def patch(self, idx: int, target: int) -> None:
-        params = self.prims[idx]["parameters"]
-        params[-1] = const(target)
-
-
-@dataclass(eq=False)
-class Ctx:
-    """Lowering context of one block instance (control, parser, action body)."""
-    prefix: str
-    decl: object
-    env: dict = field(default_factory=dict)
-    parent: "Ctx | None" = None
-    body: ActionBody | None = None
-    pipeline: dict | None = None
-    return_next: str | None = None
-    kind: str = "control"
-    stack_cursor: object = None
-    value_call: object = None
-
-    def child(self, **kw) -> "Ctx":
-        c = copy.copy(self)
-        c.env = {}
-        c.parent = self
-        for k, v in kw.items():
-            setattr(c, k, v)
-        return c
 
 
 class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Visitor):
@@ -84,11 +33,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         self.errors = list(checker.errors)
         self.action_cache: dict = {}
         self.applied_tables: dict = {}  # name -> (edges of its first apply, entry node)
-        self.objects: dict = {}   # (decl id, prefix) -> ObjLoc of extern instances
         self.field_list_ids: dict = {}
         self.std_meta: StructLoc | None = None
-        self.global_ctx = Ctx("", None, {})
-        self.hidden_action_count = 0
+        self.global_ctx = Ctx("", None)
 
     # ------------------------------------------------------------ plumbing
     def lookup(self, ctx: Ctx, sym) -> Loc | None:
@@ -338,10 +285,6 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         return fid
 
     # ------------------------------------------------------------ actions
-    def action_name(self, decl: A.ActionDecl, prefix: str) -> str:
-        owner_prefix = prefix if getattr(decl, "_local", True) else ""
-        return self.name_of(decl, owner_prefix)
-
     def table_action(self, ar: A.ActionRef, ctx: Ctx) -> dict:
         """The BMv2 action for an action listed in a table (directional args bound)."""
         decl = ar.sym.decl
@@ -462,8 +405,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
     def prim_Exit(self, st, ctx, body):
         # out/inout arguments of every call being exited are still copied back (spec: exit)
         for frame in reversed(body.return_stack):
-            if frame.get("copy_back"):
-                self.do_copy_back(frame["copy_back"], frame["caller"], body)
+            if frame.copy_back:
+                self.do_copy_back(frame.copy_back, frame.caller, body)
         body.emit("exit", [], st.span, self.doc)
         body.end_jumps.append(body.emit("_jump", [const(0)]))
 
@@ -473,8 +416,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             return
         frame = body.return_stack[-1]
         if st.value is not None:
-            self.assign_to(frame["ret"], st.value, ctx, body, st.span)
-        frame["jumps"].append(body.emit("_jump", [const(0)]))
+            self.assign_to(frame.ret, st.value, ctx, body, st.span)
+        frame.jumps.append(body.emit("_jump", [const(0)]))
 
     def prim_Switch(self, st, ctx, body):
         self.switch_in_action(st, ctx, body)
@@ -715,11 +658,11 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         args = self.ck.order_args(decl.params, call.args)
         for p, a in zip(decl.params, args):
             self.bind_param(p, a, ctx, callee, body, copy_back)
-        frame = {"ret": None, "jumps": [], "copy_back": copy_back, "caller": ctx}
+        frame = CallFrame(ctx, copy_back)
         body.return_stack.append(frame)
         self.body_stmt(decl.body, callee, body)
         body.return_stack.pop()
-        for j in frame["jumps"]:
+        for j in frame.jumps:
             body.patch(j, len(body.prims))
         self.do_copy_back(copy_back, ctx, body)
 
@@ -735,7 +678,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         decl = tgt[3]
         if not isinstance(decl, A.FunctionDecl):
             raise unsupported(call, f"call of '{proto.name}'")
-        fctx = Ctx("", decl, {}, None, body, ctx.pipeline, None, "action")
+        fctx = Ctx("", decl, body=body, pipeline=ctx.pipeline, kind="action")
         copy_back: list = []
         args = self.ck.order_args(proto.params, call.args)
         for p, a in zip(proto.params, args):
@@ -749,11 +692,11 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             ret = self.temp(rt, f"{decl.name}_ret")
         elif rt is not None and strip_newtype(rt) != Simple("void"):
             ret = self.alloc(rt, self.doc.fresh(f"{decl.name}_ret"), True)
-        frame = {"ret": ret, "jumps": [], "copy_back": copy_back, "caller": ctx}
+        frame = CallFrame(ctx, copy_back, ret)
         body.return_stack.append(frame)
         self.body_stmt(decl.body, fctx, body)
         body.return_stack.pop()
-        for j in frame["jumps"]:
+        for j in frame.jumps:
             body.patch(j, len(body.prims))
         self.do_copy_back(copy_back, ctx, body)
         if isinstance(ret, FieldLoc):

@@ -4,6 +4,7 @@ from __future__ import annotations
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
 from .check import ActionRun, const_value
+from .context import Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import MatchFieldInfo, TableInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, ValueLoc
@@ -39,7 +40,6 @@ def expr_text(e: A.Expr) -> str:
 class ControlLowering:
     # ------------------------------------------------------------ pipelines
     def lower_pipeline(self, pname: str, decl: A.ControlDecl, locs: list) -> None:
-        from .lower import Ctx
         pipe = {"name": pname, "id": len(self.doc.pipelines),
                 "source_info": self.doc.source_info(decl.span, decl.name),
                 "init_table": None, "tables": [], "action_profiles": [], "conditionals": []}
@@ -52,11 +52,9 @@ class ControlLowering:
     def control_ctx(self, decl: A.ControlDecl, prefix: str, locs: list, pipe: dict, parent=None, objects=None):
         """The context of one apply of a control instance; `objects`: the instance's extern
         objects made by an earlier apply (every apply shares them), filled in by this one."""
-        from .lower import Ctx
-        ctx = Ctx(prefix, decl, dict(objects or {}), parent, None, pipe, None, "control")
+        ctx = Ctx(prefix, decl, dict(objects or {}), parent=parent, pipeline=pipe, kind="control")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
-        ctx.var_inits = []
         for loc in decl.locals:
             try:
                 self.control_local(loc, ctx)
@@ -83,7 +81,7 @@ class ControlLowering:
 
     def control_apply(self, decl: A.ControlDecl, ctx, nxt):
         ctx.return_next = nxt
-        stmts = list(getattr(ctx, "var_inits", [])) + list(decl.body.stmts)
+        stmts = list(ctx.var_inits) + list(decl.body.stmts)
         return self.lower_stmts(stmts, ctx, nxt)
 
     # ------------------------------------------------------------ statement graph
@@ -98,7 +96,7 @@ class ControlLowering:
     def lower_stmts(self, stmts: list, ctx, nxt):
         inner = ctx.child()
         for st in stmts:
-            if isinstance(st, A.VarDecl) and st not in getattr(ctx, "var_inits", []):
+            if isinstance(st, A.VarDecl) and st not in ctx.var_inits:
                 try:
                     self.alloc_local(st, inner)
                 except Unsupported as u:

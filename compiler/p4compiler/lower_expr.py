@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import ast as A
 from .bmv2 import const, expr, scalar_width
 from .check import TypeName, const_value
-from .diag import CompileError, Diagnostic, Span
+from .diag import Span
 from .storage import DynHeaderLoc, FieldLoc, HeaderLoc, LastLoc, Loc, StackLoc, StructLoc, UnionLoc, ValueLoc
 from .types import BOOL, ERROR, Bits, Composite, Enum, Stack, Tuple, strip_newtype
 
@@ -59,10 +59,10 @@ class ExprLowering:
             if isinstance(base, UnionLoc):
                 return base.members[e.name]
             if isinstance(base, StackLoc):
-                if e.name == "last" and getattr(ctx, "kind", "") == "parser" and not base.is_union_stack:
+                if e.name == "last" and ctx.kind == "parser" and not base.is_union_stack:
                     return LastLoc(base)
                 if e.name in ("next", "last"):
-                    dyn = getattr(ctx, "stack_cursor", None)
+                    dyn = ctx.stack_cursor
                     if dyn is not None:
                         return dyn(base, e.name, e)
                     raise unsupported(e, f"header stack '.{e.name}' outside a parser")
@@ -116,7 +116,7 @@ class ExprLowering:
             return expr("not", None, self.cond(e.expr, ctx))
         if isinstance(e, A.Binary):
             if e.op in ("&&", "||"):
-                if getattr(ctx, "body", None) is not None and self.has_calls(e.right):
+                if ctx.body is not None and self.has_calls(e.right):
                     return self.short_circuit(e, ctx)
                 return expr("and" if e.op == "&&" else "or", self.cond(e.left, ctx), self.cond(e.right, ctx))
             if e.op in _CMP:
@@ -141,7 +141,7 @@ class ExprLowering:
         write what the left one reads (`x + f(x)` with `inout x`), the left value is taken
         into a temporary before the call runs."""
         l = self.val(left, ctx)
-        body = getattr(ctx, "body", None)
+        body = ctx.body
         if body is not None and l.get("type") not in ("hexstr", "bool") and self.writes_arguments(right):
             tmp = self.temp(left.type, "operand")
             self.emit_assign(tmp, l, body, left.span)
@@ -319,7 +319,7 @@ class ExprLowering:
     def parser_lookahead(self, e, ctx) -> dict | None:
         """In a parser, `lookahead<..>()` (or a field of it) used inside an expression: BMv2
         reads lookahead only as the source of a `set`, so it goes through a temporary."""
-        body = getattr(ctx, "body", None)
+        body = ctx.body
         ahead = self.lookahead_source(e) if body is not None and body.in_parser else None
         if ahead is None:
             return None
@@ -393,7 +393,7 @@ class ExprLowering:
         raise unsupported_by_target(e, f"'{e.op}' with a divisor known only at run time (BMv2 has no division)")
 
     def val_Ternary(self, e, ctx) -> dict:
-        body = getattr(ctx, "body", None)
+        body = ctx.body
         if body is not None and not body.in_parser and (self.has_calls(e.then) or self.has_calls(e.other)):
             return self.branching_ternary(e, ctx, body)
         return expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx))
@@ -452,16 +452,12 @@ class ExprLowering:
             return self.inline_function(e, ctx)
         if tgt and tgt[0] == "builtin" and tgt[1] in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
             return const(const_value(e) or 0)
-        hook = getattr(ctx, "value_call", None)
+        hook = ctx.value_call
         if hook is not None:
             r = hook(e)
             if r is not None:
                 return r
         raise unsupported(e, "this call as a value")
-
-
-def unsupported_diag(u: Unsupported) -> CompileError:
-    return CompileError([Diagnostic(u.span, u.message)])
 
 
 def _all(conds: list) -> dict:

@@ -144,7 +144,7 @@ class ExternLowering:
             return
         if name == "isValid":
             return
-        hook = getattr(ctx, "packet_call", None)
+        hook = ctx.packet_call
         if hook is not None:
             return hook(call, name, obj, body)
         raise unsupported(call, f"'{name}' here")

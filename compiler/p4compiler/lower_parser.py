@@ -6,6 +6,7 @@ from itertools import product
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
 from .check import const_value
+from .context import ActionBody, Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import ValueSetInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc
@@ -29,12 +30,10 @@ def range_to_masks(lo: int, hi: int, w: int) -> list[tuple[int, int]]:
 class ParserLowering:
     # ------------------------------------------------------------ parser
     def lower_parser_block(self, decl: A.ParserDecl, locs: list) -> None:
-        from .lower import Ctx
         pj = {"name": "parser", "id": len(self.doc.parsers), "init_state": "start", "parse_states": []}
         self.doc.parsers.append(pj)
         self.parser_json = pj
-        self.reject_state = None
-        ctx = Ctx("", decl, {}, None, None, None, None, "parser")
+        ctx = Ctx("", decl, kind="parser")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         self.parser_instance(decl, ctx, "", None, top=True)
@@ -45,9 +44,9 @@ class ParserLowering:
         for loc in decl.locals:
             try:
                 if isinstance(loc, A.VarDecl):
-                    lv = self.alloc_local(loc, ctx)
+                    self.alloc_local(loc, ctx)
                     if loc.init is not None:
-                        ctx.var_inits = getattr(ctx, "var_inits", []) + [loc]
+                        ctx.var_inits = ctx.var_inits + [loc]
                 elif loc in ctx.env:  # an instance's object, already made by an earlier apply
                     pass
                 elif isinstance(loc, A.ValueSetDecl):
@@ -68,7 +67,7 @@ class ParserLowering:
         ctx.accept_to = accept_to
         for st in decl.states:
             try:
-                self.parse_state(st, ctx, names[st.name], first=(st.name == "start" and bool(getattr(ctx, "var_inits", []))))
+                self.parse_state(st, ctx, names[st.name], first=(st.name == "start" and bool(ctx.var_inits)))
             except Unsupported as u:
                 u.span = u.span or st.span
                 self.report(u)
@@ -118,13 +117,12 @@ class ParserLowering:
         return s
 
     def parse_state(self, st: A.ParserState, ctx, name: str, first=False) -> None:
-        from .lower import ActionBody
         sj = self.new_state(name)
         body = ActionBody(in_parser=True)
         sctx = ctx.child(body=body, kind="parser")
         sctx.packet_call = lambda call, n, obj, b: self.packet_call(call, n, obj, b, sctx)
         sctx.value_call = lambda call: self.parser_value_call(call, sctx, body)
-        stmts = list(getattr(ctx, "var_inits", [])) + list(st.stmts) if first else list(st.stmts)
+        stmts = list(ctx.var_inits) + list(st.stmts) if first else list(st.stmts)
         for i, s in enumerate(stmts):
             if isinstance(s, A.CallStmt) and getattr(s.call, "target", (None,))[0] == "apply":
                 # sub-parser: split this state
@@ -172,8 +170,7 @@ class ParserLowering:
         inst.info["applies"] = applies + 1
         objects = inst.info.setdefault("objects", {})
         pdecl = inst.decl
-        from .lower import Ctx
-        sub = Ctx(inst.name, pdecl, {**inst.info.get("ctor_env", {}), **objects}, None, None, None, None, "parser")
+        sub = Ctx(inst.name, pdecl, {**inst.info.get("ctor_env", {}), **objects}, kind="parser")
         for p, a in zip(pdecl.params, call.args):
             v = const_value(a.expr)
             if p.direction in ("", "in") and isinstance(v, (int, bool)):
@@ -364,8 +361,7 @@ class ParserLowering:
 
     # ------------------------------------------------------------ checksums
     def lower_checksum_block(self, decl: A.ControlDecl, locs: list, verify: bool) -> None:
-        from .lower import Ctx
-        ctx = Ctx(decl.name, decl, {}, None, None, None, None, "control")
+        ctx = Ctx(decl.name, decl, kind="control")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         for loc in decl.locals:
@@ -426,8 +422,7 @@ class ParserLowering:
 
     # ------------------------------------------------------------ deparser
     def lower_deparser(self, decl: A.ControlDecl, locs: list) -> None:
-        from .lower import Ctx
-        ctx = Ctx(decl.name, decl, {}, None, None, None, None, "control")
+        ctx = Ctx(decl.name, decl, kind="control")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         order: list[str] = []
