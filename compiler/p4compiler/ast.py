@@ -142,6 +142,10 @@ class Call(Expr):
     func: Expr
     type_args: list[TypeRef]
     args: list[Argument]
+    target: "CallTarget | None" = field(default=None, init=False, repr=False)  # set by the checker
+
+    def target_kind(self) -> str | None:
+        return self.target.kind if self.target is not None else None
 
 
 @dataclass(eq=False)

@@ -4,7 +4,7 @@ struct initialisers to the type a context expects. A mixin of check.Checker."""
 from __future__ import annotations
 
 from . import ast as A
-from .check_types import UNKNOWN, ActionRun, MethodRef, TableResult, TypeName
+from .check_types import UNKNOWN, ActionRun, CallTarget, MethodRef, TableResult, TypeName
 from .consteval import const_value
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
@@ -444,11 +444,11 @@ class ExprChecker:
             return UNKNOWN
         if isinstance(ft, ObjectT) and ft.kind in ("parser", "control", "extern") and isinstance(e.func, A.Name) \
                 and getattr(e.func, "sym", None) is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
-            e.target = ("ctor", ft.decl)
+            e.target = CallTarget("ctor", decl=ft.decl)
             return ft
         if isinstance(ft, ObjectT) and ft.kind == "action":
             decl = ft.decl
-            e.target = ("action", decl)
+            e.target = CallTarget("action", decl=decl)
             if len(e.args) != len(decl.params):
                 self.err(e, f"wrong number of arguments to action '{decl.name}': expected {len(decl.params)}, got {len(e.args)}")
                 return UNKNOWN
@@ -466,11 +466,11 @@ class ExprChecker:
         if ft.kind == "table_apply":
             if e.args:
                 self.err(e, "table apply takes no arguments")
-            e.target = ("table_apply", ft.decl)
+            e.target = CallTarget("table_apply", decl=ft.decl)
             return TableResult(ft.decl)
         if ft.kind == "apply":
             decl = ft.decl
-            e.target = ("apply", decl)
+            e.target = CallTarget("apply", decl=decl)
             params = decl.params
             if len(e.args) != len(params):
                 self.err(e, f"wrong number of arguments to {decl.name}.apply: expected {len(params)}, got {len(e.args)}")
@@ -499,7 +499,7 @@ class ExprChecker:
                 self.err(e, f"'{ft.mname}' expects {len(proto.type_params)} type arguments, got {len(targs)}")
             binding.update({tp: t for tp, t in zip(proto.type_params, targs) if t != DONTCARE})
         ret = self.bind_args(proto, e.args, binding, e, ft.mname, scope)
-        e.target = (ft.kind, proto, ft.obj, ft.decl, binding)
+        e.target = CallTarget(ft.kind, decl=ft.decl, proto=proto, obj=ft.obj, binding=binding, name=ft.mname)
         return ret
 
     def bind_args(self, proto: A.MethodProto, args: list[A.Argument], binding: dict, node, fname: str, scope: Scope, type_binding=None) -> Type:
@@ -555,7 +555,7 @@ class ExprChecker:
     def builtin_call(self, e: A.Call, ft: MethodRef, targs: list[Type], scope: Scope) -> Type:
         n = ft.mname
         args = e.args
-        e.target = ("builtin", n, ft.obj, ft.recv_type)
+        e.target = CallTarget("builtin", obj=ft.obj, name=n, recv_type=ft.recv_type)
         rt = ft.recv_type
 
         def nargs(*ok):

@@ -136,12 +136,12 @@ def _const(e: A.Expr):
             return None
         return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
     if isinstance(e, A.Call):
-        tgt = getattr(e, "target", None)
-        if tgt and tgt[0] == "builtin" and tgt[1] in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
-            rt = tgt[3]
+        tgt = e.target
+        if tgt and tgt.kind == "builtin" and tgt.name in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
+            rt = tgt.recv_type
             if isinstance(rt, Composite):
                 bits = header_bits(rt)
-                if tgt[1].startswith("max"):
+                if tgt.name.startswith("max"):
                     bits += sum(ft.width for _, ft in rt.fields if isinstance(ft, Varbit))
-                return bits if tgt[1].endswith("Bits") else (bits + 7) // 8
+                return bits if tgt.name.endswith("Bits") else (bits + 7) // 8
     return None

@@ -178,14 +178,13 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             self.rep.error(main.span, "V1Switch needs all six arguments")
             return
         for e in ordered:
-            tgt = getattr(e, "target", None)
-            if not (isinstance(e, A.Call) and tgt and tgt[0] == "ctor"):
+            if not (isinstance(e, A.Call) and e.target_kind() == "ctor"):
                 self.rep.error(e.span, "unsupported: V1Switch argument that is not a parser/control instantiation")
                 return
             if e.args:
                 self.rep.error(e.span, "unsupported: constructor arguments for top-level parsers/controls")
                 return
-            blocks.append(tgt[1])
+            blocks.append(e.target.decl)
         p, vr, ig, eg, ck, dep = blocks
         kinds = [A.ParserDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl]
         for b, k, a in zip(blocks, kinds, ordered):
@@ -481,7 +480,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
     def assign_to(self, loc: Loc, rhs: A.Expr, ctx: Ctx, body: ActionBody, span) -> None:
         rt = strip_newtype(rhs.type)
         if isinstance(loc, (FieldLoc,)):
-            if isinstance(rhs, A.Call) and getattr(rhs, "target", (None,))[0] in ("extern_method", "extern_function"):
+            if isinstance(rhs, A.Call) and rhs.target_kind() in ("extern_method", "extern_function"):
                 r = self.call_stmt(rhs, ctx, body, result=loc)
                 return
             if isinstance(loc.type, Varbit) or isinstance(strip_newtype(loc.type), Varbit):
@@ -491,8 +490,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             return
         if isinstance(loc, ValueLoc):
             raise unsupported(rhs, "assignment to a read-only value")
-        if isinstance(rhs, A.Call) and getattr(rhs, "target", (None,))[0] in ("extern_method", "extern_function", "function"):
-            if getattr(rhs, "target")[0] == "function":
+        if isinstance(rhs, A.Call) and rhs.target_kind() in ("extern_method", "extern_function", "function"):
+            if rhs.target_kind() == "function":
                 self.inline_function(rhs, ctx, result=loc)
                 return
             self.call_stmt(rhs, ctx, body, result=loc)
@@ -519,7 +518,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             raise unsupported(rhs, "this initializer")
         if isinstance(rhs, A.Ternary) and not isinstance(loc, FieldLoc):
             raise unsupported(rhs, "'?:' on headers or structs")
-        if isinstance(rhs, A.Call) and getattr(rhs, "target", (None,))[0] == "builtin" and rhs.target[1] == "lookahead" \
+        if isinstance(rhs, A.Call) and rhs.target_kind() == "builtin" and rhs.target.name == "lookahead" \
                 and isinstance(loc, (HeaderLoc, StructLoc)):
             self.assign_lookahead(loc, body, span)
             return
@@ -674,8 +673,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         if body is None:
             raise unsupported(call, "function call in a condition or key (assign it to a variable first)")
         tgt = call.target
-        proto = tgt[1]
-        decl = tgt[3]
+        proto = tgt.proto
+        decl = tgt.decl
         if not isinstance(decl, A.FunctionDecl):
             raise unsupported(call, f"call of '{proto.name}'")
         fctx = Ctx("", decl, body=body, pipeline=ctx.pipeline, kind="action")

@@ -89,8 +89,7 @@ class ControlLowering:
         if isinstance(st, (A.Assign, A.VarDecl, A.ConstDecl, A.Empty)):
             return True
         if isinstance(st, A.CallStmt):
-            tgt = getattr(st.call, "target", None)
-            return not (tgt and tgt[0] in ("table_apply", "apply"))
+            return st.call.target_kind() not in ("table_apply", "apply")
         return False
 
     def lower_stmts(self, stmts: list, ctx, nxt):
@@ -154,10 +153,10 @@ class ControlLowering:
         if len(stmts) != 1 or not isinstance(stmts[0], A.CallStmt):
             return None, None
         call = stmts[0].call
-        tgt = getattr(call, "target", None)
-        if not tgt or tgt[0] != "action":
+        tgt = call.target
+        if not tgt or tgt.kind != "action":
             return None, None
-        decl = tgt[1]
+        decl = tgt.decl
         if any(p.direction for p in decl.params):
             return None, None
         args = self.ck.order_args(decl.params, call.args)
@@ -207,9 +206,9 @@ class ControlLowering:
 
     def flow_CallStmt(self, st, ctx, nxt):
         tgt = st.call.target
-        if tgt[0] == "table_apply":
-            return self.lower_table(tgt[1], ctx, None, nxt, st.call)
-        if tgt[0] == "apply":
+        if tgt.kind == "table_apply":
+            return self.lower_table(tgt.decl, ctx, None, nxt, st.call)
+        if tgt.kind == "apply":
             return self.apply_control(st.call, ctx, nxt)
         return self.flow_default(st, ctx, nxt)
 
@@ -223,9 +222,9 @@ class ControlLowering:
             neg = not neg
             e = e.expr
         if isinstance(e, A.Member) and e.name in ("hit", "miss") and isinstance(e.expr, A.Call):
-            tgt = getattr(e.expr, "target", None)
-            if tgt and tgt[0] == "table_apply":
-                return tgt[1], e.expr, (e.name == "hit") != neg
+            tgt = e.expr.target
+            if tgt and tgt.kind == "table_apply":
+                return tgt.decl, e.expr, (e.name == "hit") != neg
         return None
 
     def lower_if(self, st: A.If, ctx, nxt):
@@ -271,14 +270,14 @@ class ControlLowering:
         return self.cond_node(self.cond(e, ctx), ctx, t, f, e.span)
 
     def has_call(self, e, kinds) -> bool:
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in kinds:
+        if isinstance(e, A.Call) and e.target_kind() in kinds:
             return True
         return any(self.has_call(c, kinds) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
 
     def lower_switch(self, st: A.Switch, ctx, nxt):
         if isinstance(st.expr.type, ActionRun):
             call = st.expr.expr
-            tdecl = call.target[1]
+            tdecl = call.target.decl
             next_map = {}
             default_target = nxt
             labels: list = []
@@ -338,7 +337,7 @@ class ControlLowering:
     def table_object(self, p, ctx, tname: str):
         """The object named by a table property: an instance name or an inline instantiation."""
         v = p.value
-        if isinstance(v, A.Call) and getattr(v, "target", (None,))[0] == "ctor":
+        if isinstance(v, A.Call) and v.target_kind() == "ctor":
             d = A.Instantiation(v.span, tname.split(".")[-1], [], None, v.args)
             d.resolved_type = v.type
             prefix = tname.rsplit(".", 1)[0] if "." in tname else ""
@@ -514,8 +513,8 @@ class ControlLowering:
 
     def key_target(self, e: A.Expr, ctx, prep: list):
         t = strip_newtype(e.type)
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] == "builtin" and e.target[1] == "isValid":
-            loc = self.loc(e.target[2], ctx)
+        if isinstance(e, A.Call) and e.target_kind() == "builtin" and e.target.name == "isValid":
+            loc = self.loc(e.target.obj, ctx)
             if isinstance(loc, HeaderLoc):
                 return [loc.name, "$valid$"], 1
         w = scalar_width(t)

@@ -125,9 +125,9 @@ class ExprLowering:
                     return self.compare_aggregate(e, ctx)
                 return expr(_CMP[e.op], *self.operands(e.left, e.right, ctx))
         if isinstance(e, A.Call):
-            tgt = getattr(e, "target", None)
-            if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
-                loc = self.loc(tgt[2], ctx)
+            tgt = e.target
+            if tgt and tgt.kind == "builtin" and tgt.name == "isValid":
+                loc = self.loc(tgt.obj, ctx)
                 return self.valid_expr(loc, e)
         if isinstance(e, A.Ternary):
             return expr("d2b", None, expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx)))
@@ -150,14 +150,14 @@ class ExprLowering:
 
     def writes_arguments(self, e) -> bool:
         """Whether evaluating e calls something with an out/inout parameter."""
-        tgt = getattr(e, "target", None) if isinstance(e, A.Call) else None
-        if tgt and tgt[0] in ("function", "extern_function", "extern_method") \
-                and any(p.direction in ("out", "inout") for p in getattr(tgt[1], "params", [])):
+        tgt = e.target if isinstance(e, A.Call) else None
+        if tgt and tgt.kind in ("function", "extern_function", "extern_method") \
+                and any(p.direction in ("out", "inout") for p in tgt.proto.params):
             return True
         return any(self.writes_arguments(c) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
 
     def has_calls(self, e) -> bool:
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in ("function", "extern_function", "extern_method"):
+        if isinstance(e, A.Call) and e.target_kind() in ("function", "extern_function", "extern_method"):
             return True
         return any(self.has_calls(c) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
 
@@ -445,12 +445,12 @@ class ExprLowering:
         return inner
 
     def call_value(self, e: A.Call, ctx) -> dict:
-        tgt = getattr(e, "target", None)
-        if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
+        tgt = e.target
+        if tgt and tgt.kind == "builtin" and tgt.name == "isValid":
             return expr("b2d", None, self.cond(e, ctx))
-        if tgt and tgt[0] == "function":
+        if tgt and tgt.kind == "function":
             return self.inline_function(e, ctx)
-        if tgt and tgt[0] == "builtin" and tgt[1] in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
+        if tgt and tgt.kind == "builtin" and tgt.name in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
             return const(const_value(e) or 0)
         hook = ctx.value_call
         if hook is not None:

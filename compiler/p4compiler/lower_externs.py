@@ -109,22 +109,22 @@ class ExternLowering:
 
     # ------------------------------------------------------------ calls
     def call_stmt(self, call: A.Call, ctx, body, result=None):
-        tgt = getattr(call, "target", None)
+        tgt = call.target
         if tgt is None:
             raise unsupported(call, "this call")
-        kind = tgt[0]
+        kind = tgt.kind
         if kind == "action":
-            self.inline_action(call, tgt[1], ctx, body)
+            self.inline_action(call, tgt.decl, ctx, body)
             return
         if kind == "function":
             self.inline_function(call, ctx, result)
             return
         if kind == "builtin":
-            return self.builtin_stmt(call, tgt[1], tgt[2], ctx, body)
+            return self.builtin_stmt(call, tgt.name, tgt.obj, ctx, body)
         if kind == "extern_function":
-            return self.extern_function(call, tgt[1], tgt[4], ctx, body, result)
+            return self.extern_function(call, tgt.proto, tgt.binding, ctx, body, result)
         if kind == "extern_method":
-            return self.extern_method(call, tgt[1], tgt[2], tgt[3], ctx, body, result)
+            return self.extern_method(call, tgt.proto, tgt.obj, tgt.decl, ctx, body, result)
         raise unsupported(call, f"{kind} call in an action")
 
     def args(self, call: A.Call, proto) -> list:

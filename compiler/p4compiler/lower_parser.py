@@ -124,7 +124,7 @@ class ParserLowering:
         sctx.value_call = lambda call: self.parser_value_call(call, sctx, body)
         stmts = list(ctx.var_inits) + list(st.stmts) if first else list(st.stmts)
         for i, s in enumerate(stmts):
-            if isinstance(s, A.CallStmt) and getattr(s.call, "target", (None,))[0] == "apply":
+            if isinstance(s, A.CallStmt) and s.call.target_kind() == "apply":
                 # sub-parser: split this state
                 cont = self.doc.fresh(f"{name}_0")
                 sub_start = self.subparser(s.call, sctx, cont)
@@ -238,13 +238,13 @@ class ParserLowering:
         raise unsupported(node, f"header stack '.{which}' in this position (extract into '.next' or use constant indexes)")
 
     def parser_value_call(self, call, ctx, body):
-        tgt = getattr(call, "target", None)
-        if tgt and tgt[0] == "builtin" and tgt[1] == "lookahead":
+        tgt = call.target
+        if tgt and tgt.kind == "builtin" and tgt.name == "lookahead":
             w = scalar_width(call.type)
             if w is None:
                 raise unsupported(call, "lookahead of a header as a value (use a field of it in select)")
             return {"type": "lookahead", "value": [0, w]}
-        if tgt and tgt[0] == "builtin" and tgt[1] == "length":
+        if tgt and tgt.kind == "builtin" and tgt.name == "length":
             raise unsupported(call, "packet_in.length() on BMv2")
         return None
 
@@ -252,10 +252,10 @@ class ParserLowering:
         """`lookahead<bit<N>>()` or `lookahead<H>().field` as BMv2's lookahead operand
         (bit offset, width), or None for any other expression."""
         w = scalar_width(e.type)
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] == "builtin" and e.target[1] == "lookahead":
+        if isinstance(e, A.Call) and e.target_kind() == "builtin" and e.target.name == "lookahead":
             return ({"type": "lookahead", "value": [0, w]}, w) if w is not None else None
-        if isinstance(e, A.Member) and isinstance(e.expr, A.Call) and getattr(e.expr, "target", (None,))[0] == "builtin" \
-                and e.expr.target[1] == "lookahead":
+        if isinstance(e, A.Member) and isinstance(e.expr, A.Call) and e.expr.target_kind() == "builtin" \
+                and e.expr.target.name == "lookahead":
             ht = strip_newtype(e.expr.type)
             off = 0
             for path, ft, _ in ht.layout():
@@ -270,8 +270,8 @@ class ParserLowering:
         ahead = self.lookahead_source(e)
         if ahead is not None:
             return ahead
-        if isinstance(e, A.Slice) and isinstance(e.expr, A.Call) and getattr(e.expr, "target", (None,))[0] == "builtin" \
-                and e.expr.target[1] == "lookahead":
+        if isinstance(e, A.Slice) and isinstance(e.expr, A.Call) and e.expr.target_kind() == "builtin" \
+                and e.expr.target.name == "lookahead":
             tw = scalar_width(e.expr.type)
             hi, lo = const_value(e.hi), const_value(e.lo)
             return {"type": "lookahead", "value": [tw - 1 - hi, hi - lo + 1]}, w
@@ -384,7 +384,7 @@ class ParserLowering:
                         nc = {"type": "expression", "value": {"op": "not", "left": None, "right": c}}
                         both = nc if cond is None else {"type": "expression", "value": {"op": "and", "left": cond, "right": nc}}
                         self.checksum_stmts([st.other], ctx, both, verify)
-                elif isinstance(st, A.CallStmt) and getattr(st.call, "target", (None,))[0] == "extern_function":
+                elif isinstance(st, A.CallStmt) and st.call.target_kind() == "extern_function":
                     self.checksum_call(st.call, ctx, cond, verify)
                 else:
                     raise unsupported(st, "statement in a checksum control (only verify_checksum/update_checksum calls)")
@@ -393,7 +393,7 @@ class ParserLowering:
                 self.report(u)
 
     def checksum_call(self, call, ctx, cond, verify: bool) -> None:
-        proto = call.target[1]
+        proto = call.target.proto
         n = proto.name
         want = ("verify_checksum", "verify_checksum_with_payload") if verify else ("update_checksum", "update_checksum_with_payload")
         if n not in want:
@@ -442,8 +442,8 @@ class ParserLowering:
                     self.deparse_stmts(st.stmts, ctx, order)
                 elif isinstance(st, A.Empty):
                     pass
-                elif isinstance(st, A.CallStmt) and getattr(st.call, "target", (None,))[0] == "builtin" \
-                        and st.call.target[1] == "emit":
+                elif isinstance(st, A.CallStmt) and st.call.target_kind() == "builtin" \
+                        and st.call.target.name == "emit":
                     loc = self.loc(st.call.args[0].expr, ctx)
                     self.emit_order(loc, order, st)
                 else:
