@@ -99,7 +99,7 @@ class Checker(ExprChecker, Visitor):
         elif isinstance(d, A.ExternDecl):
             sym = Symbol("extern_type", d.name, d, ObjectT("extern", d.name, d))
             for m in d.methods:
-                m._extern_tps = d.type_params
+                m.extern_type_params = d.type_params
             self.declare(s, sym, d.span)
         elif isinstance(d, A.ExternFunctionDecl):
             self.declare(s, Symbol("extern_function", d.name, d, None, overloads=[d.proto]), d.span)
@@ -394,7 +394,6 @@ class Checker(ExprChecker, Visitor):
             tr = st.transition
             if tr is None:
                 st.transition = "reject"
-                st.implicit_reject = True
             elif isinstance(tr, str):
                 sym = scope.lookup(tr)
                 if sym is None or sym.kind != "state":
@@ -447,7 +446,7 @@ class Checker(ExprChecker, Visitor):
             item.type = t
             return
         self.expr(item, scope)
-        if isinstance(item, A.Name) and getattr(item, "sym", None) is not None and item.sym.kind == "value_set":
+        if isinstance(item, A.Name) and item.sym is not None and item.sym.kind == "value_set":
             return
         self.coerce(item, t, "keyset value")
 
@@ -591,7 +590,7 @@ class Checker(ExprChecker, Visitor):
         params = decl.params if len(ar.args) == len(decl.params) else decl.params[:len(ar.args)] if partial else [p for p in decl.params if not p.direction]
         for a, p in zip(ar.args, params):
             self.expr(a.expr, scope)
-            pt = getattr(p, "resolved_type", None)
+            pt = p.resolved_type
             if pt is not None:
                 self.coerce(a.expr, pt, f"argument '{p.name}' of action '{ar.name}'")
 
@@ -703,7 +702,7 @@ class Checker(ExprChecker, Visitor):
         while isinstance(base, (A.Member, A.Index, A.Slice)):
             base = base.expr
         if isinstance(base, A.Name):
-            sym = getattr(base, "sym", None)
+            sym = base.sym
             if sym is None:
                 return
             if sym.kind == "param" and sym.direction in ("in", "") and isinstance(sym.owner, (A.ActionDecl, A.FunctionDecl, A.ControlDecl, A.ParserDecl)):

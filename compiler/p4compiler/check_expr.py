@@ -443,7 +443,7 @@ class ExprChecker:
         if ft is UNKNOWN:
             return UNKNOWN
         if isinstance(ft, ObjectT) and ft.kind in ("parser", "control", "extern") and isinstance(e.func, A.Name) \
-                and getattr(e.func, "sym", None) is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
+                and e.func.sym is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
             e.target = CallTarget("ctor", decl=ft.decl)
             return ft
         if isinstance(ft, ObjectT) and ft.kind == "action":
@@ -476,7 +476,7 @@ class ExprChecker:
                 self.err(e, f"wrong number of arguments to {decl.name}.apply: expected {len(params)}, got {len(e.args)}")
                 return UNKNOWN
             for a, p in zip(e.args, params):
-                pt = getattr(p, "resolved_type", None)
+                pt = p.resolved_type
                 if pt is not None and not isinstance(pt, TypeVar):
                     self.coerce(a.expr, pt, f"argument '{p.name}' of {decl.name}.apply")
             return VOID
@@ -544,7 +544,7 @@ class ExprChecker:
 
     def generic_scope(self, proto: A.MethodProto, binding: dict) -> Scope:
         s = Scope(self.top)
-        ext = getattr(proto, "_extern_tps", None)
+        ext = proto.extern_type_params
         for tp in list(proto.type_params) + list(ext or []):
             s.names[tp] = Symbol("type", tp, None, binding.get(tp, TypeVar(tp)))
         for tp, t in binding.items():

@@ -29,8 +29,10 @@ def _wrap(v: int, t) -> int:
 
 
 def _const(e: A.Expr):
-    t = getattr(e, "type", None)
-    folded = getattr(e, "folded", None)
+    if not isinstance(e, A.Expr):  # e.g. a missing optional argument
+        return None
+    t = e.type
+    folded = e.folded
     if folded is not None:
         return _wrap(folded, t)
     if isinstance(e, A.IntLiteral):
@@ -40,13 +42,13 @@ def _const(e: A.Expr):
     if isinstance(e, A.BoolLiteral):
         return e.value
     if isinstance(e, A.Name):
-        sym = getattr(e, "sym", None)
+        sym = e.sym
         if sym is not None and sym.kind == "const" and isinstance(sym.value, (int, bool)):
             v = sym.value
             return v if isinstance(v, bool) else _wrap(v, t)
         return None
     if isinstance(e, A.Member):
-        bt = getattr(e.expr, "type", None)
+        bt = e.expr.type
         if type(bt).__name__ == "TypeName" and isinstance(bt.target, Enum) and bt.target.underlying:
             return bt.target.values.get(e.name)
         if isinstance(strip_newtype(bt), Stack) and e.name == "size":

@@ -91,7 +91,7 @@ class Compilation:
         rep.check()
         if o.arch != "v1model":
             package = {"tna": "Switch"}.get(o.arch)
-            main_type = getattr(getattr(ck.main, "resolved_type", None), "tname", None)
+            main_type = getattr(ck.main.resolved_type, "tname", None) if ck.main is not None else None
             if main_type != package:
                 rep.error(ck.main.span, f"--arch {o.arch}: 'main' must instantiate the {package} package, "
                                         f"not {main_type}")

@@ -165,7 +165,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         main = self.ck.main
         if main is None:
             return
-        mt = getattr(main, "resolved_type", None)
+        mt = main.resolved_type
         if mt is None or getattr(mt, "tname", "") != "V1Switch":
             self.rep.error(main.span, f"unsupported: package {getattr(mt, 'tname', '?')} (only v1model's V1Switch)")
             return
@@ -684,7 +684,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             p.resolved_type = p.type_ref.resolved
             self.bind_param(p, a, ctx, fctx, body, copy_back)
         ret = None
-        rt = getattr(decl, "ret_type", None)
+        rt = decl.ret_type
         # the result goes to a temporary: the caller's destination is written only after the
         # out/inout arguments are copied back (`h = f(h.x)` ends with f's result in h)
         if rt is not None and scalar_width(rt) is not None:

@@ -41,7 +41,7 @@ class ExprLowering:
     # ------------------------------------------------------------ l-values
     def loc(self, e: A.Expr, ctx) -> Loc:
         if isinstance(e, A.Name):
-            sym = getattr(e, "sym", None)
+            sym = e.sym
             loc = self.lookup(ctx, sym) if sym is not None else None
             if loc is None:
                 raise unsupported(e, f"reference to '{e.name}' in this context")
@@ -86,7 +86,7 @@ class ExprLowering:
     def is_loc_expr(self, e: A.Expr) -> bool:
         while isinstance(e, (A.Member, A.Index)):
             e = e.expr
-        return isinstance(e, A.Name) and getattr(e, "sym", None) is not None and e.sym.kind in ("var", "param")
+        return isinstance(e, A.Name) and e.sym is not None and e.sym.kind in ("var", "param")
 
     # ------------------------------------------------------------ r-values
     def val(self, e: A.Expr, ctx) -> dict:
@@ -275,7 +275,7 @@ class ExprLowering:
         return const(int(e.value))
 
     def val_Name(self, e, ctx) -> dict:
-        sym = getattr(e, "sym", None)
+        sym = e.sym
         if sym is not None and sym.kind == "const":
             v = sym.value
             if isinstance(v, (int, bool)):

@@ -20,7 +20,7 @@ class ExternLowering:
         return d.args[i].expr
 
     def enum_member(self, e) -> str | None:
-        if isinstance(e, A.Member) and isinstance(getattr(e.expr, "type", None), TypeName):
+        if isinstance(e, A.Member) and isinstance(e.expr.type, TypeName):
             return e.name
         return None
 
@@ -34,7 +34,7 @@ class ExternLowering:
         if isinstance(decl, (A.ControlDecl, A.ParserDecl)):
             ctor_env = {}
             for p, a in zip(decl.ctor_params, self.ck.order_args(decl.ctor_params, d.args)):
-                obj = self.loc(a, ctx) if isinstance(a, A.Name) and getattr(a.sym, "kind", None) == "instance" else None
+                obj = self.loc(a, ctx) if isinstance(a, A.Name) and a.sym is not None and a.sym.kind == "instance" else None
                 if isinstance(obj, ObjLoc):  # an extern instance passed on: the callee uses the caller's object
                     ctor_env[p] = obj
                     continue

@@ -308,7 +308,7 @@ class ParserLowering:
                 has_default = True
                 break
             items = ks.items if isinstance(ks, A.ListExpr) else [ks]
-            if len(items) == 1 and isinstance(items[0], A.Name) and getattr(items[0], "sym", None) is not None \
+            if len(items) == 1 and isinstance(items[0], A.Name) and items[0].sym is not None \
                     and items[0].sym.kind == "value_set":
                 vs = self.loc(items[0], ctx)
                 trans.append({"type": "parse_vset", "value": vs.name, "mask": None, "next_state": nxt})
