@@ -49,6 +49,9 @@ class Checker(ExprChecker, Visitor):
                 self.err(d, "declaration nested too deeply")
 
     def global_decl(self, d: A.Decl) -> None:
+        """Declare one top-level declaration (types, errors, match kinds, externs, parsers,
+        controls, actions, functions, constants, instances) in the top scope and check what can
+        be checked on its own."""
         s = self.top
         if isinstance(d, (A.HeaderDecl, A.HeaderUnionDecl, A.StructDecl)):
             kind = {A.HeaderDecl: "header", A.HeaderUnionDecl: "header_union", A.StructDecl: "struct"}[type(d)]
@@ -370,6 +373,8 @@ class Checker(ExprChecker, Visitor):
             self.err(d, f"instance of {decl.name} does not implement abstract method '{name}'")
 
     def parser_body(self, d: A.ParserDecl, s: Scope) -> None:
+        """Check a parser's parameters, locals and states (transitions name declared states; a
+        state without a transition goes to reject)."""
         scope = Scope(s, d)
         for tp in d.type_params:
             scope.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
@@ -491,6 +496,8 @@ class Checker(ExprChecker, Visitor):
 
     # ------------------------------------------------------------ tables
     def table(self, t: A.TableDecl, scope: Scope) -> None:
+        """Check a table's properties: keys and match kinds, the actions list (directional
+        arguments bound), default action, entries, size, implementation, counters and meters."""
         seen = set()
         for p in t.properties:
             if p.name in seen:

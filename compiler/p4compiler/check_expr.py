@@ -181,6 +181,8 @@ class ExprChecker:
         return UNKNOWN
 
     def member(self, e: A.Member, scope: Scope) -> Type:
+        """Type of `x.f`: enum and error members, header/struct/union fields, stack properties
+        (next, last, size, lastIndex), methods of externs, headers and tables."""
         bt = self.expr(e.expr, scope)
         if bt is UNKNOWN:
             return UNKNOWN
@@ -279,6 +281,9 @@ class ExprChecker:
         return t
 
     def binary(self, e: A.Binary, scope: Scope) -> Type:
+        """Type of a binary expression: operands coerced to one another (an int constant takes
+        the other side's width), the spec's rules for shifts, concatenation, comparisons and
+        boolean operators."""
         op = e.op
         lt = self.expr(e.left, scope)
         rt = self.expr(e.right, scope)
@@ -374,6 +379,8 @@ class ExprChecker:
         return same_type(a, b)
 
     def cast(self, e: A.Cast, scope: Scope) -> Type:
+        """Check an explicit cast against the casts the spec allows (bit/int widths, bool,
+        serializable enums, new types, structs from lists)."""
         to = self.resolve_type(e.to, scope)
         ft = self.expr(e.expr, scope)
         if to is UNKNOWN or ft is UNKNOWN:
@@ -433,6 +440,9 @@ class ExprChecker:
         return out
 
     def call(self, e: A.Call, scope: Scope, stmt_ctx: bool) -> Type:
+        """Type of a call and what it resolves to (its CallTarget): a constructor, an action, a
+        table or parser/control apply, a function, an extern function or method (overloads by
+        arity), or a builtin method."""
         ft = self.expr(e.func, scope)
         targs = [self.resolve_type(t, scope) for t in e.type_args]
         for a in e.args:
@@ -503,6 +513,9 @@ class ExprChecker:
         return ret
 
     def bind_args(self, proto: A.MethodProto, args: list[A.Argument], binding: dict, node, fname: str, scope: Scope, type_binding=None) -> Type:
+        """Match arguments to a prototype's parameters (by position or name, defaults and
+        @optional), infer type parameters, check directions and l-values; returns the result
+        type."""
         ordered = self.order_args(proto.params, args)
         for p, a in zip(proto.params, ordered):
             pt = self.resolve_type(p.type_ref, self.generic_scope(proto, binding))
@@ -553,6 +566,8 @@ class ExprChecker:
         return s
 
     def builtin_call(self, e: A.Call, ft: MethodRef, targs: list[Type], scope: Scope) -> Type:
+        """Type of a builtin method call: header validity, stack push/pop, packet_in/packet_out
+        methods (extract, lookahead, advance, length, emit), minSizeInBits and friends."""
         n = ft.mname
         args = e.args
         e.target = CallTarget("builtin", obj=ft.obj, name=n, recv_type=ft.recv_type)
@@ -670,6 +685,8 @@ class ExprChecker:
         return False
 
     def coerce_aggregate(self, e: A.Expr, tt: Type, what: str) -> bool:
+        """Check a list or struct expression against a struct, header, tuple or stack type,
+        element by element."""
         if isinstance(e, A.ListExpr):
             if isinstance(tt, Composite):
                 if len(e.items) != len(tt.fields):

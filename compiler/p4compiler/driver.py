@@ -59,6 +59,8 @@ class Compilation:
         return [w for r in self.reporters for w in r.warnings]
 
     def run(self) -> Result:
+        """Run the phases in order (preprocess, lex, parse, AST passes, check, lower, P4Info),
+        stopping after the first phase that reports errors."""
         o = self.opts
         rep = self.phase()
         pp = Preprocessor(include_dirs=list(o.include_dirs), sources=self.sources, reporter=rep)

@@ -83,6 +83,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
 
     # ------------------------------------------------------------ storage
     def alloc(self, t: Type, name: str, metadata: bool, scalar_name: str | None = None) -> Loc:
+        """Storage for a value of type t: a BMv2 header instance for a header, stacks and unions
+        of them, a struct of locations for structs and tuples, a field of `scalars` for anything
+        else."""
         t0 = t
         t = strip_newtype(t)
         if isinstance(t, Composite) and t.kind == "header":
@@ -162,6 +165,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
 
     # ------------------------------------------------------------ program
     def run(self) -> None:
+        """Lower the program: elaborate `V1Switch(p, vr, ig, eg, ck, dep)`, allocate the shared
+        headers/metadata/standard_metadata, then the parser, the checksum controls, both
+        pipelines and the deparser."""
         main = self.ck.main
         if main is None:
             return
@@ -478,6 +484,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             body.emit("assign", [loc.json(), value], span, self.doc)
 
     def assign_to(self, loc: Loc, rhs: A.Expr, ctx: Ctx, body: ActionBody, span) -> None:
+        """Assign an expression to a location: fields directly (calls write their result in
+        place), composites field by field or with BMv2's header/union/stack copies, list and
+        struct initialisers, lookahead into headers and structs."""
         rt = strip_newtype(rhs.type)
         if isinstance(loc, (FieldLoc,)):
             if isinstance(rhs, A.Call) and rhs.target_kind() in ("extern_method", "extern_function"):
@@ -669,6 +678,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         return not any(decl is d for d in self.ck.program.decls)
 
     def inline_function(self, call: A.Call, ctx: Ctx, result: Loc | None = None) -> dict:
+        """Inline a function call into the current action body: parameters bound with copy-
+        in/copy-out, `return` jumps to the end, the result in a temporary copied to `result`
+        after the copy-back."""
         body = ctx.body
         if body is None:
             raise unsupported(call, "function call in a condition or key (assign it to a variable first)")

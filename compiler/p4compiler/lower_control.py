@@ -275,6 +275,8 @@ class ControlLowering:
         return any(self.has_call(c, kinds) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
 
     def lower_switch(self, st: A.Switch, ctx, nxt):
+        """`switch` in an apply block: on `t.apply().action_run` through the table's next_tables
+        by action, on a value through a chain of conditionals."""
         if isinstance(st.expr.type, ActionRun):
             call = st.expr.expr
             tdecl = call.target.decl
@@ -594,6 +596,9 @@ class ControlLowering:
         return out
 
     def entry_key(self, k: A.Expr, kinfo: MatchFieldInfo) -> dict:
+        """One key of a constant table entry as BMv2 JSON: exact, lpm (prefix length),
+        ternary/optional (value and mask) or range, from a constant, `_`, a mask, a range or a
+        serializable enum."""
         w = kinfo.bitwidth
         full = (1 << w) - 1
         mt = "ternary" if kinfo.match_type == "optional" else kinfo.match_type

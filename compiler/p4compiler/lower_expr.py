@@ -40,6 +40,8 @@ class ExprLowering:
 
     # ------------------------------------------------------------ l-values
     def loc(self, e: A.Expr, ctx) -> Loc:
+        """The storage location an l-value expression names (field, header, stack element, union
+        member, struct, extern object)."""
         if isinstance(e, A.Name):
             sym = e.sym
             loc = self.lookup(ctx, sym) if sym is not None else None

@@ -25,6 +25,9 @@ class ExternLowering:
         return None
 
     def instantiate(self, d: A.Instantiation, ctx) -> None:
+        """Create the BMv2 object of an instantiation (counter, meter, register, action
+        profile/selector, digest, hash, user extern) or, for a parser/control, the instance with
+        its constructor arguments bound."""
         t = d.resolved_type
         if not isinstance(t, ObjectT):
             raise unsupported(d, "this instantiation")
@@ -235,6 +238,8 @@ class ExternLowering:
         return loc
 
     def extern_function(self, call, proto, binding, ctx, body, result):
+        """Primitives for a call of a v1model extern function (mark_to_drop, clone, resubmit,
+        recirculate, digest, hash, random, truncate, assert/assume, log_msg, verify, ...)."""
         n = proto.name
         a = self.args(call, proto)
         sp = call.span
@@ -317,6 +322,8 @@ class ExternLowering:
         return self.add_field_list(idx, [], f"field_list{idx}")
 
     def extern_method(self, call, proto, obj_expr, ext_decl, ctx, body, result):
+        """Primitives for a method call on an extern instance (counter.count,
+        meter.execute_meter, register.read/write, direct counters and meters, user externs)."""
         obj = self.loc(obj_expr, ctx)
         n = proto.name
         a = self.args(call, proto)

@@ -117,6 +117,8 @@ class ParserLowering:
         return s
 
     def parse_state(self, st: A.ParserState, ctx, name: str, first=False) -> None:
+        """Emit one parser state: its statements as parser ops, split into new states at sub-
+        parser calls and `if` statements, then its transition."""
         sj = self.new_state(name)
         body = ActionBody(in_parser=True)
         sctx = ctx.child(body=body, kind="parser")
@@ -288,6 +290,9 @@ class ParserLowering:
         return tmp.json(), w
 
     def select(self, sel: A.Select, ctx, sj: dict, body) -> None:
+        """A state's `transition select(...)`: the transition key (fields, lookahead,
+        expressions through temporaries) and one BMv2 transition per case (value/mask, ranges as
+        masks, value sets, default)."""
         keys = []
         widths = []
         for e in sel.exprs:
