@@ -464,7 +464,11 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         if isinstance(st, (Composite, Stack, Tuple)):
             loc = self.alloc(t, self.doc.fresh(base), True if not (isinstance(st, Composite) and st.is_header) else False, base)
         elif isinstance(st, Varbit):
-            raise Unsupported(d.span, f"varbit variable '{d.name}' outside a header (BMv2 keeps varbit fields only in headers)")
+            # BMv2 keeps varbit values only in headers: a metadata header of its own, as p4c does
+            tn = self.doc.header_type(Composite("header", f"$varbit{st.width}", [("field", st)]))
+            name = self.doc.fresh(base)
+            self.doc.add_header(name, tn, True)
+            loc = FieldLoc(name, "field", t)
         else:
             loc = self.temp(t, base)
         ctx.env[d] = loc
