@@ -137,8 +137,8 @@ bench-recovery: build ## Campus on veths: forwarding gap after a switch restart,
 soak: build ## vrouter.p4 at 90 % of its zero-loss rate for DURATION s (default 3600) while vrouter churns 1,000 route updates/s: memory, loss, latency per 5 min (root)
 	$(PY) -m bench.soak --duration $(or $(DURATION),3600) $(if $(WINDOW),--window $(WINDOW))
 
-bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program
-	$(PY) compiler/bench_compile.py
+bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program (FABRIC=checkout: also fabric-tna's largest profile)
+	$(PY) compiler/bench_compile.py $(if $(FABRIC),--fabric $(FABRIC))
 
 FUZZ_SECONDS ?= 60
 fuzz: ## Fuzz the switch's JSON loader and packet path, FUZZ_SECONDS each (cargo-fuzz, nightly)
