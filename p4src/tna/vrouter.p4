@@ -29,6 +29,10 @@
  *    (recirculation through RECIRC_PORT): Tofino keeps a register at one
  *    place in the pipeline, and replies need the slots before routing
  *    (tna/nat_state.p4).  Replies and the firewall need one pass.
+ *  - P4Info names: the controls are called ingress and egress as in
+ *    ../vrouter.p4 and the digests carry v1model's names, so tables,
+ *    actions, counters, meters and digests keep their v1model names (a
+ *    TNA compiler names objects <control>.<instance path>).
  *  - Connection slots are 64-bit cells read in pipeline order
  *    (tna/conn_cell.p4); their registers are named per cell, so the P4Info
  *    registers differ from v1model's ingress.firewall_conn_* / nat_*.
@@ -211,7 +215,7 @@ parser TnaIngressParser(packet_in pkt,
     }
 }
 
-control TnaIngress(inout tna_headers_t hdr,
+control ingress(inout tna_headers_t hdr,
                    inout tna_ingress_metadata_t ig_md,
                    in ingress_intrinsic_metadata_t ig_intr_md,
                    in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
@@ -423,8 +427,11 @@ control TnaIngressDeparser(packet_out pkt,
                            in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
     Checksum() ipv4_checksum;
     Checksum() l4_checksum;
-    @id(ID_TNA_MAC_LEARN_DIGEST) Digest<mac_learn_digest_t>(DIGEST_MAC_LEARN) mac_learn_digest;
-    @id(ID_TNA_PW_LEARN_DIGEST)  Digest<pw_learn_digest_t>(DIGEST_PW_LEARN) pw_learn_digest;
+    /* Named as v1model's digests (by their struct), so the controller finds them unchanged. */
+    @id(ID_TNA_MAC_LEARN_DIGEST) @name(".mac_learn_digest_t")
+    Digest<mac_learn_digest_t>(DIGEST_MAC_LEARN) mac_learn_digest;
+    @id(ID_TNA_PW_LEARN_DIGEST) @name(".pw_learn_digest_t")
+    Digest<pw_learn_digest_t>(DIGEST_PW_LEARN) pw_learn_digest;
     Mirror(MIRROR_TYPE_CPU) cpu_mirror;
     PacketDeparser() packet_deparser;
 
@@ -480,7 +487,7 @@ parser TnaEgressParser(packet_in pkt,
     }
 }
 
-control TnaEgress(inout tna_headers_t hdr,
+control egress(inout tna_headers_t hdr,
                   inout tna_egress_metadata_t eg_md,
                   in egress_intrinsic_metadata_t eg_intr_md,
                   in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
@@ -544,10 +551,10 @@ control TnaEgressDeparser(packet_out pkt,
 }
 
 Pipeline(TnaIngressParser(),
-         TnaIngress(),
+         ingress(),
          TnaIngressDeparser(),
          TnaEgressParser(),
-         TnaEgress(),
+         egress(),
          TnaEgressDeparser()) pipe;
 
 Switch(pipe) main;
