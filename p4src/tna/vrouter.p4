@@ -275,6 +275,10 @@ control ingress(inout tna_headers_t hdr,
             /* ---- second pass of an outbound NAT flow: the first pass decided
              * everything but the slot; take it and translate ---- */
             ig_md.meta.ingress_port = hdr.bridged.ingress_port;
+            ig_md.meta.vlan_id = hdr.bridged.vlan_id;
+            ig_md.meta.egress_vlan_id = hdr.bridged.egress_vlan_id;
+            ig_md.meta.vlan_pcp = hdr.bridged.vlan_pcp;
+            ig_md.meta.cpu_reason = hdr.bridged.cpu_reason;
             ig_md.meta.egress_port = hdr.bridged.egress_port;
             ig_md.meta.nat_out = true;
             ig_md.meta.nat_addr = hdr.bridged.nat_addr;
