@@ -6,7 +6,7 @@ Each case runs on every DUT in the same run (p4switch with vrouter.p4 configured
 vrouter controller; the Linux kernel: bridge for L2, namespace routing for L3; OVS
 userspace datapath for L2 only), at each frame size: throughput (binary search for the
 highest zero-loss rate), round-trip latency at that rate, and for --extras-sizes the
-frame-loss curve and the back-to-back burst. The published figures (Marcel, SCENARIOS.md
+frame-loss curve and the back-to-back burst. The published figures (Marcel, docs/scenarios.md
 S1) stand beside ours in the report. Results: bench/results/<stamp>-s1/.
 
 --standard: all 16 sizes with 2 s trials and 2 % resolution; each size's search starts

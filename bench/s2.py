@@ -9,7 +9,7 @@ subnets between neighbours, static routes to both host subnets. Per hop count: i
 UDP at each offered load (received rate, jitter, loss) and iperf3 TCP. Baselines: the same
 line of Linux router namespaces, and of Open vSwitch bridges (userspace datapath) whose
 OpenFlow rules do each hop's MAC rewrite and TTL decrement. Published: Larasati et al.,
-SCENARIOS.md S2. --standard: 100, 200, 400, 600, 800, 1000 Mb/s offered, 3 s per point.
+docs/scenarios.md S2. --standard: 100, 200, 400, 600, 800, 1000 Mb/s offered, 3 s per point.
 Results: bench/results/<stamp>-s2/.
 """
 from __future__ import annotations

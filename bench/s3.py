@@ -19,7 +19,7 @@ Baselines (this kernel has no mpls_router module, so neither carries Ethernet ov
 `ovs` = three Open vSwitch bridges (userspace datapath) with OpenFlow push_mpls at PE1,
 pop_mpls (PHP) or a swap to label 0 at P, pop_mpls at PE2 for explicit null, carrying
 routed IPv4; `linux` = the same line of Linux routers without MPLS (plain IP, the "no
-MPLS" reference). Published: Myers (MikroTik CHR VPLS, MUM), SCENARIOS.md S3.
+MPLS" reference). Published: Myers (MikroTik CHR VPLS, MUM), docs/scenarios.md S3.
 --standard: 10 s per run. Results: bench/results/<stamp>-s3/.
 """
 from __future__ import annotations

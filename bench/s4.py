@@ -13,7 +13,7 @@ policing   ingress rate limit on the senders' switch ports: a=100 and b=50 Mb/s 
 cpu        one iperf3 flow a -> c through each DUT, UDP at the same offered rate (--cpu-mbps)
            and TCP unlimited: CPU seconds of the DUT process (p4switch, ovs-vswitchd; the Linux
            bridge works inside the senders' kernel context, counted in iperf3's CPU) and iperf3's
-           own CPU figures. Published: Utomo et al., SCENARIOS.md S4.
+           own CPU figures. Published: Utomo et al., docs/scenarios.md S4.
 Results: bench/results/<stamp>-s4/.
 """
 from __future__ import annotations

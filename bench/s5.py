@@ -17,7 +17,7 @@ address (the translation happened).
 Correctness checks per run: a flow whose source matches the first decoy rule must not
 arrive at b (p4gen, 1 s), and afterwards the per-rule counters (p4switch: the ACL's
 direct counters via `vrouter show acl`; nftables: `counter` on every rule) must show
-packets only on that decoy and the intended rule. Published: Hokkanen, SCENARIOS.md S5.
+packets only on that decoy and the intended rule. Published: Hokkanen, docs/scenarios.md S5.
 Results: bench/results/<stamp>-s5/.
 """
 from __future__ import annotations
