@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import capture
 from .netns import BenchError, Host
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,7 +138,8 @@ def _combine(rows: list[dict], offered_pps: float, seconds: float) -> Trial:
 def trial(flows: list[Flow], frame: int, total_pps: float, seconds: float) -> Trial:
     """All flows at once, each at total_pps / len(flows), for `seconds`."""
     per = max(1, int(total_pps / len(flows)))
-    rows = _run_p4gen("trial", flows, frame, ["--rate", str(per), "--seconds", f"{seconds:g}"], seconds + 60)
+    with capture.once(f"p4gen trial, {frame} B, {per * len(flows)} frames/s, {seconds:g} s"):
+        rows = _run_p4gen("trial", flows, frame, ["--rate", str(per), "--seconds", f"{seconds:g}"], seconds + 60)
     return _combine(rows, per * len(flows), seconds)
 
 

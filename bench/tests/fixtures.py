@@ -51,12 +51,13 @@ def s4() -> dict:
     iso = {d: {"dut": n, "before": {"matrix": {p: True for p in pairs}, "unexpected": []},
                "after": {"matrix": {p: same(p) for p in pairs}, "unexpected": []}}
            for d, n in (("p4switch", "p4switch"), ("linux", "linux-bridge"))}
-    pol = {d: {"dut": n, "runs": [{"run": "unpoliced", "host": "a", "configured_mbps": None, "received_mbps": 950.0},
-                                  *[{"run": "three tenants", "host": h, "configured_mbps": m, "received_mbps": m * 0.98}
+    pol = {d: {"dut": n, "runs": [{"run": "unpoliced", "host": "a", "configured_mbps": None, "received_mbps": 950.0,
+                                   "error_percent": None},
+                                  *[{"run": "three tenants", "host": h, "configured_mbps": m, "received_mbps": m * 0.98, "error_percent": -2.0}
                                     for h, m in (("a", 100), ("b", 200), ("c", 300))]]}
            for d, n in (("p4switch", "p4switch"), ("linux", "linux-bridge"))}
     cpu = {d: {"dut": n, "runs": [{"protocol": p, "phase": ph, "offered_mbps": 200.0 if p == "udp" else None,
-                                   "received_mbps": 199.0, "dut_cpu_percent": 30.0 if ph == "before" else 25.0,
+                                   "received_mbps": 199.0, "dut_cpu_percent": 30.0 if ph == "before" else 25.0, "dut_cpu_seconds_per_gb": 5.0,
                                    "sender_cpu_percent": 12.0, "receiver_cpu_percent": 9.0}
                                   for p in ("udp", "tcp") for ph in ("before", "after")]}
            for d, n in (("p4switch", "p4switch"), ("linux", "linux-bridge"))}

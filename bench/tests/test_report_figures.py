@@ -20,14 +20,31 @@ FIGURES = {"s1": ["s1-l2", "s1-l3-one", "s1-l3-two"], "s2": ["s2-throughput", "s
            "s3": ["s3-mpls"], "s4": ["s4-policing", "s4-cpu"], "s5": ["s5-rules-nat"]}
 
 
+@pytest.fixture(scope="module")
+def summary(tmp_path_factory):
+    """`make bench-report` over a results folder holding one recorded run of each scenario."""
+    tmp = tmp_path_factory.mktemp("summary")
+    results = tmp / "results"
+    for sc, make in fixtures.ALL.items():
+        d = results / f"20260101T000000Z-{sc}"
+        d.mkdir(parents=True)
+        (d / "results.json").write_text(json.dumps(make()))
+    doc = tmp / "docs" / "results.md"
+    p = subprocess.run([sys.executable, "-m", "bench.summary", "--results", str(results), "--doc", str(doc)],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return results, doc
+
+
 @pytest.mark.parametrize("sc", fixtures.ALL)
-def test_every_figure_is_drawn_as_png_and_svg(sc, tmp_path):
-    made = figures.make(sc, fixtures.ALL[sc](), tmp_path)
-    assert [p.stem for _, p in made] == FIGURES[sc]
-    for _, png in made:
+def test_every_figure_is_drawn_as_png_and_svg(sc, summary):
+    _, doc = summary
+    for name in FIGURES[sc]:
+        png = doc.parent / "results" / f"{name}.png"
         assert png.read_bytes()[:4] == b"\x89PNG" and png.stat().st_size > 5000
         svg = png.with_suffix(".svg").read_text()
         assert "<svg" in svg and "published" in svg       # the legend names the study's series
+        assert f"(results/{name}.png)" in doc.read_text()
 
 
 def test_s1_puts_every_size_of_both_published_series_beside_ours():
@@ -69,26 +86,33 @@ def test_s3_s4_s5_put_the_published_figures_beside_ours():
     assert "Table 12" in s5 and "not reproduced" in s5
 
 
-def test_bench_report_writes_the_summary_and_plots_from_stored_results_alone(tmp_path):
-    results = tmp_path / "results"
-    for sc, make in fixtures.ALL.items():
-        d = results / f"20260101T000000Z-{sc}"
-        d.mkdir(parents=True)
-        (d / "results.json").write_text(json.dumps(make()))
-    doc = tmp_path / "docs" / "results.md"
-    p = subprocess.run([sys.executable, "-m", "bench.summary", "--results", str(results), "--doc", str(doc)],
-                       cwd=ROOT, capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
+def test_bench_report_writes_the_summary_from_stored_results_alone(summary):
+    results, doc = summary
     text = doc.read_text()
-    for sc, names in FIGURES.items():
-        for n in names:
-            assert (doc.parent / "results" / f"{n}.png").exists() and (doc.parent / "results" / f"{n}.svg").exists()
-            assert f"(results/{n}.png)" in text
+    for sc in FIGURES:
         assert (doc.parent / "results" / f"{sc}.json").exists()     # the stored results the plots come from
-    assert "## Published beside ours" in text and "697.8" in text and "16.803" in text
+    assert text.count("## Published beside ours") == 5 and "697.8" in text and "16.803" in text
     # again, from the stored copies only (the run folders gone): the same summary
     subprocess.run(["rm", "-rf", str(results)], check=True)
     p = subprocess.run([sys.executable, "-m", "bench.summary", "--results", str(results), "--doc", str(doc)],
                        cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    assert doc.read_text().count("## Published beside ours") == 5
+    again = doc.read_text()
+    assert again.count("## Published beside ours") == 5 and "From docs/results/s2.json" in again
+
+
+@pytest.mark.parametrize("sc", fixtures.ALL)
+def test_each_scenario_writes_its_report_from_recorded_results(sc, tmp_path, monkeypatch):
+    import importlib
+    from bench.rfc2544 import Settings
+    mod = importlib.import_module(f"bench.{sc}")
+    drawn = []       # the plots themselves are checked above; here only that the report shows them
+    monkeypatch.setattr(figures, "make", lambda s, data, out: drawn.append(s) or
+                        [(n, out / f"{n}.png") for n in FIGURES[s]])
+    data = fixtures.ALL[sc]()
+    args = {"s1": (Settings(trial_seconds=60.0, resolution=0.01, loss_tolerance=0.0, line_bps=1e9),),
+            "s3": (10.0,)}.get(sc, ())
+    mod.write_report(tmp_path, data, *args)
+    md = (tmp_path / "report.md").read_text()
+    assert "## Published beside ours" in md and "Method differences" in md
+    assert drawn == [sc] and all(f"({name}.png)" in md for name in FIGURES[sc])
