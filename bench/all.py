@@ -30,8 +30,8 @@ ALL = ("s1", "s2", "s3", "s4", "s5")
 # measured 2026-11-21; quick from smoke runs; full from the trial counts (hours: a quiet machine)
 ESTIMATE_MINUTES = {
     "quick": {"s1": 3.0, "s2": 2.0, "s3": 1.5, "s4": 1.5, "s5": 3.0},
-    "standard": {"s1": 9.4, "s2": 6.0, "s3": 2.2, "s4": 3.5, "s5": 10.6},
-    "full": {"s1": 900.0, "s2": 900.0, "s3": 12.0, "s4": 12.0, "s5": 60.0},
+    "standard": {"s1": 9.4, "s2": 11.5, "s3": 2.2, "s4": 3.5, "s5": 10.6},
+    "full": {"s1": 480.0, "s2": 180.0, "s3": 12.0, "s4": 12.0, "s5": 60.0},
 }
 STEP = re.compile(r"^S\d \[(\d+)/(\d+)\]")
 

@@ -62,8 +62,10 @@ def method_notes(sc: str, data: dict) -> list[str]:
     notes = {
         "s1": [f"we search for the highest zero-loss rate (RFC 2544 throughput) with `p4gen`, the study reports "
                "PassMark's average transfer rate: at small frames ours is the stricter number",
-               f"trials of {data.get('settings', {}).get('trial_seconds', '?')} s, {reps} repetition(s) per size "
-               f"(study: {ref['repetitions']} × {ref['trial_seconds']} s; `--full` follows it)",
+               f"search trials of {data.get('settings', {}).get('trial_seconds', '?')} s"
+               + (f", then {reps} runs of {data.get('repeat_seconds', 60):g} s at the rate found (median received "
+                  "rate, min-max)" if reps > 1 else ", one search per size")
+               + f" (study: {ref['repetitions']} × {ref['trial_seconds']} s per size; `--full` follows it)",
                "veth pairs in namespaces on one host instead of VMs on VMware with 1 GbE NICs; there is no physical "
                "switch, the study's physical series stand beside ours as published"],
         "s2": [f"{data.get('seconds_per_point', '?')} s per point, {reps} repetition(s) "

@@ -9,8 +9,9 @@ highest zero-loss rate), round-trip latency at that rate, and for --extras-sizes
 frame-loss curve and the back-to-back burst. The published figures (Marcel, docs/scenarios.md
 S1) stand beside ours in the report. Results: bench/results/<stamp>-s1/.
 
---full (the default): the study's method, 16 sizes on every DUT, 3 searches per size with
-60 s trials, reported as median and min-max. --standard: all 16 sizes with 2 s trials and 2 % resolution; each size's search starts
+--full (the default): the study's method, 16 sizes on every DUT; after each size's search
+(10 s trials, 1 %) 3 runs of 60 s at the rate found, as the study ran each size; the report
+gives their median received rate and min-max. --standard: all 16 sizes with 2 s trials and 2 % resolution; each size's search starts
 from the previous size's result instead of at line rate, and latency comes from the
 search's passing trial at the throughput rate; the loss curve (10, 50, 100 %) and back-to-back only at 64 B; the
 baselines (Linux, OVS) run 5 of the sizes (64, 512, 1518, 4016, 9136), p4switch all 16.
@@ -34,7 +35,7 @@ SIZES = [64, 128, 256, 512, 768, 1024, 1280, 1518, 1522, 1600, 1728, 2496, 3584,
 QUICK_SIZES = [64, 1518, 9136]
 STANDARD_BASELINE_SIZES = [64, 512, 1518, 4016, 9136]   # --standard: the baselines at 5 of the 16 sizes
 CASES = {"l2": "L2, one VLAN", "l3-one": "L3, one routed flow", "l3-two": "L3, two routed flows"}
-STUDY_REPETITIONS = 3          # Marcel, Table 1: each size 3 times, 60 s each
+STUDY_REPETITIONS, STUDY_TRIAL_SECONDS = 3, 60.0     # Marcel, Table 1: each size 3 times, 60 s each
 
 
 def build(case: str, prefix: str, mtu: int) -> Topology:
@@ -51,10 +52,12 @@ def build(case: str, prefix: str, mtu: int) -> Topology:
 
 
 def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, args, workdir: Path,
-             known: dict[int, float] | None = None, progress: Progress | None = None, reps: int = 1) -> dict:
-    """One case on one DUT at every size, `reps` searches per size (the row keeps their
-    median and each one's result). `known`: this DUT's results (size -> pps) from earlier
-    cases, the seed of the first size's search under --standard (updated with this case's)."""
+             known: dict[int, float] | None = None, progress: Progress | None = None, reps: int = 1,
+             repeat_seconds: float = 60.0) -> dict:
+    """One case on one DUT at every size: the throughput search, then (reps > 1) `reps` runs of
+    `repeat_seconds` at the rate found, as the study ran each size (repeat_at). `known`: this
+    DUT's results (size -> pps) from earlier cases, the seed of the first size's search under
+    --standard (updated with this case's)."""
     known = {} if known is None else known
     mtu = 9200 if max(sizes) > 1518 else 1500
     topo = build(case, args.prefix, mtu)
@@ -73,21 +76,14 @@ def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, 
             for k, size in enumerate(sizes):
                 if progress:
                     progress.step(f"{case} on {dut.name}, {size} B")
-                searches = []
-                for rep in range(reps):
-                    if reps > 1:
-                        say(f"    repetition {rep + 1}/{reps}")
-                    searches.append(throughput_from(flows, size, st, seed if seeded else None, progress=say))
-                s = sorted(searches, key=lambda x: x.throughput_pps)[len(searches) // 2]   # the median search
+                s = throughput_from(flows, size, st, seed if seeded else None, progress=say)
                 seed = s.throughput_pps or None
                 if seed:
                     known[size] = seed
-                row = {"throughput_pps": median(x.throughput_pps for x in searches),
-                       "throughput_mbps": median(x.throughput_mbps for x in searches),
-                       "generator_limited": s.generator_limited, "trials": [t for x in searches for t in x.trials]}
-                if reps > 1:
-                    row["throughput_mbps_repetitions"] = [x.throughput_mbps for x in searches]
-                    row["throughput_pps_repetitions"] = [x.throughput_pps for x in searches]
+                row = {"throughput_pps": s.throughput_pps, "throughput_mbps": s.throughput_mbps,
+                       "generator_limited": s.generator_limited, "trials": s.trials}
+                if reps > 1 and s.throughput_pps:
+                    row.update(repeat_at(flows, size, s.throughput_pps, reps, repeat_seconds))
                 if seeded:
                     row["latency"] = latency_of_search(s)
                 else:
@@ -104,6 +100,21 @@ def run_case(case: str, dut_name: str, sizes: list[int], extras: list[int], st, 
         finally:
             dut.stop()
     return out
+
+
+def repeat_at(flows, size: int, pps: float, reps: int, seconds: float) -> dict:
+    """The study's repetitions (Marcel, Table 1: each size 3 times for 60 s): `reps` trials of
+    `seconds` at the searched throughput rate; the received rate of each (frames that arrived
+    per second, in Mb/s) and their median replace the search's value, with the loss of each."""
+    runs = []
+    for k in range(reps):
+        t = rfc2544.trial(flows, size, pps, seconds)
+        runs.append(t)
+        say(f"    repetition {k + 1}/{reps}: {seconds:g} s at {pps:.0f} pps, received {t.received}, lost {t.lost}")
+    mbps = [rfc2544.mbps(t.received / t.seconds, size) if t.seconds else 0.0 for t in runs]
+    return {"throughput_mbps": median(mbps), "throughput_pps": median(t.received / t.seconds for t in runs if t.seconds),
+            "throughput_mbps_repetitions": mbps, "repetition_seconds": seconds,
+            "repetition_loss_percent": [100 * t.loss_ratio for t in runs], "search_mbps": rfc2544.mbps(pps, size)}
 
 
 def latency_of_search(s) -> dict:
@@ -132,8 +143,10 @@ def write_report(d: Path, data: dict, st) -> None:
           f"Machine: {data['machine']['cores']} cores, {data['machine']['cpu']}, kernel "
           f"{data['machine']['kernel']}, load {' '.join(data['machine']['loadavg'])} at start, git "
           f"{data['machine']['git']}. Trials {st.trial_seconds:g} s, resolution {100 * st.resolution:g} %, "
-          f"loss tolerance {100 * st.loss_tolerance:g} %, {data.get('repetitions', 1)} search(es) per size "
-          f"(median and min-max when more){data.get('profile_note', '')}.",
+          f"loss tolerance {100 * st.loss_tolerance:g} %"
+          + (f"; then {data['repetitions']} runs of {data.get('repeat_seconds', 60):g} s at the rate found per size, "
+             "the median received rate and min-max reported" if data.get("repetitions", 1) > 1 else "")
+          + f"{data.get('profile_note', '')}.",
           "Throughput = highest offered rate with no loss found by binary search with the `p4gen` "
           "generator over veth pairs; Mb/s count frame bits including FCS. `*` = the generator could "
           "not offer more (the DUT was not the limit); `(line)` = no loss at the nominal line rate, the "
@@ -199,12 +212,13 @@ def main() -> int:
     ap.add_argument("--cases", default=",".join(CASES), help="comma list of l2, l3-one, l3-two")
     ap.add_argument("--baseline-sizes", help="sizes measured on the baselines (linux, ovs); default: the same as "
                     "--sizes; standard: " + ",".join(map(str, STANDARD_BASELINE_SIZES)))
+    ap.add_argument("--repeat-seconds", type=float,
+                    help="length of each repetition at the throughput rate (default 60, the study's)")
     ap.add_argument("--extras-sizes", help="sizes that also get the loss curve and back-to-back (default 64,1518; "
                     "standard and quick: 64)")
     args = ap.parse_args()
     st = settings(args)
-    if profile(args) == "full" and not args.trial_seconds:
-        st.trial_seconds = 60.0                     # the study's trial length (Table 1)
+    args.repeat_seconds = args.repeat_seconds or STUDY_TRIAL_SECONDS
     try:
         sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else (QUICK_SIZES if args.quick else SIZES)
         extras = ([int(x) for x in args.extras_sizes.split(",") if x] if args.extras_sizes is not None
@@ -227,6 +241,7 @@ def main() -> int:
     d = report.new_run("s1", args.out)
     data = {"scenario": "S1", "stamp": d.name, "quick": args.quick, "profile": profile(args),
             "profile_note": profile_note(args), "machine": report.machine(), "repetitions": reps,
+            "repeat_seconds": args.repeat_seconds,
             "settings": vars(st), "sizes": sizes, "baseline_sizes": base_sizes, "extras": extras, "runs": []}
     t0 = time.monotonic()
     plan = [(case, name) for case in cases for name in duts if name != "ovs" or case == "l2"]
@@ -238,7 +253,7 @@ def main() -> int:
             say(f"S1 case {k + 1} of {len(plan)}: {case} on {name}, {len(run_sizes)} sizes")
             try:
                 data["runs"].append(run_case(case, name, run_sizes, extras, st, args, Path(tmp),
-                                             known.setdefault(name, {}), progress, reps))
+                                             known.setdefault(name, {}), progress, reps, args.repeat_seconds))
             except BenchError as e:
                 say(f"  {name}: {e}")
                 data.setdefault("errors", []).append({"case": case, "dut": name, "error": str(e)})
