@@ -6,6 +6,10 @@ namespace whose name starts with the prefix (the hosts' ends and the switch's po
 file per interface: DIR/<namespace>-<interface>.pcap. Later trials run without. Headers only
 (the first 128 bytes of a frame) and at most 100,000 frames per file, so a capture stays
 small even at line rate; tcpdump's own drop count is in DIR/capture.txt.
+
+p4switch transmits with PACKET_QDISC_BYPASS, which skips the taps tcpdump listens on: on the
+switch's side of a port a capture shows what the switch received; what it sent is in the
+file of the other end of the link (the host's interface, or the next switch's port).
 """
 from __future__ import annotations
 
