@@ -142,6 +142,9 @@ def s2(data: dict) -> list[str]:
                           "published (Table VI" + (" / Table IV)" if hops == 1 else ")"), "UDP loss %",
                           "published (Table VII)", "TCP Mb/s", "published TCP (section B3)"], rows), ""]
     if out:
+        if any(isinstance(r.get("tcp"), dict) for r in data.get("runs", [])):
+            out += ["This run measured TCP once per chain, not capped (it predates TCP at each load): that figure "
+                    "stands in the 1000 Mb/s row.", ""]
         out += ["The study's TCP lost nothing at any load (second Table IV); the baselines' rows are in the table "
                 "above.", ""]
     return out

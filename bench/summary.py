@@ -8,7 +8,8 @@ be remade without a new run). docs/results.md gets, per scenario: the run's own 
 (report.md: our numbers and the baselines), the study's tables beside ours row by row and
 where our method differs (bench/compare.py), and the plots of every published figure's axes
 (bench/figures.py, PNG and SVG in docs/results/). The results are copied to docs/results/sN.json
-without the per-trial detail (committed with the summary; the raw runs stay uncommitted).
+without the per-trial detail, and the run's report to docs/results/sN.md (committed with the
+summary; the raw runs stay uncommitted).
 """
 from __future__ import annotations
 
@@ -51,8 +52,8 @@ def profile_note(data: dict) -> list[str]:
 
 def section(sc: str, title: str, data: dict, run: Path | None, img_dir: Path) -> list[str]:
     out = []
-    own = run / "report.md" if run else None
-    if own and own.exists():
+    own = run / "report.md" if run else img_dir / f"{sc}.md"
+    if own.exists():
         text = re.sub(r"!\[[^\]]*\]\([^)]+\.png\)\n?", "", own.read_text())     # plots: ours below
         text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
         title_line, _, rest = text.strip().partition("\n")
@@ -60,7 +61,8 @@ def section(sc: str, title: str, data: dict, run: Path | None, img_dir: Path) ->
         title_line, rest = f"## {title} ({data.get('stamp', '?')})", ""
     where = (f"Run `{run.name}` (raw results: bench/results/{run.name}/, not committed; without per-trial "
              f"detail in docs/results/{sc}.json)." if run else
-             f"From docs/results/{sc}.json (run `{data.get('stamp', '?')}`).")
+             f"From docs/results/{sc}.json and {sc}.md (run `{data.get('stamp', '?')}`"
+             + (f"; {data['recovered']}" if data.get("recovered") else "") + ").")
     out += [title_line, "", *profile_note(data), where, rest, ""]
     lines = compare.sections(sc, data)
     out += [re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", l) for l in lines]
@@ -87,6 +89,8 @@ def main() -> int:
         if run:
             data = json.loads((run / "results.json").read_text())
             stored.write_text(json.dumps(without_trials(data), indent=1, default=str) + "\n")
+            if (run / "report.md").exists():
+                (img_dir / f"{sc}.md").write_text((run / "report.md").read_text())
         elif stored.exists():
             data = json.loads(stored.read_text())
         else:
