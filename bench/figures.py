@@ -20,6 +20,7 @@ from . import compare, published
 def _plt():
     import matplotlib
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "vrouter-p4"     # the same SVG for the same data: quiet diffs
     import matplotlib.pyplot as plt
     return plt
 
@@ -28,7 +29,7 @@ def _save(fig, out: Path, name: str) -> Path:
     png = out / f"{name}.png"
     fig.tight_layout()
     fig.savefig(png, dpi=100)
-    fig.savefig(out / f"{name}.svg")
+    fig.savefig(out / f"{name}.svg", metadata={"Date": None})
     _plt().close(fig)
     return png
 
