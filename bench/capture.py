@@ -66,7 +66,7 @@ def once(what: str):
     try:
         yield
     finally:
-        time.sleep(0.2)
+        time.sleep(0.5)        # let tcpdump write what it has taken in before it is stopped
         notes = [f"capture of one trial: {what}"]
         for f, p in procs:
             if p.poll() is None:
