@@ -43,7 +43,13 @@ def pub(v) -> str | None:
 def header(sc: str) -> list[str]:
     ref = published.load(sc)
     m = ref["method"]
-    bits = [f"{k.replace('_', ' ')}: {v}" for k, v in m.items() if v not in (None, [], {}) and k != "note"]
+    def text(v) -> str:
+        if isinstance(v, dict):
+            return "; ".join(f"{k}: {text(x)}" for k, x in v.items())
+        if isinstance(v, list):
+            return ", ".join(str(x) for x in v)
+        return str(v)
+    bits = [f"{k.replace('_', ' ')}: {text(v)}" for k, v in m.items() if v not in (None, [], {}) and k != "note"]
     return [f"## Published beside ours: {published.citation(ref)}", "",
             "The study's method as published: " + "; ".join(bits) + (f" ({m['note']})" if m.get("note") else "") + ".", ""]
 
