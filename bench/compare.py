@@ -86,7 +86,7 @@ def method_notes(sc: str, data: dict) -> list[str]:
                "work runs in the senders' kernel context), the iperf3 ends' CPU stands for the VMs'",
                "policing by UDP at 1.2 × the limit (the study does not say its offered rate)"],
         "s5": [f"iperf3 TCP with 10 streams for {data.get('tcp_seconds', '?')} s (study: 900 s; "
-               "`--trial-seconds 900` follows it)",
+               "`--full` follows it)",
                "our rule sets are ACL entries (N − 1 that never match, the last one matching); the study's policies "
                "are Fortigate policies whose contents it does not give"],
     }[sc]
