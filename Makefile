@@ -113,7 +113,7 @@ bench-s4: build ## S4 virtual switch: VLAN isolation, policing, CPU against Linu
 bench-s5: build ## S5 firewall: 1-10,000 ACL rules, stateful on/off, against nftables
 	$(PY) -m bench.s5 $(BENCH_ARGS)
 
-bench-report: $(VENV_STAMP) ## Refresh docs/results.md from the newest bench/results runs
+bench-report: $(VENV_STAMP) ## docs/results.md with the studies' tables beside ours and every figure (PNG+SVG) from stored results (no new run)
 	$(PY) -m bench.summary
 
 GEN_RATE ?= 1000000
