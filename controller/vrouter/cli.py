@@ -107,7 +107,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     net = load(args.file)
     check_program(net)
-    return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file)
+    try:
+        return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file,
+                   metrics_addr=args.metrics_addr)
+    except OSError as exc:
+        raise CommandError(f"cannot serve metrics on {args.metrics_addr}: {exc.strerror or exc}") from None
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -129,6 +133,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def host_port(text: str) -> str:
+    """HOST:PORT for a listening address (HOST may be empty, an IPv6 one in brackets)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:9101)")
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="vrouter", description="Declarative P4Runtime controller for vrouter.p4")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logs")
@@ -141,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--switch", action="append", help="only this switch (repeatable)")
         if name == "run":
             p.add_argument("--election-id", type=int, default=10)
+            p.add_argument("--metrics-addr", type=host_port, metavar="HOST:PORT",
+                           help="serve Prometheus metrics there (off by default)")
     p = sub.add_parser("show", help="print live switch state")
     p.add_argument("what", choices=("ports", "vlans", "macs", "routes", "lsps", "vpls", "acl", "meters",
                                              "counters", "limits"))
