@@ -1,4 +1,4 @@
-"""The `vrouter` command: check, diff, apply, run, show."""
+"""The `vrouter` command: check, diff, apply, run, show, dashboard."""
 
 from __future__ import annotations
 
@@ -114,6 +114,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CommandError(f"cannot serve metrics on {args.metrics_addr}: {exc.strerror or exc}") from None
 
 
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    from .dashboard import serve
+
+    net = load(args.file)
+    try:
+        return serve(net, _selected(net, args.switch), args.file, args.listen, interval=args.interval)
+    except OSError as exc:
+        raise CommandError(f"cannot serve the dashboard on {args.listen}: {exc.strerror or exc}") from None
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from .show import show
 
@@ -161,6 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("file", type=Path, nargs="?", default=Path(DEFAULT_FILE))
     p.add_argument("--switch", action="append")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
+    p = sub.add_parser("dashboard", help="serve a live web page of the switches (counters, rates, state)")
+    p.add_argument("file", type=Path, nargs="?", default=Path(DEFAULT_FILE))
+    p.add_argument("--switch", action="append", help="only this switch (repeatable)")
+    p.add_argument("--listen", type=host_port, default="127.0.0.1:8080", metavar="HOST:PORT",
+                   help="where the page is served (default 127.0.0.1:8080)")
+    p.add_argument("--interval", type=float, default=1.0, help="seconds between samples (default 1)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="ts=%(asctime)s level=%(levelname)s %(message)s")
@@ -171,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_apply(args, dry_run=args.command == "diff")
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "dashboard":
+            return cmd_dashboard(args)
         return cmd_show(args)
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
