@@ -21,10 +21,11 @@ class CommandError(Exception):
     """A refusal explained in one line."""
 
 
-def _connect(net: Network, name: str, election_id: int = 1) -> Switch:
+def _connect(net: Network, name: str, election_id: int | None = 1) -> Switch:
+    """A client of the switch; with `election_id` None a read-only one (no stream, no arbitration)."""
     from .reconcile import open_switch
 
-    return open_switch(net.switches[name], election_id).connect(timeout=5)
+    return open_switch(net.switches[name], election_id or 0).connect(timeout=5, stream=election_id is not None)
 
 
 def _selected(net: Network, only: list[str] | None) -> list[str]:
@@ -130,7 +131,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     net = load(args.file)
     rows_by_switch = {}
     for name in _selected(net, args.switch):
-        with _connect(net, name, election_id=0) as sw:
+        with _connect(net, name, election_id=None) as sw:
             sw.load_schema()
             rows_by_switch[name] = show(args.what, sw, net, net.switches[name], args.file)
     if args.json:
