@@ -12,7 +12,55 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from netns import Daemon, free_port, vrouter
 
-pytestmark = pytest.mark.integration
+DESCRIPTION = """
+switches:
+  s1:
+    address: 127.0.0.1:9559
+    vlans: {10: {}}
+    ports:
+      1: {vlan: 10}
+      2: {vlan: 10, max_macs: 1, on_limit: drop}
+"""
+
+
+def test_names_follow_prometheus_conventions_and_state_is_read_at_scrape_time() -> None:
+    import threading
+
+    from prometheus_client import generate_latest
+
+    from vrouter.config import loads
+    from vrouter.daemon import Router
+    from vrouter.desired import Neighbor
+    from vrouter.metrics import Metrics
+
+    net = loads(DESCRIPTION)
+    metrics = Metrics()
+    router = Router(net, net.switches["s1"], 10, threading.Event(), metrics=metrics)
+    router.metrics.reconciled("start", ok=True, seconds=0.02)
+    router.metrics.wrote("sync", ok=30)
+    router.metrics.wrote("stations", ok=1, failed=2)
+    router.guard.capacity = 100
+    assert router.guard.admit(router.rt, 10, "02:00:00:00:00:01", 1, 0.0).reason is None
+    router.rt.macs[(10, "02:00:00:00:00:01")] = 1
+    router.guard.port_stats(2).refuse("port_limit")
+    ip = __import__("ipaddress").IPv4Address("10.0.10.2")
+    router.rt.neighbors[ip] = Neighbor(ip, "02:00:00:00:00:01", 1, 10)
+    text = generate_latest(metrics.registry).decode()
+    samples = [(s.name, s.labels, s.value) for f in text_string_to_metric_families(text) for s in f.samples]
+    names = {n for n, _, _ in samples}
+    assert all(re.fullmatch(r"vrouter_[a-z_]+", n) for n in names), names
+    assert value(samples, "vrouter_reconcile_runs_total", trigger="start", result="ok") == 1
+    assert value(samples, "vrouter_converge_seconds_bucket", trigger="start", le="0.025") == 1
+    assert value(samples, "vrouter_writes_total", outcome="ok") == 31
+    assert value(samples, "vrouter_writes_total", writing="stations", outcome="failed") == 2
+    assert value(samples, "vrouter_learned_stations", port="1") == 1
+    assert value(samples, "vrouter_stations_learned_total", port="1") == 1
+    assert value(samples, "vrouter_learning_refused_total", port="2", reason="port_limit") == 1
+    assert value(samples, "vrouter_neighbors", switch="s1") == 1
+    assert value(samples, "vrouter_in_sync") == 0 and value(samples, "vrouter_switch_connected") == 0
+    assert "# TYPE vrouter_converge_seconds histogram" in text and "# TYPE vrouter_writes_total counter" in text
+    assert "# HELP vrouter_learned_stations " in text
+
 
 
 
@@ -39,6 +87,7 @@ def wait_metric(address: str, name: str, at_least: float, timeout: float = 20, *
         time.sleep(0.2)
 
 
+@pytest.mark.integration
 def test_metrics_follow_reconciles_writes_learning_neighbours_limits_and_recovery(lab) -> None:
     hosts, switch, write, tmp = lab
     h1, h2, h3 = hosts["h1"], hosts["h2"], hosts["h3"]
@@ -106,6 +155,7 @@ def test_metrics_follow_reconciles_writes_learning_neighbours_limits_and_recover
     assert code == 0, daemon.text()[-2000:]
 
 
+@pytest.mark.integration
 def test_metrics_address_in_use_is_refused_with_one_line(lab) -> None:
     hosts, switch, write, tmp = lab
     import socket

@@ -39,15 +39,16 @@ const row = (id, cells) => `<tr id="${esc(id)}">${cells.join("")}</tr>`;
 
 // Two lines (rx, tx bit/s) over the last `seconds`, scaled to the larger peak.
 function plot(points, seconds, now) {
-  const w = 180, h = 34;
+  const w = 160, h = 34;
   if (!points || points.length < 2) return `<svg class="plot" width="${w}" height="${h}"></svg>`;
   const peak = Math.max(1, ...points.map(p => Math.max(p[1], p[2])));
-  const line = k => points.map(p => {
-    const x = w - (now - p[0]) / seconds * w, y = h - 2 - p[k] / peak * (h - 4);
+  const span = Math.min(seconds, Math.max(30, now - points[0][0]));   // a young history fills the plot
+  const line = k => points.filter(p => now - p[0] <= span).map(p => {
+    const x = w - (now - p[0]) / span * w, y = h - 2 - p[k] / peak * (h - 4);
     return `${x.toFixed(1)},${y.toFixed(1)}`;
   }).join(" ");
   return `<svg class="plot" width="${w}" height="${h}" data-points="${points.length}" data-peak="${peak}">` +
-         `<title>peak ${si(peak, "bit/s")}</title>` +
+         `<title>peak ${si(peak, "bit/s")}</title><rect class="bg" width="${w}" height="${h}"/>` +
          `<polyline class="rx" points="${line(1)}"/><polyline class="tx" points="${line(2)}"/></svg>`;
 }
 
@@ -73,7 +74,7 @@ function renderSwitch(sw, history, now, seconds) {
     pps("rx_pps", p.rx_pps), bps("rx_bps", p.rx_bps), pps("tx_pps", p.tx_pps), bps("tx_bps", p.tx_bps),
     num("rx_packets", p.rx_packets), num("tx_packets", p.tx_packets), num("drops", p.drops),
     `<td data-field="plot">${plot(history[String(p.port)], seconds, now)}</td>`]));
-  html += `<h3>Ports <span class="legend">(plot: last ${seconds} s of <span class="rx">rx</span> and ` +
+  html += `<h3>Ports <span class="legend">(plot: up to the last ${seconds} s of <span class="rx">rx</span> and ` +
           `<span class="tx">tx</span> bit/s)</span></h3>`;
   html += table(`${id}-ports`, ["port", "name", "mode", "VLANs", "rx pkt/s", "rx bit/s", "tx pkt/s", "tx bit/s", "rx packets", "tx packets",
                                 "drops (locked)", "traffic"], ports);
@@ -102,7 +103,7 @@ function renderSwitch(sw, history, now, seconds) {
     sw.policers.map(m => row(`${id}-policer-${m.meter}-${m.index}`, [cell("meter", m.meter), num("index", m.index),
       bps("cir", m.cir_bit_s), bps("pir", m.pir_bit_s),
       ...["green", "yellow", "red"].map(c => cell(`${c}_bps`, m[`${c}_bps`],
-        `${si(m[`${c}_bps`], "bit/s")} (${si(m[`${c}_pps`], "pkt/s")})`, true, m[`${c}_packets`]))])));
+        `${si(m[`${c}_bps`], "bit/s")} (${si(m[`${c}_pps`], "pkt/s")})`, false, m[`${c}_packets`]))])));
   html += `<h3>MPLS LSPs</h3>` + table(`${id}-lsps`, ["in label", "action", "out label", "next hop", "packets", "rate"],
     sw.lsps.map((l, k) => row(`${id}-lsp-${k}`, [cell("in_label", l.in_label), cell("action", l.action),
       cell("out_label", l.out_label), cell("next_hop", l.next_hop), num("packets", l.packets), pps("pps", l.pps)])));
