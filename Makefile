@@ -55,8 +55,8 @@ $(BUILD)/%.json: p4src/%.p4 $(wildcard p4src/include/*.p4) | $(VENV_STAMP)
 	@mkdir -p $(BUILD)
 	$(P4C) $< -o $@ --p4runtime-files $(BUILD)/$*.p4info.txtpb
 
-run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix, iperf3, CLI if interactive (root)
-	$(PY) topo/run_campus.py
+run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix, iperf3, CLI if interactive (root); RUN_ARGS="--metrics-addr 127.0.0.1:9101 --dashboard 127.0.0.1:8080"
+	$(PY) topo/run_campus.py $(RUN_ARGS)
 
 run-two: build ## Two switches joined by a trunk (topo/two-switches.yaml) in mininet: ping matrix across switches, iperf3 (root)
 	$(PY) topo/run_campus.py --file topo/two-switches.yaml
