@@ -151,7 +151,7 @@ FUZZ_MUTANTS ?= 20000
 fuzz: ## Long fuzz runs from a new seed (FUZZ_SEED): FUZZ_FRAMES frames through vrouter.p4, FUZZ_MUTANTS P4 mutants; findings in build/fuzz/
 	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
 	$(PY) fuzz/frames.py --frames $(FUZZ_FRAMES) --seed $(FUZZ_SEED) --timeout 36000
-	$(PY) fuzz/p4_mutants.py --count $(FUZZ_MUTANTS) --seed $(FUZZ_SEED)
+	$(PY) fuzz/p4_mutants.py --count $(FUZZ_MUTANTS) --seed $(FUZZ_SEED) --coverage
 
 FUZZ_SECONDS ?= 60
 fuzz-libfuzzer: ## Coverage-guided: the engine's JSON loader and packet path, FUZZ_SECONDS each (cargo-fuzz, needs a nightly toolchain)

@@ -47,6 +47,28 @@ class Hang(Exception):
     pass
 
 
+class LineCoverage:
+    """Lines of the compiler's own modules that ran (sys.settrace: slower, for long runs)."""
+
+    def __init__(self) -> None:
+        self.package = str(ROOT / "compiler" / "p4compiler")
+        self.lines: set[tuple[str, int]] = set()
+
+    def _local(self, frame, event, arg):
+        if event == "line":
+            self.lines.add((frame.f_code.co_filename, frame.f_lineno))
+        return self._local
+
+    def _global(self, frame, event, arg):
+        return self._local if frame.f_code.co_filename.startswith(self.package) else None
+
+    def start(self) -> None:
+        sys.settrace(self._global)
+
+    def stop(self) -> None:
+        sys.settrace(None)
+
+
 def corpus() -> list[Path]:
     files = [ROOT / "p4src" / "vrouter.p4"]     # its include/ files are not programs on their own
     for d in CORPUS_DIRS:
@@ -127,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=600, help="mutants to compile (default 600)")
     ap.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
     ap.add_argument("--timeout", type=float, default=20.0, help="seconds per mutant before it counts as a hang")
+    ap.add_argument("--coverage", action="store_true", help="report the compiler lines the mutants reached")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "fuzz" / "p4_mutants", help="findings go here")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, on_alarm)
@@ -134,13 +157,18 @@ def main(argv: list[str] | None = None) -> int:
     files = corpus()
     texts = {p: p.read_text() for p in files}
     rng = random.Random(args.seed)
+    cov = LineCoverage() if args.coverage else None
     start = time.monotonic()
     outcomes = {"compiled": 0, "refused": 0, "finding": 0}
     findings: list[tuple[int, Path, str]] = []
     for i in range(args.count):
         path = files[rng.randrange(len(files))]
         text = mutate(rng, texts[path])
+        if cov:
+            cov.start()
         outcome, why = compile_one(path, text, args.timeout)
+        if cov:
+            cov.stop()
         outcomes[outcome] += 1
         if why is None:
             continue
@@ -152,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"p4 mutants: {args.count} of {len(files)} programs (seed {args.seed}) in {elapsed:.1f} s: "
           f"{outcomes['compiled']} compiled, {outcomes['refused']} refused with file:line:col: error:, "
           f"{len(findings)} findings (tracebacks, hangs, unpositioned errors)")
+    if cov:
+        print(f"coverage: {len(cov.lines)} lines of compiler/p4compiler ran "
+              f"in {len({f for f, _ in cov.lines})} modules")
     for i, path, why in findings[:10]:
         print(f"  mutant {i} of {path.relative_to(ROOT)}: {why.splitlines()[0]} -> {args.out}/finding-{args.seed}-{i}.p4")
         print("    " + "\n    ".join(why.splitlines()[-3:]))
