@@ -8,7 +8,7 @@ odd numbers and widths, stray characters, truncation). It is compiled in-process
 exactly as `p4compile` compiles a file. Allowed outcomes: it compiles, or it
 fails with diagnostics that render as `file:line:col: error: ...`. Anything else
 (another exception, a diagnostic without a position, more than --timeout
-seconds) is a finding: it is written to --out as a .p4 file with the reason,
+seconds or 4 GiB) is a finding: it is written to --out as a .p4 file with the reason,
 and the exit status is 1. The generator has a fixed seed, so runs repeat.
 
     .venv/bin/python fuzz/p4_mutants.py --count 600            # the smoke of make test
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import resource
 import signal
 import sys
 import time
@@ -40,6 +41,7 @@ KEYWORDS = ("if", "else", "apply", "action", "table", "key", "actions", "state",
             "false", "this", "tuple", "void", "{", "}", "(", ")", "<", ">", ";", ",", ".", "=", "[", "]", ":",
             "#include", "#define", "@name", "@id", "0", "1", "8w255", "1w1", "32w0xFFFFFFFF", "4294967296",
             "0x" + "f" * 40, "-1", "8s-128", "1024w1", "0w0")
+MEMORY_LIMIT = 4 << 30     # a mutant that needs more is a finding, and the machine is shared
 POSITION = re.compile(r"^[^\s:][^:]*:\d+:\d+: error: ", re.M)
 
 
@@ -136,12 +138,16 @@ def compile_one(path: Path, text: str, timeout: float) -> tuple[str, str | None]
         return "refused", None
     except Hang:
         return "finding", f"no answer within {timeout} s"
+    except MemoryError:
+        pass    # answered below, once the traceback (and what it holds) is gone
     except RecursionError:
         return "refused", None     # p4compile reports "program nested too deeply" (cli.main)
     except Exception:
         return "finding", "traceback:\n" + traceback.format_exc()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+    del comp
+    return "finding", f"more than {MEMORY_LIMIT >> 30} GiB of memory"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "fuzz" / "p4_mutants", help="findings go here")
     args = ap.parse_args(argv)
     signal.signal(signal.SIGALRM, on_alarm)
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, resource.getrlimit(resource.RLIMIT_AS)[1]))
     sys.setrecursionlimit(20000)
     files = corpus()
     texts = {p: p.read_text() for p in files}
