@@ -27,7 +27,7 @@ P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-p4 run run-two test test-compiler test-vrouter \
         test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
-        fuzz clean
+        test-fuzz fuzz fuzz-libfuzzer clean
 
 help: ## List the targets (this text)
 	@echo "usage: make TARGET [P4C=p4c-bm2-ss] [SWITCH=simple_switch_grpc]"
@@ -61,7 +61,7 @@ run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix
 run-two: build ## Two switches joined by a trunk (topo/two-switches.yaml) in mininet: ping matrix across switches, iperf3 (root)
 	$(PY) topo/run_campus.py --file topo/two-switches.yaml
 
-test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf test-bench ## Run every test suite (needs root)
+test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf test-bench test-fuzz ## Run every test suite (needs root)
 	@echo "test: all suites passed"
 
 test-compiler: $(VENV_STAMP) ## p4compile unit tests, bad-input corpus, every P4 program in the repo
@@ -140,8 +140,21 @@ soak: build ## vrouter.p4 at 90 % of its zero-loss rate for DURATION s (default 
 bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program (FABRIC=checkout: also fabric-tna's largest profile)
 	$(PY) compiler/bench_compile.py $(if $(FABRIC),--fabric $(FABRIC))
 
+test-fuzz: build ## Deterministic fuzz smoke: 300,000 frames through vrouter.p4 as vrouter configures it, 1,000 P4 mutants through p4compile (10,000 malformed P4Runtime requests run in test-switch)
+	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
+	$(PY) fuzz/frames.py --frames 300000 --seed 1
+	$(PY) fuzz/p4_mutants.py --count 1000 --seed 1
+
+FUZZ_SEED ?= $(shell date +%s)
+FUZZ_FRAMES ?= 10000000
+FUZZ_MUTANTS ?= 20000
+fuzz: ## Long fuzz runs from a new seed (FUZZ_SEED): FUZZ_FRAMES frames through vrouter.p4, FUZZ_MUTANTS P4 mutants; findings in build/fuzz/
+	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
+	$(PY) fuzz/frames.py --frames $(FUZZ_FRAMES) --seed $(FUZZ_SEED) --timeout 36000
+	$(PY) fuzz/p4_mutants.py --count $(FUZZ_MUTANTS) --seed $(FUZZ_SEED) --coverage
+
 FUZZ_SECONDS ?= 60
-fuzz: ## Fuzz the switch's JSON loader and packet path, FUZZ_SECONDS each (cargo-fuzz, nightly)
+fuzz-libfuzzer: ## Coverage-guided: the engine's JSON loader and packet path, FUZZ_SECONDS each (cargo-fuzz, needs a nightly toolchain)
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install --locked --quiet cargo-fuzz
 	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run load -- -max_total_time=$(FUZZ_SECONDS) -max_len=20000
 	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run process -- -max_total_time=$(FUZZ_SECONDS)
