@@ -34,6 +34,16 @@ pub fn default_workers() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
 }
 
+/// Drops every value on its own thread: closing a packet or XDP socket waits
+/// for a kernel grace period (~10 ms here), and closed one after another a
+/// switch's dozen sockets would take far longer than the stop should.
+fn close_in_parallel(parts: Vec<Box<dyn Send>>) {
+    let threads: Vec<_> = parts.into_iter().filter_map(|p| std::thread::Builder::new().spawn(move || drop(p)).ok()).collect();
+    for t in threads {
+        let _ = t.join();
+    }
+}
+
 /// Blocks until SIGINT/SIGTERM.
 fn wait_for_stop(stop: &AtomicBool) {
     let fds = [sys::stop_fd()];
@@ -65,8 +75,9 @@ pub fn run(o: &Options) -> Result<(), String> {
     let ports = Arc::new(Ports::open(&specs, o.pcap_dir.as_deref(), o.queue_depth).map_err(|e| e.to_string())?);
     let workers = o.workers.unwrap_or_else(default_workers);
     let ifaces: Vec<String> = specs.iter().map(|(_, i)| i.clone()).collect();
-    let mut opened = io::open(&ifaces, workers, o.io, Depths { rx: o.rx_depth, tx: o.queue_depth }).map_err(|e| e.to_string())?;
-    log_at!(Level::Info, "ports: {} with {workers} workers", opened.mode);
+    let spread = o.spread.unwrap_or_else(|| io::Spread::for_program(switch.program().as_ref().map(|p| p.info())));
+    let mut opened = io::open(&ifaces, workers, o.io, spread, Depths { rx: o.rx_depth, tx: o.queue_depth }).map_err(|e| e.to_string())?;
+    log_at!(Level::Info, "ports: {} with {workers} workers, {spread}", opened.mode);
     let transmit: p4runtime_server::Transmit = {
         let ports = ports.clone();
         Arc::new(move |port: u32, frame: &[u8]| {
@@ -94,16 +105,22 @@ pub fn run(o: &Options) -> Result<(), String> {
             .map_err(|e| format!("worker thread: {e}"))?;
         threads.push(t);
     }
-    println!("{}", ready_line(o, &server, Some(&format!("io {mode}, {workers} workers"))));
+    println!("{}", ready_line(o, &server, Some(&format!("io {mode}, {workers} workers, {spread}"))));
     wait_for_stop(stop);
     log_at!(Level::Info, "stopping");
+    // Stop listening first, so a new switch can bind the address at once.
+    let stopping = server.map(|s| s.begin_stop());
+    let mut parts = Vec::new();
     for t in threads {
-        let _ = t.join();
+        if let Ok(wio) = t.join() {
+            parts.extend(wio.into_parts());
+        }
     }
-    // Detaches the XDP programs.
-    drop(opened);
-    if let Some(server) = server {
-        server.stop(STOP_GRACE);
+    parts.extend(opened.into_parts());
+    parts.extend(ports.take_sockets());
+    close_in_parallel(parts);
+    if let Some(s) = stopping {
+        s.wait(STOP_GRACE);
     }
     ports.flush_captures();
     ports.log_counters();
@@ -133,7 +150,7 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
     if let Some(server) = server {
         // Keep serving P4Runtime (counter reads, packet-outs) until stopped.
         wait_for_stop(stop);
-        server.stop(STOP_GRACE);
+        server.begin_stop().wait(STOP_GRACE);
         let _ = outputs.flush();
     }
     Ok(())

@@ -24,16 +24,28 @@ pub struct Server {
 }
 
 impl Server {
-    /// Stops serving, waiting at most `wait` for the server threads (open
-    /// streams are cut when the process exits right after).
-    pub fn stop(mut self, wait: Duration) {
-        let Some(h) = self.handle.take() else { return };
+    /// Starts shutting the server down (it stops listening at once) and
+    /// returns a handle to wait for the rest.
+    pub fn begin_stop(mut self) -> Stopping {
         let (done, done_rx) = std::sync::mpsc::channel();
-        let _ = std::thread::Builder::new().name("p4rt-stop".into()).spawn(move || {
-            h.shutdown();
-            let _ = done.send(());
-        });
-        if done_rx.recv_timeout(wait).is_err() {
+        if let Some(h) = self.handle.take() {
+            let _ = std::thread::Builder::new().name("p4rt-stop".into()).spawn(move || {
+                h.shutdown();
+                let _ = done.send(());
+            });
+        }
+        Stopping(done_rx)
+    }
+}
+
+/// A server that is shutting down.
+pub struct Stopping(std::sync::mpsc::Receiver<()>);
+
+impl Stopping {
+    /// Waits at most `wait` for the server threads (open streams are cut when
+    /// the process exits right after).
+    pub fn wait(self, wait: Duration) {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = self.0.recv_timeout(wait) {
             log_at!(Level::Debug, "P4Runtime server still closing streams after {wait:?}; not waiting");
         }
     }

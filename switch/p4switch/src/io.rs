@@ -13,6 +13,9 @@
 //! - **socket**: AF_PACKET sockets without rings, `recvmmsg`/`sendmmsg`,
 //!   fanout as above; works wherever AF_PACKET does.
 //!
+//! `--spread flow` shares a port's frames among the workers by flow hash;
+//! `--spread port` gives each port one worker (see [`Spread`]).
+//!
 //! `auto` takes the first that opens on every port, in that order, and
 //! the ready line says which. Every worker has its own receive endpoint per
 //! port and its own transmit endpoint per port, so no lock is taken per frame.
@@ -42,6 +45,38 @@ impl IoMode {
             "mmap" => IoMode::Mmap,
             "socket" => IoMode::Socket,
             _ => return Err(format!("--io {s:?}: expected auto, xdp, mmap or socket")),
+        })
+    }
+}
+
+/// `--spread`: how one port's frames are shared among the workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// By flow hash: the flows of one port run in parallel, each in order.
+    Flow,
+    /// Every frame of a port to one worker (port `k` to worker `k % workers`):
+    /// the port's frames meet meters and registers in arrival order, as in
+    /// BMv2, whose one ingress thread sees every frame in turn.
+    Port,
+}
+
+impl Spread {
+    /// `auto`: [`Spread::Port`] when frames of different flows can meet the
+    /// same state (the program has meters or registers, or is not known yet
+    /// because it comes later over P4Runtime), else [`Spread::Flow`].
+    pub fn for_program(info: Option<&p4engine::ProgramInfo>) -> Spread {
+        match info {
+            Some(i) if i.meters.is_empty() && i.registers.is_empty() => Spread::Flow,
+            _ => Spread::Port,
+        }
+    }
+}
+
+impl std::fmt::Display for Spread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Spread::Flow => "spread by flow",
+            Spread::Port => "one worker per port",
         })
     }
 }
@@ -214,12 +249,31 @@ pub struct WorkerIo {
     pub tx: Vec<TxEndpoint>,
 }
 
+impl WorkerIo {
+    /// Every endpoint as a separate value, to close them in parallel.
+    pub fn into_parts(self) -> Vec<Box<dyn Send>> {
+        let mut v: Vec<Box<dyn Send>> = Vec::new();
+        v.extend(self.rx.into_iter().map(|(_, r)| Box::new(r) as Box<dyn Send>));
+        v.extend(self.tx.into_iter().map(|t| Box::new(t) as Box<dyn Send>));
+        v
+    }
+}
+
 /// Everything the ports opened; dropping it closes the sockets and detaches
 /// the XDP programs.
 pub struct Opened {
     pub workers: Vec<WorkerIo>,
     pub mode: Chosen,
-    _xdp: Vec<XdpPort>,
+    xdp: Vec<XdpPort>,
+}
+
+impl Opened {
+    /// The XDP programs, links and maps as separate values, to close them in parallel.
+    pub fn into_parts(self) -> Vec<Box<dyn Send>> {
+        let mut v: Vec<Box<dyn Send>> = self.workers.into_iter().flat_map(|w| w.into_parts()).collect();
+        v.extend(self.xdp.into_iter().map(|x| Box::new(x) as Box<dyn Send>));
+        v
+    }
 }
 
 struct XdpPort {
@@ -229,7 +283,7 @@ struct XdpPort {
 }
 
 /// Opens every port of `ifaces` for `workers` workers in `mode`.
-pub fn open(ifaces: &[String], workers: usize, mode: IoMode, d: Depths) -> io::Result<Opened> {
+pub fn open(ifaces: &[String], workers: usize, mode: IoMode, spread: Spread, d: Depths) -> io::Result<Opened> {
     let workers = workers.max(1);
     for iface in ifaces {
         match sys::disable_offloads(iface) {
@@ -241,16 +295,16 @@ pub fn open(ifaces: &[String], workers: usize, mode: IoMode, d: Depths) -> io::R
         }
     }
     match mode {
-        IoMode::Xdp => open_xdp_any(ifaces, workers, d),
-        IoMode::Mmap => open_packet(ifaces, workers, d, true),
-        IoMode::Socket => open_packet(ifaces, workers, d, false),
+        IoMode::Xdp => open_xdp_any(ifaces, workers, spread, d),
+        IoMode::Mmap => open_packet(ifaces, workers, spread, d, true),
+        IoMode::Socket => open_packet(ifaces, workers, spread, d, false),
         IoMode::Auto => {
             let mut why = Vec::new();
-            match open_xdp_any(ifaces, workers, d) {
+            match open_xdp_any(ifaces, workers, spread, d) {
                 Ok(o) => return Ok(o),
                 Err(e) => why.push(format!("xdp: {e}")),
             }
-            match open_packet(ifaces, workers, d, true) {
+            match open_packet(ifaces, workers, spread, d, true) {
                 Ok(o) => {
                     log_at!(Level::Info, "--io auto: not xdp ({})", why.join("; "));
                     return Ok(o);
@@ -258,25 +312,33 @@ pub fn open(ifaces: &[String], workers: usize, mode: IoMode, d: Depths) -> io::R
                 Err(e) => why.push(format!("mmap: {e}")),
             }
             log_at!(Level::Info, "--io auto: not xdp or mmap ({})", why.join("; "));
-            open_packet(ifaces, workers, d, false)
+            open_packet(ifaces, workers, spread, d, false)
         }
     }
 }
 
-fn open_packet(ifaces: &[String], workers: usize, d: Depths, rings: bool) -> io::Result<Opened> {
+/// Whether worker `w` receives from the port at position `pos`.
+fn receives(spread: Spread, workers: usize, pos: usize, w: usize) -> bool {
+    spread == Spread::Flow || pos % workers == w
+}
+
+fn open_packet(ifaces: &[String], workers: usize, spread: Spread, d: Depths, rings: bool) -> io::Result<Opened> {
     let mut ws: Vec<WorkerIo> = (0..workers).map(|_| WorkerIo { rx: Vec::new(), tx: Vec::new() }).collect();
+    let fanout = workers > 1 && spread == Spread::Flow;
     for (pos, iface) in ifaces.iter().enumerate() {
         let mut group = None;
-        for w in ws.iter_mut() {
-            let mut o = if rings { SocketOptions::port(d.rx) } else { SocketOptions::port_without_ring() };
-            if workers > 1 {
-                o.fanout = Some(group.map_or(Fanout::New, Fanout::Join));
+        for (k, w) in ws.iter_mut().enumerate() {
+            if receives(spread, workers, pos, k) {
+                let mut o = if rings { SocketOptions::port(d.rx) } else { SocketOptions::port_without_ring() };
+                if fanout {
+                    o.fanout = Some(group.map_or(Fanout::New, Fanout::Join));
+                }
+                let s = PacketSocket::open(iface, &o)?;
+                if fanout && group.is_none() {
+                    group = Some(s.fanout_group()?);
+                }
+                w.rx.push((pos, if rings { RxEndpoint::Ring(s) } else { RxEndpoint::Socket(s, Box::new(RecvBatch::new())) }));
             }
-            let s = PacketSocket::open(iface, &o)?;
-            if workers > 1 && group.is_none() {
-                group = Some(s.fanout_group()?);
-            }
-            w.rx.push((pos, if rings { RxEndpoint::Ring(s) } else { RxEndpoint::Socket(s, Box::new(RecvBatch::new())) }));
             let tx = if rings {
                 TxEndpoint::Ring(PacketSocket::open(iface, &SocketOptions::sender(Some(tx_ring_slots(d.tx))))?)
             } else {
@@ -285,7 +347,7 @@ fn open_packet(ifaces: &[String], workers: usize, d: Depths, rings: bool) -> io:
             w.tx.push(tx);
         }
     }
-    Ok(Opened { workers: ws, mode: if rings { Chosen::Mmap } else { Chosen::Socket }, _xdp: Vec::new() })
+    Ok(Opened { workers: ws, mode: if rings { Chosen::Mmap } else { Chosen::Socket }, xdp: Vec::new() })
 }
 
 /// Transmit ring slots for an egress queue of `depth` frames: room to raise
@@ -294,21 +356,24 @@ fn tx_ring_slots(depth: u32) -> u32 {
     depth.clamp(1024, crate::queues::MAX_DEPTH)
 }
 
-fn open_xdp_any(ifaces: &[String], workers: usize, d: Depths) -> io::Result<Opened> {
-    match open_xdp(ifaces, workers, d, XdpAttachMode::Native) {
+fn open_xdp_any(ifaces: &[String], workers: usize, spread: Spread, d: Depths) -> io::Result<Opened> {
+    match open_xdp(ifaces, workers, spread, d, XdpAttachMode::Native) {
         Ok(o) => Ok(o),
-        Err(native) => open_xdp(ifaces, workers, d, XdpAttachMode::Generic)
+        Err(native) => open_xdp(ifaces, workers, spread, d, XdpAttachMode::Generic)
             .map_err(|generic| io::Error::new(generic.kind(), format!("native XDP: {native}; generic XDP: {generic}"))),
     }
 }
 
-fn open_xdp(ifaces: &[String], workers: usize, d: Depths, mode: XdpAttachMode) -> io::Result<Opened> {
+fn open_xdp(ifaces: &[String], workers: usize, spread: Spread, d: Depths, mode: XdpAttachMode) -> io::Result<Opened> {
     let mut ws: Vec<WorkerIo> = (0..workers).map(|_| WorkerIo { rx: Vec::new(), tx: Vec::new() }).collect();
     let mut keep = Vec::new();
     let sizes = XskSizes { rx: d.rx.next_power_of_two().clamp(64, 1 << 16), tx: tx_ring_slots(d.tx).next_power_of_two(), sharers: workers as u32 };
     for (pos, iface) in ifaces.iter().enumerate() {
         let queues = sys::rx_queues(iface);
-        let map = BpfMap::xskmap(queues * workers as u32).map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP: {e}")))?;
+        // The program hashes over `choices` slots per receive queue; one
+        // choice (slot = queue) when the port has a single worker.
+        let choices = if spread == Spread::Flow { workers as u32 } else { 1 };
+        let map = BpfMap::xskmap(queues * choices).map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP: {e}")))?;
         for q in 0..queues {
             let first = XskSocket::open_first(iface, q, sizes)?;
             let mut socks = Vec::with_capacity(workers);
@@ -317,8 +382,12 @@ fn open_xdp(ifaces: &[String], workers: usize, d: Depths, mode: XdpAttachMode) -
             }
             socks.insert(0, first);
             for (w, s) in socks.into_iter().enumerate() {
-                map.set(q * workers as u32 + w as u32, s.raw_fd())
-                    .map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP slot: {e}")))?;
+                // A worker outside the map keeps its (idle) receive half: the
+                // halves of one queue share the umem's fill ring.
+                if receives(spread, workers, pos, w) {
+                    let slot = if spread == Spread::Flow { q * choices + w as u32 } else { q };
+                    map.set(slot, s.raw_fd()).map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP slot: {e}")))?;
+                }
                 let (rx, tx) = s.split();
                 ws[w].rx.push((pos, RxEndpoint::Xdp(rx)));
                 if q == 0 {
@@ -326,7 +395,7 @@ fn open_xdp(ifaces: &[String], workers: usize, d: Depths, mode: XdpAttachMode) -
                 }
             }
         }
-        let insns = crate::xdpprog::program(workers as u32, map.raw_fd());
+        let insns = crate::xdpprog::program(choices, map.raw_fd());
         let prog = BpfProgram::load_xdp(&insns, true).or_else(|_| BpfProgram::load_xdp(&insns, false))
             .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
         let index = sys::ifindex(iface)?;
@@ -334,5 +403,5 @@ fn open_xdp(ifaces: &[String], workers: usize, d: Depths, mode: XdpAttachMode) -
             .map_err(|e| io::Error::new(e.kind(), format!("{iface}: attach XDP program: {e}")))?;
         keep.push(XdpPort { _link: link, _prog: prog, _map: map });
     }
-    Ok(Opened { workers: ws, mode: Chosen::Xdp(mode), _xdp: keep })
+    Ok(Opened { workers: ws, mode: Chosen::Xdp(mode), xdp: keep })
 }

@@ -74,8 +74,8 @@ impl Capture {
 pub struct Port {
     pub number: u32,
     pub iface: String,
-    /// Sends packet-outs (from any thread).
-    pub out: PacketSocket,
+    /// Sends packet-outs (from any thread); taken at exit.
+    pub out: Mutex<Option<PacketSocket>>,
     pub capture: Option<Capture>,
     pub stats: PortStats,
     pub queue: EgressQueue,
@@ -100,7 +100,7 @@ impl Ports {
             ports.push(Port {
                 number: *number,
                 iface: iface.clone(),
-                out: PacketSocket::open(iface, &SocketOptions::sender(None))?,
+                out: Mutex::new(Some(PacketSocket::open(iface, &SocketOptions::sender(None))?)),
                 capture,
                 stats: PortStats::default(),
                 queue: EgressQueue::new(depth),
@@ -135,7 +135,19 @@ impl Ports {
             c.record_out(frame);
         }
         p.stats.tx.fetch_add(1, Ordering::Relaxed);
-        p.out.send_shared(frame)
+        match &*p.out.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(s) => s.send_shared(frame),
+            None => Err(io::Error::new(io::ErrorKind::NotConnected, "the switch is stopping")),
+        }
+    }
+
+    /// Takes the packet-out sockets (to close them at exit).
+    pub fn take_sockets(&self) -> Vec<Box<dyn Send>> {
+        self.ports
+            .iter()
+            .filter_map(|p| p.out.lock().unwrap_or_else(|e| e.into_inner()).take())
+            .map(|s| Box::new(s) as Box<dyn Send>)
+            .collect()
     }
 
     pub fn flush_captures(&self) {

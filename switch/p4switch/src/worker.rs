@@ -1,7 +1,8 @@
 //! The packet-processing workers. Each worker owns a receive endpoint on
-//! every port (the port's flows are spread over the workers by hash, so a
-//! flow stays on one worker and in order) and a transmit endpoint on every
-//! port, so nothing is locked per frame.
+//! every port it serves (a port's flows are spread over the workers by hash,
+//! so a flow stays on one worker and in order, or the whole port goes to one
+//! worker: `--spread`) and a transmit endpoint on every port, so nothing is
+//! locked per frame.
 //!
 //! The loop: release shaped frames that are due; take one batch from each
 //! receive endpoint (whatever is waiting, at most 64 frames — never waiting
@@ -252,8 +253,10 @@ fn emit(dp: &Dataplane, eg: &mut Egress, port: u32, frame: &[u8], now: u64) {
 /// stops waiting on it (a socket whose interface is gone stays readable).
 const MAX_EMPTY_WAKEUPS: u32 = 1000;
 
-/// The loop of one worker thread; returns when `stop` is set.
-pub fn run(dp: &Dataplane, io: WorkerIo, stop: &AtomicBool) {
+/// The loop of one worker thread; returns its endpoints when `stop` is set
+/// (the caller closes them, in parallel: closing a packet socket waits for a
+/// kernel grace period).
+pub fn run(dp: &Dataplane, io: WorkerIo, stop: &AtomicBool) -> WorkerIo {
     let WorkerIo { mut rx, tx } = io;
     let mut eg = Egress::new(tx);
     let mut w = dp.switch.new_worker();
@@ -334,6 +337,7 @@ pub fn run(dp: &Dataplane, io: WorkerIo, stop: &AtomicBool) {
         let st = &dp.ports.ports[*pos].stats;
         st.add(&st.rx_dropped, r.take_drops(&mut drops_seen[k]));
     }
+    WorkerIo { rx, tx: eg.tx }
 }
 
 #[cfg(test)]
