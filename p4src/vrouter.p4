@@ -33,48 +33,58 @@
  *
  * Tables, counters, reasons and controller headers: docs/p4-program.md.
  */
+// The generic counter<I>, meter<I> and register<T, I> of v1model need this (as with p4c).
+#define V1MODEL_VERSION 20200408
 #include <core.p4>
 #include <v1model.p4>
 
+#include "v1model/externs.p4"
+#include "include/ids.p4"
 #include "include/headers.p4"
 #include "include/constants.p4"
 #include "include/metadata.p4"
-#include "include/arch_v1model.p4"
 #include "include/parser.p4"
 #include "include/packet_io.p4"
 #include "include/port_vlan.p4"
-#include "include/mac_learning.p4"
+#include "include/learning.p4"
 #include "include/acl.p4"
-#include "include/policer_select.p4"
-#include "include/policer_enforce.p4"
-#include "include/l3_admit.p4"
+#include "include/policer.p4"
+#include "include/enforce.p4"
+#include "include/admit.p4"
 #include "include/mpls.p4"
-#include "include/ipv4_routing.p4"
-#include "include/bridging.p4"
-#include "include/vpls.p4"
+#include "include/pw_term.p4"
+#include "include/nat_in.p4"
+#include "include/routing.p4"
+#include "include/bridge.p4"
+#include "include/pw_encap.p4"
 #include "include/nexthop.p4"
 #include "include/firewall.p4"
-#include "include/nat.p4"
-#include "include/mtu_check.p4"
-#include "include/packet_in.p4"
-#include "include/egress_vlan.p4"
+#include "include/mtu.p4"
+#include "include/nat_out.p4"
+#include "include/nat_translate.p4"
+#include "include/conn_state.p4"
+#include "include/cpu_header.p4"
+#include "include/pw_flood.p4"
+#include "include/vlan.p4"
 #include "include/deparser.p4"
+#include "v1model/firewall_state.p4"
+#include "v1model/nat_state.p4"
 
-parser v1model_parser(packet_in packet,
+parser V1modelParser(packet_in packet,
                       out headers_t hdr,
                       inout local_metadata_t meta,
                       inout standard_metadata_t std_meta) {
-    packet_parser() headers_parser;
+    PacketParser() packet_parser;
 
     state start {
         meta.ingress_port = std_meta.ingress_port;
-        headers_parser.apply(packet, hdr, meta);
+        packet_parser.apply(packet, hdr, meta);
         transition accept;
     }
 }
 
 /* IPv4 header checksum (no options: packets with options are not routed). */
-control v1model_verify_checksum(inout headers_t hdr, inout local_metadata_t meta) {
+control V1modelVerifyChecksum(inout headers_t hdr, inout local_metadata_t meta) {
     apply {
         verify_checksum(hdr.ipv4.isValid() && hdr.ipv4.ihl == 5,
             { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
@@ -85,7 +95,7 @@ control v1model_verify_checksum(inout headers_t hdr, inout local_metadata_t meta
     }
 }
 
-control v1model_compute_checksum(inout headers_t hdr, inout local_metadata_t meta) {
+control V1modelComputeChecksum(inout headers_t hdr, inout local_metadata_t meta) {
     apply {
         update_checksum(hdr.ipv4.isValid() && meta.update_ipv4_checksum,
             { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
@@ -101,52 +111,78 @@ control ingress(inout headers_t hdr,
                 inout standard_metadata_t std_meta) {
 
     /* Operator counters (P4Runtime CounterEntry, index as noted). */
+    @id(ID_INGRESS_PORT_COUNTER)
     counter<bit<32>>(PORT_COUNT, CounterType.packets_and_bytes) ingress_port_counter;  /* [port] */
+    @id(ID_VLAN_COUNTER)
     counter<bit<32>>(VLAN_COUNT, CounterType.packets_and_bytes) vlan_counter;          /* [vlan] */
+    @id(ID_INGRESS_DROP_COUNTER)
     counter<bit<32>>(DROP_REASON_COUNT, CounterType.packets_and_bytes) ingress_drop_counter; /* [DROP_*] */
 
     /* Policers (P4Runtime MeterEntry; bytes; unconfigured = always green)
      * and their colour counters, index = policer index * 4 + colour. */
-    meter<bit<32>>(PORT_COUNT, MeterType.bytes) port_meter;        /* [port] */
-    meter<bit<32>>(VLAN_COUNT, MeterType.bytes) vlan_meter;        /* [vlan] */
-    meter<bit<32>>(ACL_METER_COUNT, MeterType.bytes) acl_meter;    /* [meter_id of ACL police] */
+    @id(ID_PORT_METER) meter<bit<32>>(PORT_COUNT, MeterType.bytes) port_meter;        /* [port] */
+    @id(ID_VLAN_METER) meter<bit<32>>(VLAN_COUNT, MeterType.bytes) vlan_meter;        /* [vlan] */
+    @id(ID_ACL_METER)  meter<bit<32>>(ACL_METER_COUNT, MeterType.bytes) acl_meter;    /* [meter_id of ACL police] */
+    @id(ID_PORT_METER_COLOR_COUNTER)
     counter<bit<32>>(PORT_COUNT * METER_COLOR_SLOTS, CounterType.packets_and_bytes) port_meter_color_counter;
+    @id(ID_VLAN_METER_COLOR_COUNTER)
     counter<bit<32>>(VLAN_COUNT * METER_COLOR_SLOTS, CounterType.packets_and_bytes) vlan_meter_color_counter;
+    @id(ID_ACL_METER_COLOR_COUNTER)
     counter<bit<32>>(ACL_METER_COUNT * METER_COLOR_SLOTS, CounterType.packets_and_bytes) acl_meter_color_counter;
 
-    /* Stateful firewall connection slots (P4Runtime RegisterEntry). */
-    register<bit<32>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_signature;
-    register<bit<48>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_last_seen;
+    /* Stateful firewall connection slots (P4Runtime RegisterEntry, index =
+     * slot): the flow key, its state (CONN_*) and last packet's time (µs);
+     * the logic is v1model/firewall_state.p4. */
+    @id(ID_FIREWALL_CONN_CLIENT_ADDR) register<bit<32>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_client_addr;
+    @id(ID_FIREWALL_CONN_SERVER_ADDR) register<bit<32>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_server_addr;
+    @id(ID_FIREWALL_CONN_CLIENT_PORT) register<bit<16>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_client_port;
+    @id(ID_FIREWALL_CONN_SERVER_PORT) register<bit<16>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_server_port;
+    @id(ID_FIREWALL_CONN_PROTO)       register<bit<8>, bit<32>>(FIREWALL_CONN_SLOTS)  firewall_conn_proto;
+    @id(ID_FIREWALL_CONN_STATE)       register<bit<8>, bit<32>>(FIREWALL_CONN_SLOTS)  firewall_conn_state;
+    @id(ID_FIREWALL_CONN_LAST_SEEN)   register<bit<48>, bit<32>>(FIREWALL_CONN_SLOTS) firewall_conn_last_seen;
+    V1modelFirewallState(firewall_conn_client_addr, firewall_conn_server_addr, firewall_conn_client_port,
+                         firewall_conn_server_port, firewall_conn_proto, firewall_conn_state,
+                         firewall_conn_last_seen) firewall_state;
 
     /* Source NAT slots (P4Runtime RegisterEntry), index = port - NAT_PORT_BASE:
-     * the inside host's address/port, the remote address/port, the protocol
-     * (0: never used) and the last packet's time. */
-    register<bit<32>, bit<32>>(NAT_SLOTS) nat_inside_addr;
-    register<bit<16>, bit<32>>(NAT_SLOTS) nat_inside_port;
-    register<bit<32>, bit<32>>(NAT_SLOTS) nat_remote_addr;
-    register<bit<16>, bit<32>>(NAT_SLOTS) nat_remote_port;
-    register<bit<8>, bit<32>>(NAT_SLOTS)  nat_proto;
-    register<bit<48>, bit<32>>(NAT_SLOTS) nat_last_seen;
+     * the inside host's address/port, the remote address/port, the outside
+     * (masquerade) address, the protocol, the state (CONN_*) and the last
+     * packet's time (µs); the logic is v1model/nat_state.p4. */
+    @id(ID_NAT_INSIDE_ADDR)  register<bit<32>, bit<32>>(NAT_SLOTS) nat_inside_addr;
+    @id(ID_NAT_INSIDE_PORT)  register<bit<16>, bit<32>>(NAT_SLOTS) nat_inside_port;
+    @id(ID_NAT_REMOTE_ADDR)  register<bit<32>, bit<32>>(NAT_SLOTS) nat_remote_addr;
+    @id(ID_NAT_REMOTE_PORT)  register<bit<16>, bit<32>>(NAT_SLOTS) nat_remote_port;
+    @id(ID_NAT_OUTSIDE_ADDR) register<bit<32>, bit<32>>(NAT_SLOTS) nat_outside_addr;
+    @id(ID_NAT_PROTO)        register<bit<8>, bit<32>>(NAT_SLOTS)  nat_proto;
+    @id(ID_NAT_STATE)        register<bit<8>, bit<32>>(NAT_SLOTS)  nat_state;
+    @id(ID_NAT_LAST_SEEN)    register<bit<48>, bit<32>>(NAT_SLOTS) nat_last_seen;
+    V1modelNatReplyState(nat_inside_addr, nat_inside_port, nat_remote_addr, nat_remote_port,
+                         nat_outside_addr, nat_proto, nat_state, nat_last_seen) nat_reply_state;
+    V1modelNatFlowState(nat_inside_addr, nat_inside_port, nat_remote_addr, nat_remote_port,
+                        nat_outside_addr, nat_proto, nat_state, nat_last_seen) nat_flow_state;
 
-    ingress_packet_io()        packet_io;
-    ingress_port_vlan()        port_vlan;
-    mac_learning()             learning;
-    acl_ingress()              acl;
-    policer_select()           policer;
-    policer_enforce()          enforce;
-    l3_admit()                 admit;
-    mpls_lookup()              mpls;
-    pseudowire_termination()   pw_term;
-    ipv4_routing()             routing;
-    bridging()                 bridge;
-    pseudowire_encapsulation() pw_encap;
-    nexthop_resolution()       nexthop;
-    stateful_firewall()        firewall;
-    nat_inbound()              nat_in;
-    nat_outbound()             nat_out;
-    nat_translate()            nat_reverse;
-    nat_translate()            nat_forward;
-    mtu_check()                mtu;
+    /* NatTranslate rewrites in two places, replies (inbound) and flows
+     * (outbound); in v1model it updates the L4 checksum itself (true). */
+    NatTranslate(true) nat_reverse;
+    NatTranslate(true) nat_forward;
+
+    PacketIo()  packet_io;
+    PortVlan()  port_vlan;
+    Learning()  learning;
+    Acl()       acl;
+    Policer()   policer;
+    Enforce()   enforce;
+    Admit()     admit;
+    Mpls()      mpls;
+    PwTerm()    pw_term;
+    NatIn()     nat_in;
+    Routing()   routing;
+    Bridge()    bridge;
+    PwEncap()   pw_encap;
+    Nexthop()   nexthop;
+    Firewall()  firewall;
+    Mtu()       mtu;
+    NatOut()    nat_out;
 
     apply {
         /* ---- architecture -> program ---- */
@@ -208,23 +244,10 @@ control ingress(inout headers_t hdr,
                 nat_in.apply(hdr, meta);
             }
             if (meta.nat_in_lookup) {
-                bit<8>  slot_proto;
-                bit<32> slot_remote_addr;
-                bit<16> slot_remote_port;
-                bit<48> slot_last_seen;
-                nat_proto.read(slot_proto, meta.nat_slot);
-                nat_remote_addr.read(slot_remote_addr, meta.nat_slot);
-                nat_remote_port.read(slot_remote_port, meta.nat_slot);
-                nat_last_seen.read(slot_last_seen, meta.nat_slot);
-                if (slot_proto == hdr.ipv4.protocol
-                        && slot_remote_addr == hdr.ipv4.src_addr
-                        && slot_remote_port == meta.l4_src_port
-                        && meta.timestamp_us - slot_last_seen <= NAT_TIMEOUT_US) {
-                    nat_inside_addr.read(meta.nat_new_addr, meta.nat_slot);
-                    nat_inside_port.read(meta.nat_new_port, meta.nat_slot);
-                    nat_last_seen.write(meta.nat_slot, meta.timestamp_us);
-                    meta.nat_rewrite_src = false;
+                nat_reply_state.apply(hdr, meta);
+                if (meta.nat_translate) {
                     nat_reverse.apply(hdr, meta);
+                    meta.nat_translate = false;
                 }
             }
             if (!meta.drop && !meta.punt) {
@@ -240,38 +263,12 @@ control ingress(inout headers_t hdr,
                 nexthop.apply(hdr, meta);
             }
 
-            /* ---- stateful firewall ---- */
+            /* ---- stateful firewall: policy, then the connection slots ---- */
             if (!meta.drop && !meta.punt) {
                 firewall.apply(hdr, meta);
             }
-            /* Connection table: look the flow up, record it (track) or
-             * require it to be live (check); both refresh its last-seen time. */
             if (!meta.drop && !meta.punt && (meta.fw_track || meta.fw_check)) {
-                bit<32> slot;
-                bit<32> signature;
-                bit<32> stored_signature;
-                bit<48> last_seen;
-                hash(slot, HashAlgorithm.crc16, 32w0,
-                     { meta.fw_key_client, meta.fw_key_server, meta.fw_key_proto,
-                       meta.fw_key_client_port, meta.fw_key_server_port },
-                     FIREWALL_CONN_SLOTS);
-                hash(signature, HashAlgorithm.crc32, 32w0,
-                     { meta.fw_key_client, meta.fw_key_server, meta.fw_key_proto,
-                       meta.fw_key_client_port, meta.fw_key_server_port },
-                     32w0xffffffff);
-                firewall_conn_signature.read(stored_signature, slot);
-                firewall_conn_last_seen.read(last_seen, slot);
-                meta.fw_conn_hit = stored_signature == signature
-                    && meta.timestamp_us - last_seen <= FIREWALL_CONN_TIMEOUT_US;
-                if (meta.fw_track) {
-                    firewall_conn_signature.write(slot, signature);
-                    firewall_conn_last_seen.write(slot, meta.timestamp_us);
-                } else if (meta.fw_conn_hit) {
-                    firewall_conn_last_seen.write(slot, meta.timestamp_us);
-                } else {
-                    meta.drop = true;
-                    meta.drop_reason = DROP_FIREWALL;
-                }
+                firewall_state.apply(hdr, meta);
             }
 
             if (!meta.drop && !meta.punt) {
@@ -286,46 +283,9 @@ control ingress(inout headers_t hdr,
                 nat_out.apply(hdr, meta);
             }
             if (!meta.drop && !meta.punt && meta.nat_out) {
-                bit<32> slot;
-                bit<8>  slot_proto;
-                bit<32> slot_inside_addr;
-                bit<16> slot_inside_port;
-                bit<32> slot_remote_addr;
-                bit<16> slot_remote_port;
-                bit<48> slot_last_seen;
-                hash(slot, HashAlgorithm.crc16, 32w0,
-                     { hdr.ipv4.src_addr, hdr.ipv4.dst_addr, hdr.ipv4.protocol,
-                       meta.l4_src_port, meta.l4_dst_port },
-                     NAT_SLOTS);
-                nat_proto.read(slot_proto, slot);
-                nat_inside_addr.read(slot_inside_addr, slot);
-                nat_inside_port.read(slot_inside_port, slot);
-                nat_remote_addr.read(slot_remote_addr, slot);
-                nat_remote_port.read(slot_remote_port, slot);
-                nat_last_seen.read(slot_last_seen, slot);
-                bool same_flow = slot_proto == hdr.ipv4.protocol
-                    && slot_inside_addr == hdr.ipv4.src_addr
-                    && slot_inside_port == meta.l4_src_port
-                    && slot_remote_addr == hdr.ipv4.dst_addr
-                    && slot_remote_port == meta.l4_dst_port;
-                bool live = slot_proto != 0
-                    && meta.timestamp_us - slot_last_seen <= NAT_TIMEOUT_US;
-                if (same_flow || !live) {
-                    if (!same_flow) {
-                        nat_proto.write(slot, hdr.ipv4.protocol);
-                        nat_inside_addr.write(slot, hdr.ipv4.src_addr);
-                        nat_inside_port.write(slot, meta.l4_src_port);
-                        nat_remote_addr.write(slot, hdr.ipv4.dst_addr);
-                        nat_remote_port.write(slot, meta.l4_dst_port);
-                    }
-                    nat_last_seen.write(slot, meta.timestamp_us);
-                    meta.nat_rewrite_src = true;
-                    meta.nat_new_addr = meta.nat_addr;
-                    meta.nat_new_port = NAT_PORT_BASE + (bit<16>) slot;
+                nat_flow_state.apply(hdr, meta);
+                if (meta.nat_translate) {
                     nat_forward.apply(hdr, meta);
-                } else {
-                    meta.drop = true;
-                    meta.drop_reason = DROP_NAT_EXHAUSTED;
                 }
             }
         }
@@ -358,12 +318,14 @@ control egress(inout headers_t hdr,
                inout local_metadata_t meta,
                inout standard_metadata_t std_meta) {
 
+    @id(ID_EGRESS_PORT_COUNTER)
     counter<bit<32>>(PORT_COUNT, CounterType.packets_and_bytes) egress_port_counter;  /* [port] */
+    @id(ID_EGRESS_DROP_COUNTER)
     counter<bit<32>>(DROP_REASON_COUNT, CounterType.packets_and_bytes) egress_drop_counter; /* [DROP_*] */
 
-    egress_packet_in()               cpu_header;
-    pseudowire_flood_encapsulation() pw_flood;
-    egress_vlan()                    vlan;
+    CpuHeader() cpu_header;
+    PwFlood()   pw_flood;
+    Vlan()      vlan;
 
     apply {
         meta.egress_port = std_meta.egress_port;
@@ -389,9 +351,9 @@ control egress(inout headers_t hdr,
     }
 }
 
-V1Switch(v1model_parser(),
-         v1model_verify_checksum(),
+V1Switch(V1modelParser(),
+         V1modelVerifyChecksum(),
          ingress(),
          egress(),
-         v1model_compute_checksum(),
-         packet_deparser()) main;
+         V1modelComputeChecksum(),
+         PacketDeparser()) main;

@@ -32,6 +32,8 @@ class StrArg(str):
 class Annotation(Node):
     name: str
     args: list  # of python values: str, int, or raw token text
+    body: list = field(default_factory=list)  # the tokens between the brackets: (kind, text), commas included
+    structured: bool = False  # @a[...] (P4-16 structured annotation) rather than @a(...)
 
     def arg(self, i: int = 0):
         return self.args[i] if i < len(self.args) else None
@@ -519,3 +521,13 @@ def dump(node, indent: int = 0) -> str:
         out.append(f"{pad}  .{name}:\n")
         out.append(dump(v, indent + 2))
     return "".join(out)
+
+
+def fresh_name(base: str, taken: set) -> str:
+    """`base`, or `base_N` with the first N that is not in `taken`; the result is added to it."""
+    name, i = base, 0
+    while name in taken:
+        i += 1
+        name = f"{base}_{i}"
+    taken.add(name)
+    return name

@@ -12,8 +12,8 @@ from .check_types import UNKNOWN, ActionRun, MethodRef, TableResult, TypeName, U
 from .consteval import const_value  # noqa: F401  (re-exported for the lowering)
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
-from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
-                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, strip_newtype)
+from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
+                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype)
 from .visitor import Visitor
 
 
@@ -65,8 +65,8 @@ class Checker(ExprChecker, Visitor):
                 seen.add(f.name)
                 if kind == "header":
                     sft = strip_newtype(ft)
-                    if not isinstance(sft, (Bits, Varbit, Unknown)) and not (isinstance(sft, Enum) and sft.underlying) and sft != BOOL:
-                        self.err(f.type_ref, f"header field '{f.name}' must be bit<W>, int<W>, varbit<W> or a serializable enum, not {ft}")
+                    if not _header_field_type(sft, nested=False):
+                        self.err(f.type_ref, f"header field '{f.name}' must be bit<W>, int<W>, bool, varbit<W>, a serializable enum or a struct of those, not {ft}")
                 elif kind == "header_union":
                     if not (isinstance(ft, Composite) and ft.is_header) and ft is not UNKNOWN:
                         self.err(f.type_ref, f"header_union field '{f.name}' must be a header, not {ft}")
@@ -319,11 +319,50 @@ class Checker(ExprChecker, Visitor):
             if len(d.args) != len(decl.ctor_params):
                 self.err(d, f"wrong number of arguments to {decl.name}: expected {len(decl.ctor_params)}, got {len(d.args)}")
         elif isinstance(decl, A.PackageTypeDecl):
-            if len(d.args) != len(decl.params):
+            if not self.arity_ok(decl.params, d.args):
                 self.err(d, f"wrong number of arguments to package {decl.name}: expected {len(decl.params)}, got {len(d.args)}")
         if d.initializer:
-            self.err(d, "unsupported: instantiation with an initializer block (abstract methods)")
+            self.initializer(d, t, s)
         self.declare(s, Symbol("instance", d.name, d, t), d.span)
+
+    def initializer(self, d: A.Instantiation, t: ObjectT, s: Scope) -> None:
+        """An instance's initializer block implements its extern's abstract methods (e.g. a
+        TNA RegisterAction's apply): each function must match an abstract method, with the
+        extern's type arguments substituted, and its body is checked in the enclosing scope."""
+        decl = t.decl
+        abstract = {m.name: m for m in getattr(decl, "methods", []) if m.abstract}
+        if not abstract:
+            self.err(d, f"{t} has no abstract methods to implement")
+            return
+        done = set()
+        for f in d.initializer:
+            if not isinstance(f, A.FunctionDecl):
+                self.err(f, "an initializer block holds only function declarations")
+                continue
+            proto = abstract.get(f.name)
+            if proto is None:
+                self.err(f, f"'{f.name}' is not an abstract method of {decl.name}")
+                continue
+            done.add(f.name)
+            self.function_body(f, s)
+            want = self.generic_scope(proto, dict(t.type_args))
+            given = f.proto.params
+            if not self.arity_ok(proto.params, [A.Argument(p.span, None, None) for p in given]):
+                self.err(f, f"'{f.name}' of {decl.name} takes {len(proto.params)} parameters, not {len(given)}")
+                continue
+            for p, q in zip(given, proto.params):
+                qt = self.resolve_type(q.type_ref, want)
+                if p.direction != q.direction:
+                    self.err(p, f"parameter '{p.name}' of '{f.name}' must be '{q.direction}'")
+                elif not isinstance(qt, TypeVar) and not same_type(p.resolved_type, qt) \
+                        and p.resolved_type is not UNKNOWN and qt is not UNKNOWN:
+                    self.err(p, f"parameter '{p.name}' of '{f.name}' has type {p.resolved_type}, "
+                                f"{decl.name} needs {qt}")
+            rt = self.resolve_type(proto.ret, want) if proto.ret is not None else VOID
+            if not isinstance(rt, TypeVar) and not same_type(f.ret_type, rt) and f.ret_type is not UNKNOWN:
+                self.err(f, f"'{f.name}' of {decl.name} must return {rt}, not {f.ret_type}")
+        for name in sorted(set(abstract) - done):
+            self.err(d, f"instance of {decl.name} does not implement abstract method '{name}'")
 
     def parser_body(self, d: A.ParserDecl, s: Scope) -> None:
         scope = Scope(s, d)
@@ -389,7 +428,10 @@ class Checker(ExprChecker, Visitor):
             self.expr(item.value, scope)
             self.expr(item.mask, scope)
             self.coerce(item.value, t, "keyset value")
-            self.coerce(item.mask, t, "keyset mask")
+            # a serializable enum's mask is a plain number of its underlying type (as with p4c)
+            mask_t = t.underlying if isinstance(t, Enum) and t.underlying is not None and \
+                isinstance(strip_newtype(item.mask.type), IntT) else t
+            self.coerce(item.mask, mask_t, "keyset mask")
             item.type = t
             return
         if isinstance(item, A.Range):
@@ -500,6 +542,8 @@ class Checker(ExprChecker, Visitor):
                 for k, kt in zip(e.keys, key_types):
                     self.keyset_elem(k, kt, scope)
                 if e.priority is not None:
+                    if ent.is_const:
+                        self.err(e.priority, "a table with 'const' entries cannot give them priorities (use 'entries')")
                     self.expr(e.priority, scope)
                 sym = self.lookup_action(e.action, scope)
                 if sym is not None:
@@ -671,3 +715,16 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     if c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
     return c
+
+
+def _header_field_type(t, nested: bool) -> bool:
+    """A type a header field may have (spec: bit, int, bool, varbit, serializable enum, or a
+    struct of the fixed-width ones)."""
+    t = strip_newtype(t)
+    if isinstance(t, (Bits, Unknown)) or t == BOOL or (isinstance(t, Enum) and t.underlying):
+        return True
+    if isinstance(t, Varbit):
+        return not nested
+    if isinstance(t, Composite) and t.is_struct:
+        return all(_header_field_type(ft, nested=True) for _, ft in t.fields)
+    return False

@@ -12,6 +12,11 @@ from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID,
                     strip_newtype)
 
 
+def is_optional(p: A.Param) -> bool:
+    """A parameter annotated @optional (an architecture's): its argument may be left out."""
+    return any(a.name == "optional" for a in (p.annotations or []))
+
+
 class ExprChecker:
     """Expression typing for Checker (needs err, resolve_type, check_lvalue from it)."""
 
@@ -415,8 +420,8 @@ class ExprChecker:
             if not all(a.name in names for a in args if a.name):
                 return False
             given = {a.name for a in args if a.name}
-            return all(p.name in given or p.default is not None for p in params)
-        required = sum(1 for p in params if p.default is None)
+            return all(p.name in given or p.default is not None or is_optional(p) for p in params)
+        required = sum(1 for p in params if p.default is None and not is_optional(p))
         return required <= len(args) <= len(params)
 
     def order_args(self, params: list[A.Param], args: list[A.Argument]) -> list[A.Expr | None]:
@@ -578,6 +583,11 @@ class ExprChecker:
         if n == "extract":
             if nargs(1, 2):
                 at = args[0].expr.type
+                if isinstance(args[0].expr, A.DontCare) and len(args) == 1 and e.type_args:
+                    # extract<H>(_): read an H and throw it away
+                    at = args[0].expr.type = self.resolve_type(e.type_args[0], scope)
+                    if isinstance(at, Composite) and at.is_header:
+                        return VOID
                 if not (isinstance(at, Composite) and at.is_header) and at is not UNKNOWN:
                     self.err(args[0], f"extract needs a header, not {at}")
                 else:
@@ -633,8 +643,8 @@ class ExprChecker:
                 if isinstance(v, int) and not isinstance(v, bool):
                     lim = 1 << tt.width
                     if not tt.signed and (v >= lim or v < -(lim >> 1) and v < 0 and -v > lim):
-                        self.err(e, f"value {v} does not fit in {target} ({what})")
-                        return False
+                        # p4c keeps the low bits and warns; so do we
+                        self.rep.warning(e.span, f"value {v} does not fit in {target} ({what}); only its low {tt.width} bits are kept")
                 self.set_const_type(e, tt)
                 return True
             if isinstance(tt, IntT):

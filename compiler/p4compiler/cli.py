@@ -33,8 +33,9 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("-I", dest="include", action="append", default=[], help="add an include directory")
     ap.add_argument("-D", dest="define", action="append", default=[], help="define a macro NAME[=VALUE]")
     ap.add_argument("--std", default="p4-16", help="language version (only p4-16)")
-    ap.add_argument("--arch", default="v1model", help="architecture (only v1model)")
-    ap.add_argument("--target", default="bmv2", help="target (only bmv2)")
+    ap.add_argument("--arch", default="v1model",
+                    help="architecture: v1model, or tna (Tofino: type check only, no -o/--p4runtime-files)")
+    ap.add_argument("--target", default=None, help="target (bmv2; tofino with --arch tna)")
     ap.add_argument("--dump-tokens", action="store_true", help="print the tokens")
     ap.add_argument("--dump-ast", action="store_true", help="print the syntax tree")
     ap.add_argument("--dump-ir", action="store_true", help="print the lowered BMv2 program")
@@ -51,13 +52,18 @@ def run(argv: list[str]) -> int:
     from .p4info import serialize
     ap = make_parser()
     args = ap.parse_args(argv)
-    for flag, val, ok in (("--std", args.std, ("p4-16", "p4_16")), ("--arch", args.arch, ("v1model",)),
-                          ("--target", args.target, ("bmv2", "bmv2-ss"))):
+    targets = {"v1model": ("bmv2", "bmv2-ss"), "tna": ("tofino",)}
+    for flag, val, ok in (("--std", args.std, ("p4-16", "p4_16")), ("--arch", args.arch, tuple(targets)),
+                          ("--target", args.target or targets.get(args.arch, ("",))[0], targets.get(args.arch, ()))):
         if val not in ok:
             print(f"p4compile: error: unsupported: {flag} {val} (supported: {', '.join(ok)})", file=sys.stderr)
             return 1
+    if args.arch != "v1model" and (args.output or args.p4runtime_files or args.p4runtime_file or args.dump_ir):
+        print(f"p4compile: error: --arch {args.arch} type-checks only: no -o, --p4runtime-files or --dump-ir",
+              file=sys.stderr)
+        return 1
     opts = Options(include_dirs=args.include, defines=args.define, dump_tokens=args.dump_tokens,
-                   dump_ast=args.dump_ast, dump_ir=args.dump_ir)
+                   dump_ast=args.dump_ast, dump_ir=args.dump_ir, arch=args.arch)
     comp = Compilation(args.source, opts)
     # A compilation builds many small objects and no reference cycles worth collecting:
     # the cyclic collector only costs time here (up to half of it on large inputs).
@@ -67,10 +73,14 @@ def run(argv: list[str]) -> int:
     except CompileError as e:
         for d in comp.dumps:
             print(d)
+        for w in comp.warnings:
+            print(w.render(comp.sources), file=sys.stderr)
         print(render(e, comp.sources), file=sys.stderr)
         return 1
     for d in comp.dumps:
         print(d)
+    for w in res.warnings:
+        print(w.render(comp.sources), file=sys.stderr)
     try:
         if args.output:
             os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)

@@ -62,7 +62,13 @@ class SourceCache:
 class Reporter:
     """Collects the diagnostics of one phase."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)  # shown, but do not stop the compilation
     limit: int = 200
+
+    def warning(self, span: Span | None, message: str) -> None:
+        d = Diagnostic(span or NO_SPAN, message, "warning")
+        if len(self.warnings) < self.limit and d not in self.warnings:
+            self.warnings.append(d)
 
     def error(self, span: Span | None, message: str) -> None:
         if len(self.diagnostics) >= self.limit:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 from . import ast as A
 from .check import check
+from .direct_calls import instantiate_direct_calls
+from .table_results import hoist_table_results
 from .diag import CompileError, Diagnostic, Reporter, SourceCache, Span
 from .lexer import lex
 from .lower import lower
@@ -25,14 +27,16 @@ class Options:
     dump_tokens: bool = False
     dump_ast: bool = False
     dump_ir: bool = False
+    arch: str = "v1model"   # another architecture (tna) is type-checked only: no BMv2 back end
 
 
 @dataclass
 class Result:
-    json: dict
+    json: dict | None
     p4info: object
     sources: SourceCache
     dumps: list[str] = field(default_factory=list)
+    warnings: list = field(default_factory=list)
 
 
 class Compilation:
@@ -42,9 +46,17 @@ class Compilation:
         self.text = text
         self.sources = SourceCache()
         self.dumps: list[str] = []
+        self.reporters: list[Reporter] = []
 
     def phase(self) -> Reporter:
-        return Reporter()
+        rep = Reporter()
+        self.reporters.append(rep)
+        return rep
+
+    @property
+    def warnings(self) -> list:
+        """Warnings of every phase so far, in order."""
+        return [w for r in self.reporters for w in r.warnings]
 
     def run(self) -> Result:
         o = self.opts
@@ -69,12 +81,22 @@ class Compilation:
         rep = self.phase()
         program = parse(toks, rep)
         rep.check()
+        instantiate_direct_calls(program)
+        hoist_table_results(program)
         if o.dump_ast:
             self.dumps.append(A.dump(program))
 
         rep = self.phase()
         ck = check(program, rep, self.path)
         rep.check()
+        if o.arch != "v1model":
+            package = {"tna": "Switch"}.get(o.arch)
+            main_type = getattr(getattr(ck.main, "resolved_type", None), "tname", None)
+            if main_type != package:
+                rep.error(ck.main.span, f"--arch {o.arch}: 'main' must instantiate the {package} package, "
+                                        f"not {main_type}")
+                rep.check()
+            return Result(None, None, self.sources, self.dumps)
 
         rep = self.phase()
         lw = lower(ck, rep, self.path, self.sources)
@@ -87,7 +109,7 @@ class Compilation:
         rep = self.phase()
         info = build_p4info(lw.model, rep, ck)
         rep.check()
-        return Result(doc, info, self.sources, self.dumps)
+        return Result(doc, info, self.sources, self.dumps, self.warnings)
 
 
 def compile_file(path: str, opts: Options | None = None) -> Result:

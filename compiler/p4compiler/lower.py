@@ -11,7 +11,7 @@ import copy
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .bmv2 import Document, const, expr, scalar_width
+from .bmv2 import Document, bmv2_param, const, expr, scalar_width
 from .check import Checker, ActionRun, const_value
 from .diag import Reporter, Span
 from .lower_expr import ExprLowering, Unsupported, unsupported
@@ -34,7 +34,10 @@ class ActionBody:
     return_stack: list = field(default_factory=list)  # lists of jump indexes per inlined callee
 
     def emit(self, op: str, params: list, span: Span | None = None, doc=None) -> int:
-        p = {"op": op, "parameters": params}
+        # BMv2 builds a parser `verify`'s operands as plain expressions; every other op takes parameters.
+        if op == "set" and params[1].get("type") not in ("field", "hexstr", "lookahead", "expression"):
+            params = [params[0], {"type": "expression", "value": params[1]}]  # e.g. a stack_field source
+        p = {"op": op, "parameters": params if op == "verify" else [bmv2_param(x) for x in params]}
         if span is not None and doc is not None:
             si = doc.source_info(span)
             if si:
@@ -80,7 +83,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         self.model = Model()
         self.errors = list(checker.errors)
         self.action_cache: dict = {}
-        self.applied_tables: set = set()
+        self.applied_tables: dict = {}  # name -> (edges of its first apply, entry node)
         self.objects: dict = {}   # (decl id, prefix) -> ObjLoc of extern instances
         self.field_list_ids: dict = {}
         self.std_meta: StructLoc | None = None
@@ -139,7 +142,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             tn = self.doc.header_type(t)
             if name in self.doc.header_by_name:
                 name = self.doc.fresh(name)
-            self.doc.add_header(name, tn, metadata)
+            # A header keeps its validity bit wherever it is declared: never BMv2 metadata.
+            self.doc.add_header(name, tn, False)
             return HeaderLoc(name, t)
         if isinstance(t, Composite) and t.kind == "header_union":
             if t.tname not in [u["name"] for u in self.doc.header_union_types]:
@@ -347,11 +351,12 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         key = (id(decl), actx.prefix, tuple(id(a.expr) for a in ar.args) if dir_params else ())
         if key in self.action_cache:
             return self.action_cache[key]
+        # Copies of one action (bound to other arguments, or a top-level action used in
+        # several controls) keep its name, as with p4c: tables refer to them by id, and the
+        # control plane sees one action.
         name = self.name_of(decl, actx.prefix)
-        if any(a["name"] == name for a in self.doc.actions):
-            name = self.doc.fresh(name)
         body = ActionBody()
-        bctx = actx.child(body=body, kind="action")
+        bctx = actx.child(body=body, kind="action", decl=decl)
         if len(ar.args) != len(dir_params) and dir_params:
             raise unsupported(ar, f"action '{ar.name}' with directional parameters needs arguments in the actions list")
         params_out = []
@@ -455,6 +460,10 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             body.patch(j, len(body.prims))
 
     def prim_Exit(self, st, ctx, body):
+        # out/inout arguments of every call being exited are still copied back (spec: exit)
+        for frame in reversed(body.return_stack):
+            if frame.get("copy_back"):
+                self.do_copy_back(frame["copy_back"], frame["caller"], body)
         body.emit("exit", [], st.span, self.doc)
         body.end_jumps.append(body.emit("_jump", [const(0)]))
 
@@ -575,12 +584,15 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
                 and isinstance(loc, HeaderLoc):
             self.prim(body, "add_header", [loc.json()], span)
             off = 0
-            for f, ft in loc.type.fields:
-                w = scalar_width(ft) or 0
-                self.emit_assign(loc.field(f), {"type": "lookahead", "value": [off, w]}, body, span)
+            for f in loc.leaf_fields():
+                w = scalar_width(f.type) or 0
+                self.emit_assign(f, {"type": "lookahead", "value": [off, w]}, body, span)
                 off += w
             return
-        src = self.loc(rhs, ctx)
+        self.copy_loc(loc, self.loc(rhs, ctx), body, span, rhs)
+
+    def copy_loc(self, loc: Loc, src: Loc, body: ActionBody, span, node) -> None:
+        """Copy one stored composite value (header, union, stack, struct) onto another."""
         if isinstance(loc, HeaderLoc) and isinstance(src, HeaderLoc):
             self.prim(body, "assign_header", [loc.json(), src.json()], span)
         elif isinstance(loc, UnionLoc) and isinstance(src, UnionLoc):
@@ -590,7 +602,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         elif isinstance(loc, StructLoc) and isinstance(src, StructLoc):
             self.copy_struct(loc, src, body, span)
         else:
-            raise unsupported(rhs, "this assignment")
+            raise unsupported(node, "this assignment")
 
     def copy_struct(self, dst: StructLoc, src: StructLoc, body, span) -> None:
         for f, d in dst.fields.items():
@@ -626,7 +638,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             if isinstance(arg, A.DontCare):
                 callee.env[p] = self.temp(t, "tmp") if w is not None else self.alloc(t, self.doc.fresh("tmp"), True)
                 return
-            callee.env[p] = self.loc(arg, caller)
+            self.bind_composite(p, arg, caller, callee, body, copy_back)
             return
         if p.direction in ("", "in"):
             v = const_value(arg)
@@ -644,9 +656,27 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         callee.env[p] = tmp
         copy_back.append((arg, tmp, target))
 
+    def bind_composite(self, p: A.Param, arg: A.Expr, caller: Ctx, callee: Ctx, body: ActionBody, copy_back: list) -> None:
+        """Copy-in/copy-out of a struct, header, union or stack parameter: the callee works on
+        a copy of its own (the spec's semantics, so writes through one parameter are not seen
+        through another that names the same storage), filled from the argument for `in` and
+        `inout`, invalid (headers) for `out`, and copied back for `out` and `inout`."""
+        tmp = self.alloc(p.resolved_type, self.doc.fresh(f"{p.name}_copy"), True)
+        if p.direction in ("", "in", "inout"):
+            self.assign_to(tmp, arg, caller, body, arg.span)
+        else:
+            for leaf in leaves(tmp):
+                if isinstance(leaf, HeaderLoc):
+                    self.prim(body, "remove_header", [leaf.json()], arg.span)
+        callee.env[p] = tmp
+        if p.direction in ("out", "inout"):
+            copy_back.append((arg, tmp, self.loc(arg, caller)))
+
     def do_copy_back(self, copy_back: list, caller: Ctx, body: ActionBody) -> None:
         for arg, tmp, target in copy_back:
-            if target is None:
+            if not isinstance(tmp, (FieldLoc, ValueLoc)):
+                self.copy_loc(target, tmp, body, arg.span, arg)
+            elif target is None:
                 fake = A.Name(arg.span, "__tmp")
                 fake.type = tmp.type
                 fake.sym = None
@@ -665,12 +695,17 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
 
     def inline_action(self, call: A.Call, decl: A.ActionDecl, ctx: Ctx, body: ActionBody) -> None:
         actx_parent = ctx if self.is_local_action(decl) else Ctx("", decl)
+        # an action called from an apply block is still one of the program's actions for the control
+        # plane, with no parameters (the call binds them); one called from another action is inlined
+        # away. Both as with p4c.
+        if not isinstance(ctx.decl, A.ActionDecl):
+            self.model.add_action(self.name_of(decl, actx_parent.prefix), decl, [])
         callee = actx_parent.child(body=body, kind="action", decl=decl)
         copy_back: list = []
         args = self.ck.order_args(decl.params, call.args)
         for p, a in zip(decl.params, args):
             self.bind_param(p, a, ctx, callee, body, copy_back)
-        frame = {"ret": None, "jumps": []}
+        frame = {"ret": None, "jumps": [], "copy_back": copy_back, "caller": ctx}
         body.return_stack.append(frame)
         self.body_stmt(decl.body, callee, body)
         body.return_stack.pop()
@@ -698,11 +733,13 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             self.bind_param(p, a, ctx, fctx, body, copy_back)
         ret = None
         rt = getattr(decl, "ret_type", None)
+        # the result goes to a temporary: the caller's destination is written only after the
+        # out/inout arguments are copied back (`h = f(h.x)` ends with f's result in h)
         if rt is not None and scalar_width(rt) is not None:
-            ret = result if isinstance(result, FieldLoc) else self.temp(rt, f"{decl.name}_ret")
+            ret = self.temp(rt, f"{decl.name}_ret")
         elif rt is not None and strip_newtype(rt) != Simple("void"):
-            ret = result if result is not None else self.alloc(rt, self.doc.fresh(f"{decl.name}_ret"), True)
-        frame = {"ret": ret, "jumps": []}
+            ret = self.alloc(rt, self.doc.fresh(f"{decl.name}_ret"), True)
+        frame = {"ret": ret, "jumps": [], "copy_back": copy_back, "caller": ctx}
         body.return_stack.append(frame)
         self.body_stmt(decl.body, fctx, body)
         body.return_stack.pop()
@@ -710,9 +747,11 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             body.patch(j, len(body.prims))
         self.do_copy_back(copy_back, ctx, body)
         if isinstance(ret, FieldLoc):
-            if result is not None and ret is not result:
+            if result is not None:
                 self.emit_assign(result, ret.json(), body, call.span)
             return ret.json()
+        if ret is not None and result is not None:
+            self.copy_loc(result, ret, body, call.span, call)
         return const(0)
 
 

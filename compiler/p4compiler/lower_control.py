@@ -25,7 +25,10 @@ def expr_text(e: A.Expr) -> str:
     if isinstance(e, A.Slice):
         return f"{expr_text(e.expr)}[{expr_text(e.hi)}:{expr_text(e.lo)}]"
     if isinstance(e, A.Call):
-        return f"{expr_text(e.func)}()"
+        f = e.func
+        if isinstance(f, A.Member) and f.name == "isValid" and not e.args:
+            return f"{expr_text(f.expr)}.$valid$"  # p4c's name for a validity key
+        return f"{expr_text(f)}()"
     if isinstance(e, A.Binary):
         return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
     if isinstance(e, A.Cast):
@@ -316,9 +319,6 @@ class ControlLowering:
         if not isinstance(inst, ObjLoc) or inst.kind != "control":
             raise unsupported(call, "apply of this object in a control")
         cdecl = inst.decl
-        if inst.info.get("applied"):
-            raise unsupported(call, f"control instance '{inst.name}' applied more than once")
-        inst.info["applied"] = True
         locs = []
         for p, a in zip(cdecl.params, call.args):
             v = const_value(a.expr)
@@ -345,9 +345,20 @@ class ControlLowering:
 
     def lower_table(self, tdecl: A.TableDecl, ctx, hit_miss, nxt, call, by_action=None, default_target=None):
         name = self.name_of(tdecl, ctx.prefix)
+        # BMv2 runs a table at one node of the graph: a second apply is the same node when it
+        # continues exactly as the first (e.g. the same apply in two switch cases), else unsupported.
+        edges = (nxt, tuple(sorted((hit_miss or {}).items())), tuple(sorted((by_action or {}).items())), default_target)
         if name in self.applied_tables:
-            raise unsupported(call, f"table '{name}' applied more than once")
-        self.applied_tables.add(name)
+            first_edges, entry = self.applied_tables[name]
+            if first_edges != edges:
+                raise unsupported(call, f"table '{name}' applied more than once, continuing differently")
+            return entry
+        entry = self.lower_table_node(tdecl, name, ctx, hit_miss, nxt, call, by_action, default_target)
+        self.applied_tables[name] = (edges, entry)
+        return entry
+
+    def lower_table_node(self, tdecl: A.TableDecl, name: str, ctx, hit_miss, nxt, call, by_action, default_target):
+        """The table's JSON (its entry node: a hidden table first when the key needs preparing)."""
         info = TableInfo(name, tdecl, [], [], 1024)
         keys_json = []
         selector_inputs = []
@@ -368,7 +379,7 @@ class ControlLowering:
             # BMv2 has no `optional` key: like p4c, write it as `ternary` (P4Info keeps OPTIONAL).
             keys_json.append({"match_type": "ternary" if mt == "optional" else mt, "name": kname,
                               "target": target, "mask": None})
-            info.keys.append(MatchFieldInfo(kname, width, mt, k.annotations,
+            info.keys.append(MatchFieldInfo(kname, width, mt, k.annotations, k.expr.type,
                                             k.expr.type.tname if isinstance(k.expr.type, NewType) else None))
         mts = [k["match_type"] for k in keys_json]
         table_mt = max(mts, key=lambda m: _KIND_ORDER[m]) if mts else "exact"
@@ -400,11 +411,13 @@ class ControlLowering:
             if match:
                 default_act = match[0]
             elif noact is not None:
-                ar = A.ActionRef(tdecl.span, "NoAction", [], [])
+                # p4c's implicit default: listed as `@defaultonly NoAction`
+                only = [A.Annotation(tdecl.span, "defaultonly", [])]
+                ar = A.ActionRef(tdecl.span, "NoAction", [], only)
                 ar.sym = noact
                 default_act = self.table_action(ar, ctx)
                 acts.append((ar, default_act))
-                info.actions.append((default_act["name"], "DEFAULT_ONLY", []))
+                info.actions.append((default_act["name"], "DEFAULT_ONLY", only))
         is_const_default = bool(dp is not None and dp.is_const)
         info.default_action = default_act["name"] if default_act else None
         if is_const_default:
@@ -413,7 +426,7 @@ class ControlLowering:
         sp = tdecl.prop("size")
         if sp is not None:
             v = const_value(sp.value)
-            if isinstance(v, int):
+            if isinstance(v, int) and v != 0:  # size 0 means the default, as with p4c
                 info.size = v
         table = {"name": name, "id": self.doc.table_id}
         si = self.doc.source_info(tdecl.span, tdecl.name)
@@ -529,18 +542,20 @@ class ControlLowering:
         return out
 
     def entry_priorities(self, ents, tdecl) -> list[int]:
-        """BMv2 priorities (lower wins) of const entries. Without explicit priorities the
-        first entry wins; explicit P4 priorities are inverted when larger ones win
-        (`largest_priority_wins`, true by default)."""
-        explicit = []
-        for ent in ents:
-            pr = const_value(ent.priority) if ent.priority is not None else None
-            for a in ent.annotations:
-                if a.name == "priority" and a.args and isinstance(a.args[0], int):
-                    pr = a.args[0]
-            explicit.append(pr if isinstance(pr, int) else None)
+        """BMv2 priorities (lower wins) of a table's entries. Without explicit priorities the
+        first entry wins. The non-standard `@priority(N)` annotation is BMv2's priority itself
+        (smallest wins; other entries keep their position), as p4c writes it. The spec's
+        `priority = N` is a P4 priority, inverted when larger ones win (`largest_priority_wins`,
+        true by default)."""
+        explicit = [const_value(ent.priority) if ent.priority is not None else None for ent in ents]
+        explicit = [p if isinstance(p, int) else None for p in explicit]
         if all(p is None for p in explicit):
-            return list(range(1, len(ents) + 1))
+            positions = list(range(1, len(ents) + 1))
+            for i, ent in enumerate(ents):
+                for a in ent.annotations:
+                    if a.name == "priority" and a.args and isinstance(a.args[0], int):
+                        positions[i] = a.args[0]
+            return positions
         lp = tdecl.prop("largest_priority_wins")
         largest_wins = True if lp is None else bool(const_value(lp.value))
         dp = tdecl.prop("priority_delta")

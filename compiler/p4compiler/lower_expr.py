@@ -109,7 +109,7 @@ class ExprLowering:
                 lt = strip_newtype(e.left.type)
                 if lt == BOOL:
                     return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
-                if isinstance(lt, Composite) or isinstance(strip_newtype(e.right.type), Composite):
+                if isinstance(lt, (Composite, Stack)) or isinstance(strip_newtype(e.right.type), (Composite, Stack)):
                     return self.compare_aggregate(e, ctx)
                 return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
         if isinstance(e, A.Call):
@@ -168,6 +168,9 @@ class ExprLowering:
 
     def compare_aggregate(self, e: A.Binary, ctx) -> dict:
         lt = strip_newtype(e.left.type)
+        if self.is_loc_expr(e.left) and self.is_loc_expr(e.right):
+            same = self.equal_locs(self.loc(e.left, ctx), self.loc(e.right, ctx), e)
+            return same if e.op == "==" else expr("not", None, same)
         la, ra = self.aggregate_parts(e.left, ctx), self.aggregate_parts(e.right, ctx)
         if la is None or ra is None or len(la) != len(ra):
             raise unsupported(e, f"comparison of {lt} values")
@@ -178,6 +181,24 @@ class ExprLowering:
         if out is None:
             out = {"type": "bool", "value": True}
         return out if e.op == "==" else expr("not", None, out)
+
+    def equal_locs(self, a: Loc, b: Loc, node) -> dict:
+        """Spec equality of two stored values: structs and stacks element by element; two
+        headers are equal when both are invalid, or both valid with equal fields."""
+        if isinstance(a, StructLoc) and isinstance(b, StructLoc):
+            parts = [self.equal_locs(a.fields[n], b.fields[n], node) for n in a.fields]
+        elif isinstance(a, StackLoc) and isinstance(b, StackLoc) and len(a.elems) == len(b.elems):
+            parts = [self.equal_locs(x, y, node) for x, y in zip(a.elems, b.elems)]
+        elif isinstance(a, HeaderLoc) and isinstance(b, HeaderLoc):
+            va, vb = ({"type": "field", "value": [h.name, "$valid$"]} for h in (a, b))
+            fields = [expr("==", x.json(), y.json()) for x, y in zip(a.leaf_fields(), b.leaf_fields())]
+            same_fields = _all(fields)
+            return expr("and", expr("==", va, vb), expr("or", expr("not", None, expr("d2b", None, va)), same_fields))
+        elif isinstance(a, (FieldLoc, ValueLoc)) and isinstance(b, (FieldLoc, ValueLoc)):
+            return expr("==", a.json(), b.json())
+        else:
+            raise unsupported(node, "comparison of these values")
+        return _all(parts)
 
     def aggregate_parts(self, e: A.Expr, ctx) -> list | None:
         if isinstance(e, (A.ListExpr,)):
@@ -195,8 +216,7 @@ class ExprLowering:
                     walk(v)
             elif isinstance(l, HeaderLoc):
                 out.append({"type": "field", "value": [l.name, "$valid$"]})
-                for fname, _ in l.type.fields:
-                    out.append(l.field(fname).json())
+                out.extend(f.json() for f in l.leaf_fields())
             elif isinstance(l, (FieldLoc, ValueLoc)):
                 out.append(l.json())
             else:
@@ -247,6 +267,9 @@ class ExprLowering:
                 if tt.underlying:
                     return const(tt.values[e.name])
                 return const(tt.members.index(e.name))
+        ahead = self.parser_lookahead(e, ctx)
+        if ahead is not None:
+            return ahead
         sbt = strip_newtype(bt)
         if isinstance(sbt, Stack):
             if e.name == "lastIndex":
@@ -260,6 +283,18 @@ class ExprLowering:
         if isinstance(loc, HeaderLoc):
             return loc.json()
         raise unsupported(e, f"member '{e.name}' as a value")
+
+    def parser_lookahead(self, e, ctx) -> dict | None:
+        """In a parser, `lookahead<..>()` (or a field of it) used inside an expression: BMv2
+        reads lookahead only as the source of a `set`, so it goes through a temporary."""
+        body = getattr(ctx, "body", None)
+        ahead = self.lookahead_source(e) if body is not None and body.in_parser else None
+        if ahead is None:
+            return None
+        operand, w = ahead
+        tmp = self.temp(Bits(w), "lookahead")
+        body.emit("set", [tmp.json(), operand], e.span, self.doc)
+        return tmp.json()
 
     def val_Index(self, e, ctx) -> dict:
         loc = self.loc(e, ctx)
@@ -319,13 +354,31 @@ class ExprLowering:
         return self.val_default(e, ctx)
 
     def val_Ternary(self, e, ctx) -> dict:
+        body = getattr(ctx, "body", None)
+        if body is not None and not body.in_parser and (self.has_calls(e.then) or self.has_calls(e.other)):
+            return self.branching_ternary(e, ctx, body)
         return expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx))
+
+    def branching_ternary(self, e: A.Ternary, ctx, body) -> dict:
+        """`c ? f() : g()` where a branch has calls: only the chosen branch runs (jumps into
+        a temporary), so the other branch's side effects never happen."""
+        choice = self.temp(BOOL, "mux_cond")
+        self.emit_assign(choice, expr("b2d", None, self.cond(e.cond, ctx)), body, e.span)
+        result = self.temp(e.type, "mux")
+        to_else = body.emit("_jump_if_zero", [choice.json(), const(0)])
+        self.emit_assign(result, self.val(e.then, ctx), body, e.span)
+        to_end = body.emit("_jump", [const(0)])
+        body.patch(to_else, len(body.prims))
+        self.emit_assign(result, self.val(e.other, ctx), body, e.span)
+        body.patch(to_end, len(body.prims))
+        return result.json()
 
     def val_Cast(self, e, ctx) -> dict:
         return self.cast(e, ctx)
 
     def val_Call(self, e, ctx) -> dict:
-        return self.call_value(e, ctx)
+        ahead = self.parser_lookahead(e, ctx)
+        return ahead if ahead is not None else self.call_value(e, ctx)
 
     def val_default(self, e, ctx) -> dict:
         raise unsupported(e, f"expression {type(e).__name__} in this context")
@@ -370,3 +423,11 @@ class ExprLowering:
 
 def unsupported_diag(u: Unsupported) -> CompileError:
     return CompileError([Diagnostic(u.span, f"unsupported: {u.what}")])
+
+
+def _all(conds: list) -> dict:
+    """The conjunction of BMv2 boolean expressions (true for none)."""
+    out = None
+    for c in conds:
+        out = c if out is None else expr("and", out, c)
+    return out if out is not None else {"type": "bool", "value": True}

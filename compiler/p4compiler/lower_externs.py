@@ -34,6 +34,10 @@ class ExternLowering:
         if isinstance(decl, (A.ControlDecl, A.ParserDecl)):
             ctor_env = {}
             for p, a in zip(decl.ctor_params, self.ck.order_args(decl.ctor_params, d.args)):
+                obj = self.loc(a, ctx) if isinstance(a, A.Name) and getattr(a.sym, "kind", None) == "instance" else None
+                if isinstance(obj, ObjLoc):  # an extern instance passed on: the callee uses the caller's object
+                    ctor_env[p] = obj
+                    continue
                 v = const_value(a) if a is not None else None
                 if not isinstance(v, (int, bool)):
                     raise unsupported(a or d, f"constructor argument '{p.name}' that is not a compile-time constant")
@@ -162,10 +166,10 @@ class ExternLowering:
                     if isinstance(leaf, FieldLoc):
                         out.append(leaf.json())
                     elif isinstance(leaf, HeaderLoc):
-                        out.extend(leaf.field(f).json() for f, _ in leaf.type.fields)
+                        out.extend(f.json() for f in leaf.leaf_fields())
                 return out
             if isinstance(loc, HeaderLoc):
-                return [loc.field(f).json() for f, _ in loc.type.fields]
+                return [f.json() for f in loc.leaf_fields()]
             items = [e]
         out = []
         for it in items:
@@ -195,7 +199,7 @@ class ExternLowering:
                 loc = self.loc(it, ctx)
                 for leaf in leaves(loc):
                     if isinstance(leaf, HeaderLoc):
-                        out.extend(leaf.field(f).json() for f, _ in leaf.type.fields)
+                        out.extend(f.json() for f in leaf.leaf_fields())
                     elif isinstance(leaf, FieldLoc):
                         out.append(leaf.json())
                 continue
@@ -239,8 +243,10 @@ class ExternLowering:
         elif n in ("clone", "clone3", "clone_preserving_field_list"):
             ct = self.enum_member(a[0])
             op = "clone_ingress_pkt_to_egress" if ct == "I2E" else "clone_egress_pkt_to_egress"
-            fl = 0
-            if n == "clone3":
+            if n == "clone":
+                # BMv2 looks the list up even when nothing is preserved: one shared empty list, as p4c does.
+                fl = self.add_field_list("clone without fields", [], self.doc.fresh("fl"))
+            elif n == "clone3":
                 fl = self.add_field_list(("clone3", id(call)), self.field_elems(a[2], ctx, body, "clone3"), self.doc.fresh("fl"))
             elif n == "clone_preserving_field_list":
                 fl = self.field_list_for_index(a[2])
@@ -282,7 +288,7 @@ class ExternLowering:
         elif n == "truncate":
             self.prim(body, "truncate", [self.val(a[0], ctx)], sp)
         elif n in ("assert", "assume"):
-            self.prim(body, n, [self.cond(a[0], ctx)], sp)
+            self.prim(body, n, [expr("b2d", None, self.cond(a[0], ctx))], sp)  # BMv2 takes the check as data
         elif n == "log_msg":
             msg = a[0].value if isinstance(a[0], A.StringLiteral) else ""
             vals = []

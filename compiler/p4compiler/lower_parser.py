@@ -186,6 +186,10 @@ class ParserLowering:
     def packet_call(self, call, n, obj, body, ctx):
         if n == "extract":
             target = call.args[0].expr
+            if isinstance(target, A.DontCare):  # extract<H>(_): skip an H
+                bits = sum(scalar_width(t) or 0 for _, t, _ in strip_newtype(target.type).layout())
+                body.emit("advance", [const(bits)], call.span, self.doc)
+                return
             param = self.extract_target(target, ctx)
             if len(call.args) == 2:
                 body.emit("extract_VL", [param, self.val_expr(call.args[1].expr, ctx)], call.span, self.doc)
@@ -234,20 +238,28 @@ class ParserLowering:
             raise unsupported(call, "packet_in.length() on BMv2")
         return None
 
-    def key_of(self, e: A.Expr, ctx, body) -> tuple[dict, int]:
+    def lookahead_source(self, e: A.Expr) -> tuple[dict, int] | None:
+        """`lookahead<bit<N>>()` or `lookahead<H>().field` as BMv2's lookahead operand
+        (bit offset, width), or None for any other expression."""
         w = scalar_width(e.type)
-        # lookahead<T>() or lookahead<H>().field
         if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] == "builtin" and e.target[1] == "lookahead":
-            return {"type": "lookahead", "value": [0, w]}, w
+            return ({"type": "lookahead", "value": [0, w]}, w) if w is not None else None
         if isinstance(e, A.Member) and isinstance(e.expr, A.Call) and getattr(e.expr, "target", (None,))[0] == "builtin" \
                 and e.expr.target[1] == "lookahead":
             ht = strip_newtype(e.expr.type)
             off = 0
-            for f, ft in ht.fields:
-                if f == e.name:
+            for path, ft, _ in ht.layout():
+                if path[0] == e.name:
                     break
                 off += scalar_width(ft) or 0
             return {"type": "lookahead", "value": [off, w]}, w
+        return None
+
+    def key_of(self, e: A.Expr, ctx, body) -> tuple[dict, int]:
+        w = scalar_width(e.type)
+        ahead = self.lookahead_source(e)
+        if ahead is not None:
+            return ahead
         if isinstance(e, A.Slice) and isinstance(e.expr, A.Call) and getattr(e.expr, "target", (None,))[0] == "builtin" \
                 and e.expr.target[1] == "lookahead":
             tw = scalar_width(e.expr.type)

@@ -10,6 +10,7 @@ class MatchFieldInfo:
     bitwidth: int
     match_type: str          # exact, lpm, ternary, range, optional
     annotations: list = field(default_factory=list)
+    type: object = None              # the key expression's type (a `type` or serializable enum goes to type_info)
     type_name: str | None = None
 
 
@@ -76,8 +77,11 @@ class Model:
     M: object = None
 
     def add_action(self, name: str, decl, params) -> None:
-        if not any(a.name == name for a in self.actions):
+        known = [a for a in self.actions if a.name == name]
+        if not known:
             self.actions.append(ActionInfo(name, decl, params))
+        elif not known[0].params:
+            known[0].params = params  # a table's copy shows the parameters a direct call bound
 
     def resource(self, name: str, kind: str | None = None) -> ResourceInfo | None:
         for r in self.resources:

@@ -130,11 +130,15 @@ class Parser:
             at = self.next()
             name = self.ident("annotation name")
             args: list = []
-            if self.at("(") and self.tok.span.line == name.span.line or self.at("["):
+            body: list = []
+            structured = self.at("[")
+            if self.at("(") and self.tok.span.line == name.span.line or structured:
                 self.next()
                 depth = 1
                 while True:
                     t = self.next()
+                    if t.kind != "eof":
+                        body.append((t.kind, t.text))
                     if t.kind == "eof":
                         self.error(t, f"unterminated annotation @{name.text}")
                         raise ParseError
@@ -152,7 +156,7 @@ class Parser:
                         continue
                     else:
                         args.append(t.text)
-            annos.append(A.Annotation(at.span, name.text, args))
+            annos.append(A.Annotation(at.span, name.text, args, body[:-1], structured))
         return annos
 
     def declaration(self) -> A.Decl | None:
@@ -801,6 +805,7 @@ class Parser:
             keys = ks.items if isinstance(ks, A.ListExpr) else [ks]
             self.expect(":")
             act = self.action_ref([])
+            annos = annos + self.annotations()  # the grammar puts an entry's annotations after its action
             self.expect(";")
             out.append(A.TableEntry(t.span, keys, act, prio, annos, entry_const))
         self.expect("}")
@@ -817,6 +822,21 @@ class Parser:
             stmts.append(self.statement())
         self.expect("}")
         return A.Block(lb.span, stmts)
+
+    def stack_type_ahead(self) -> bool:
+        """At `name [`: is this `name [ ... ] ident` (a stack type starting a declaration)?"""
+        depth, k = 0, 1
+        while True:
+            t = self.peek(k)
+            if t.kind == "eof":
+                return False
+            if t.kind == "[":
+                depth += 1
+            elif t.kind == "]":
+                depth -= 1
+                if depth == 0:
+                    return self.peek(k + 1).kind == "id"
+            k += 1
 
     def statement(self) -> A.Stmt:
         annos = self.annotations()
@@ -861,6 +881,8 @@ class Parser:
         if self.starts_type():
             nk = self.peek().kind
             is_expr = (k == "error" and nk == ".") or (k == "id" and nk in (".", "=", "[") )
+            if is_expr and k == "id" and nk == "[" and self.stack_type_ahead():
+                is_expr = False  # `H[2] tmp;` declares a header stack, `a[1] = x;` assigns
             if not is_expr:
                 return self.local_decl(annos)
         lhs = self.expression()

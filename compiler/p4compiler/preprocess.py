@@ -80,10 +80,10 @@ class Preprocessor:
         while i < n:
             raw = lines[i]
             lineno = i + 1
-            # join continuation lines
+            # join continuation lines (spliced with nothing between, as in C: a name may be split)
             while raw.endswith("\\") and i + 1 < n:
                 i += 1
-                raw = raw[:-1] + " " + lines[i]
+                raw = raw[:-1] + lines[i]
                 lines[i] = ""
             i += 1
             stripped = raw.lstrip()
@@ -334,8 +334,9 @@ def _strip_comments(text: str, name: str, reporter: Reporter) -> list[str]:
     while i < n:
         c = text[i]
         if c == '"':
+            # a string literal may span lines (as in SAI-P4's annotations): comments in it are text
             j = i + 1
-            while j < n and text[j] != '"' and text[j] != "\n":
+            while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
             i = j + 1
             continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .types import Composite, Stack, Type
+from .types import Composite, Stack, Type, strip_newtype
 
 
 class Loc:
@@ -32,11 +32,31 @@ class HeaderLoc(Loc):
     index: int | None = None
     union: "UnionLoc | None" = None
 
-    def field(self, name: str) -> FieldLoc:
-        return FieldLoc(self.name, name, self.type.field(name))
+    def field(self, name: str) -> "FieldLoc | StructLoc":
+        """The field `name`: a scalar, or (a struct-typed field) a struct of the header's flat fields."""
+        leaves = [(path[1:], t, flat) for path, t, flat in self.type.layout() if path[0] == name]
+        if len(leaves) == 1 and not leaves[0][0]:
+            return FieldLoc(self.name, leaves[0][2], leaves[0][1])
+        return _nested(self.name, strip_newtype(self.type.field(name)), leaves)
+
+    def leaf_fields(self) -> list[FieldLoc]:
+        """Every stored field, in order (struct-typed fields flattened)."""
+        return [FieldLoc(self.name, flat, t) for _, t, flat in self.type.layout()]
 
     def json(self) -> dict:
         return {"type": "header", "value": self.name}
+
+
+def _nested(header: str, t: Composite, leaves: list) -> "StructLoc":
+    """StructLoc of a struct-typed header field over its flattened leaves ((subpath, type, flat name))."""
+    sl = StructLoc(t)
+    for n, ft in t.fields:
+        sub = [(path[1:], lt, flat) for path, lt, flat in leaves if path[0] == n]
+        if len(sub) == 1 and not sub[0][0]:
+            sl.fields[n] = FieldLoc(header, sub[0][2], sub[0][1])
+        else:
+            sl.fields[n] = _nested(header, strip_newtype(ft), sub)
+    return sl
 
 
 @dataclass(eq=False)

@@ -77,6 +77,30 @@ class Composite(Type):
     def is_header(self) -> bool:
         return self.kind == "header"
 
+    def layout(self) -> list[tuple[tuple[str, ...], "Type", str]]:
+        """A header's fields as BMv2 stores them: (path, leaf type, JSON field name).
+
+        Struct-typed fields are flattened in declaration order; as p4c does, a header
+        that has any is stored with every field renamed `_<path>_<leaf><index>`."""
+        cached = self.__dict__.get("_layout")
+        if cached is not None and cached[0] == len(self.fields):
+            return cached[1]
+        leaves: list = []
+
+        def walk(path, t):
+            st = strip_newtype(t)
+            if isinstance(st, Composite) and st.is_struct:
+                for n, ft in st.fields:
+                    walk(path + (n,), ft)
+            else:
+                leaves.append((path, t))
+        for n, ft in self.fields:
+            walk((n,), ft)
+        flat = len(leaves) != len(self.fields)
+        out = [(path, t, f"_{'_'.join(path)}{i}" if flat else path[0]) for i, (path, t) in enumerate(leaves)]
+        self.__dict__["_layout"] = (len(self.fields), out)  # fields are complete once lowering asks
+        return out
+
     @property
     def is_union(self) -> bool:
         return self.kind == "header_union"

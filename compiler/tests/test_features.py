@@ -250,13 +250,15 @@ def test_arith_wraps_slices_concat_casts():
         meta.a = (bit<8>)(meta.b >> 4);""")
     j = compile_src(src).json
     p = all_prims(j)
-    add = p[0]["parameters"][1]["value"]
+    wrapped = p[0]["parameters"][1]["value"]
+    assert wrapped["type"] == "expression"  # BMv2 wants primitive expressions wrapped twice
+    add = wrapped["value"]
     assert add["op"] == "&" and add["right"] == {"type": "hexstr", "value": "0xff"} and add["left"]["value"]["op"] == "+"
-    sl = p[1]["parameters"][1]["value"]
+    sl = p[1]["parameters"][1]["value"]["value"]
     assert sl["op"] == "|"
-    assert p[3]["parameters"][1]["value"]["op"] == "two_comp_mod"
-    assert p[4]["parameters"][1]["value"]["op"] == "usat_cast"
-    assert p[5]["parameters"][1]["value"]["right"] == {"type": "hexstr", "value": "0xff"}
+    assert p[3]["parameters"][1]["value"]["value"]["op"] == "two_comp_mod"
+    assert p[4]["parameters"][1]["value"]["value"]["op"] == "usat_cast"
+    assert p[5]["parameters"][1]["value"]["value"]["right"] == {"type": "hexstr", "value": "0xff"}
 
 
 def test_constant_folding_infinite_precision():
@@ -390,22 +392,25 @@ def test_dynamic_stack_index_and_last():
                   ingress_apply="hdr.vl[meta.i].k = 5; meta.t = hdr.vl[meta.i].tag;")
     j = compile_src(src).json
     start = j["parsers"][0]["parse_states"][0]
-    assert start["parser_ops"][2]["parameters"][1] == {"type": "stack_field", "value": ["vl", "tag"]}
+    assert start["parser_ops"][2]["parameters"][1] == {"type": "expression", "value": {"type": "stack_field", "value": ["vl", "tag"]}}
     p = all_prims(j)
-    lhs = p[0]["parameters"][0]["value"]
+    lhs = p[0]["parameters"][0]["value"]["value"]
     assert lhs["op"] == "access_field" and lhs["right"] == 1
     assert lhs["left"]["value"]["op"] == "dereference_header_stack"
-    assert p[1]["parameters"][1]["value"]["right"] == 0
+    assert p[1]["parameters"][1]["value"]["value"]["right"] == 0
 
 
-def test_entry_priority_annotation():
-    src = program(ingress_locals="""
-    table t { key = { hdr.eth.etherType: ternary; } actions = { NoAction; }
-              const entries = { @priority(7) 0x1 &&& 0xf: NoAction(); priority = 3: 0x2 &&& 0xf: NoAction(); } }""",
-                  ingress_apply="t.apply();")
-    e = ingress_tables(compile_src(src).json)[0]["entries"]
-    # larger P4 priority wins; BMv2's lower value wins
-    assert [x["priority"] for x in e] == [1, 5]
+def test_entry_priorities():
+    def prios(entries):
+        src = program(ingress_locals=f"""
+        table t {{ key = {{ hdr.eth.etherType: ternary; }} actions = {{ NoAction; }} {entries} }}""",
+                      ingress_apply="t.apply();")
+        return [x["priority"] for x in ingress_tables(compile_src(src).json)[0]["entries"]]
+    # the spec's `priority = N`: larger P4 priority wins; BMv2's lower value wins
+    assert prios("entries = { priority = 7: 0x1 &&& 0xf: NoAction(); priority = 3: 0x2 &&& 0xf: NoAction(); }") == [1, 5]
+    # p4c's @priority(N) after the action is BMv2's priority itself; others keep their position
+    assert prios("const entries = { 0x1 &&& 0xf: NoAction() @priority(7); 0x2 &&& 0xf: NoAction(); }") == [7, 2]
+    assert prios("const entries = { 0x1 &&& 0xf: NoAction(); 0x2 &&& 0xf: NoAction(); }") == [1, 2]
 
 
 def test_inline_table_implementation_and_hidden():
@@ -530,3 +535,11 @@ def test_optional_keys_are_ternary_in_json_and_optional_in_p4info():
     assert e1["match_key"][0] == {"match_type": "ternary", "key": "0x0000", "mask": "0x0000"}
     from p4.config.v1 import p4info_pb2
     assert r.p4info.tables[0].match_fields[0].match_type == p4info_pb2.MatchField.OPTIONAL
+
+
+def test_value_too_wide_keeps_low_bits_with_a_warning():
+    # p4c warns (value does not fit) and keeps the low bits; a compile error would refuse
+    # programs p4c accepts
+    r = conftest.compile_src(program(meta="bit<8> a;", top="const bit<4> X = 20;", ingress_apply="meta.a = (bit<8>)X;"))
+    assert [w.message for w in r.warnings] == ["value 20 does not fit in bit<4> (constant 'X'); only its low 4 bits are kept"]
+    assert all_prims(r.json)[0]["parameters"][1] == {"type": "hexstr", "value": "0x4"}

@@ -399,7 +399,7 @@ class Controller:
         else:
             value = k.value
         members = self._vsets.setdefault(vs.name, [])
-        members.append({mf.name: value})
+        members.append({mf.name or mf.id: value})  # p4c leaves the field of a bit<W> set unnamed
         self._write(f"value_set_add {cmd.value_set} (stf line {cmd.line})", "MODIFY",
                     ValueSetEntry(vs.name, list(members)))
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
-from .client import Switch
+from .client import Switch, tls_credentials
 from .codec import CodecError
 from .entity import EntityError, TableEntry
 from .errors import P4RuntimeError
@@ -19,6 +19,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--device-id", type=int, default=0)
     parser.add_argument("--election-id", type=int, default=1, help="election id (writes need to be primary)")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for the switch")
+    parser.add_argument("--tls", action="store_true", help="connect over TLS (implied by the --tls-* files)")
+    parser.add_argument("--tls-ca", help="CA certificate (PEM) that signed the switch's certificate")
+    parser.add_argument("--tls-cert", help="client certificate (PEM), for switches that require one")
+    parser.add_argument("--tls-key", help="the client certificate's private key (PEM)")
+    parser.add_argument("--tls-server-name", help="name the switch's certificate carries, if not the address's host")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="API version, pipeline cookie and entries per table")
     read = sub.add_parser("read", help="print table entries (all tables, or the ones named)")
@@ -36,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
     try:
-        with Switch(args.addr, device_id=args.device_id, election_id=args.election_id).connect(args.timeout) as sw:
+        credentials = tls_credentials(args.tls_ca, args.tls_cert, args.tls_key) \
+            if args.tls or args.tls_ca or args.tls_cert or args.tls_key else None
+        with Switch(args.addr, device_id=args.device_id, election_id=args.election_id, credentials=credentials,
+                    server_name=args.tls_server_name).connect(args.timeout) as sw:
             return _run(sw, args)
     except (P4RuntimeError, SchemaError, EntityError, CodecError) as exc:
         print(f"p4rt: error: {exc}", file=sys.stderr)

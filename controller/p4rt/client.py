@@ -19,6 +19,8 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 from .codec import CodecError
 from .entity import (
     CloneSessionEntry,
+    decode_entity,
+    table_entry_key,
     DigestList,
     Entity,
     EntityError,
@@ -28,13 +30,13 @@ from .entity import (
     PacketOut,
     Update,
 )
-from . import wire
 from .errors import P4RuntimeError, P4RuntimeWriteError, UpdateError, code_name, rpc_error, status_details
 from .schema import P4Schema, SchemaError, load_p4info
 
 log = logging.getLogger("p4rt")
 
 _MAX_MESSAGE = 256 * 1024 * 1024
+_MAX_METADATA = 64 * 1024 * 1024    # trailers of a failed batch: one p4.v1.Error per update
 _CLOSE = object()
 
 
@@ -55,6 +57,23 @@ class Arbitration:
     primary_election_id: int
     code: str
     message: str
+
+
+def tls_credentials(ca: str | Path | None = None, cert: str | Path | None = None,
+                    key: str | Path | None = None) -> grpc.ChannelCredentials:
+    """TLS for a switch's gRPC server: `ca` verifies the server (default: the system's roots);
+    `cert` and `key` (PEM files) are this client's certificate, for servers that require one."""
+    def read(path: str | Path | None, what: str) -> bytes | None:
+        if path is None:
+            return None
+        try:
+            return Path(path).read_bytes()
+        except OSError as exc:
+            raise P4RuntimeError("connect", None, f"cannot read the TLS {what} {path}: {exc.strerror}") from exc
+
+    if (cert is None) != (key is None):
+        raise P4RuntimeError("connect", None, "a TLS client certificate needs its key, and a key its certificate")
+    return grpc.ssl_channel_credentials(read(ca, "CA certificate"), read(key, "key"), read(cert, "certificate"))
 
 
 def _uint128(value: int) -> p4runtime_pb2.Uint128:
@@ -78,21 +97,22 @@ class Switch:
         role: str = "",
         schema: P4Schema | None = None,
         credentials: grpc.ChannelCredentials | None = None,
+        server_name: str | None = None,
         rpc_timeout: float = 60.0,
-        backoff: tuple[float, float] = (0.1, 5.0),
+        backoff: tuple[float, float] = (0.05, 2.0),
+        queue_limits: tuple[int, int, int] = (4096, 1024, 4096),
     ) -> None:
         self.address = address
         self.device_id = device_id
         self.election_id = election_id
         self.role = role
         self._schema = schema
-        self._credentials = credentials
+        self._credentials = credentials        # TLS (tls_credentials()); None: plaintext
+        self.server_name = server_name          # the name the server's certificate must carry, if not the host's
         self.rpc_timeout = rpc_timeout
         self.backoff = backoff
         self._channel: grpc.Channel | None = None
         self._stub: p4runtime_pb2_grpc.P4RuntimeStub | None = None
-        self._raw_write = None
-        self._raw_read = None
         self._requests: queue.SimpleQueue | None = None
         self._call = None
         self._reader: threading.Thread | None = None
@@ -102,10 +122,13 @@ class Switch:
         self._stream_error: P4RuntimeError | None = None
         self._established = False
         self.reconnects = 0
-        self.packet_in_queue: queue.Queue[PacketIn] = queue.Queue()
-        self.digest_queue: queue.Queue[DigestList] = queue.Queue()
-        self.idle_timeout_queue: queue.Queue[IdleTimeout] = queue.Queue()
-        self.stream_errors: queue.Queue[p4runtime_pb2.StreamError] = queue.Queue()
+        # Bounded: a flood of packet-ins or digests is dropped (and counted in `dropped`), not stored.
+        packet_ins, digests, idle = queue_limits
+        self.packet_in_queue: queue.Queue[PacketIn] = queue.Queue(packet_ins)
+        self.digest_queue: queue.Queue[DigestList] = queue.Queue(digests)
+        self.idle_timeout_queue: queue.Queue[IdleTimeout] = queue.Queue(idle)
+        self.stream_errors: queue.Queue[p4runtime_pb2.StreamError] = queue.Queue(1024)
+        self.dropped = {"packet": 0, "digest": 0, "idle_timeout_notification": 0, "error": 0}
 
     # --- connection and arbitration -----------------------------------------------------
 
@@ -121,29 +144,29 @@ class Switch:
             return self
         # A failed Write carries one error per update in its trailers: 1,000 of them
         # exceed gRPC's default 16 KiB metadata limit, so raise it like the message limits.
+        # gRPC's own reconnect backoff (1 s, growing to 120 s) would hold a restarted switch
+        # unreachable long after it listens again: follow this client's backoff instead.
+        first_ms, cap_ms = int(self.backoff[0] * 1000), int(self.backoff[1] * 1000)
         options = [("grpc.max_send_message_length", _MAX_MESSAGE), ("grpc.max_receive_message_length", _MAX_MESSAGE),
-                   ("grpc.max_metadata_size", _MAX_MESSAGE)]
+                   ("grpc.max_metadata_size", _MAX_METADATA),
+                   ("grpc.initial_reconnect_backoff_ms", first_ms), ("grpc.min_reconnect_backoff_ms", first_ms),
+                   ("grpc.max_reconnect_backoff_ms", cap_ms)]
         if self._credentials is not None:
+            if self.server_name:
+                options.append(("grpc.ssl_target_name_override", self.server_name))
             self._channel = grpc.secure_channel(self.address, self._credentials, options=options)
         else:
             self._channel = grpc.insecure_channel(self.address, options=options)
         self._stub = p4runtime_pb2_grpc.P4RuntimeStub(self._channel)
-        # Write with pre-serialized requests (see wire.py): the bytes go out as they are.
-        self._raw_write = self._channel.unary_unary(
-            "/p4.v1.P4Runtime/Write", request_serializer=None,
-            response_deserializer=p4runtime_pb2.WriteResponse.FromString)
-        # Read with the replies left serialized, decoded by wire.py.
-        self._raw_read = self._channel.unary_stream(
-            "/p4.v1.P4Runtime/Read", request_serializer=p4runtime_pb2.ReadRequest.SerializeToString,
-            response_deserializer=None)
         self._closed.clear()
         self._established = False
         try:
             grpc.channel_ready_future(self._channel).result(timeout=timeout)
         except grpc.FutureTimeoutError as exc:
+            why = self._why_unreachable()
             self.close()
             raise P4RuntimeError("connect", grpc.StatusCode.UNAVAILABLE,
-                                 f"no P4Runtime server answered at {self.address} within {timeout:g} s") from exc
+                                 f"no P4Runtime server answered at {self.address} within {timeout:g} s{why}") from exc
         self._open_stream()
         self._reader = threading.Thread(target=self._read_stream, name=f"p4rt-stream-{self.address}", daemon=True)
         self._reader.start()
@@ -153,6 +176,15 @@ class Switch:
             self.close()
             raise
         return self
+
+    def _why_unreachable(self) -> str:
+        """gRPC's reason for the last failed connection attempt (e.g. a TLS handshake the server refused)."""
+        try:
+            self._stub.Capabilities(p4runtime_pb2.CapabilitiesRequest(), timeout=1)
+        except grpc.RpcError as exc:
+            details = exc.details() if hasattr(exc, "details") else ""
+            return f" ({details})" if details else ""
+        return ""
 
     def close(self) -> None:
         """Close the stream and the channel (the switch then elects a new primary)."""
@@ -165,7 +197,7 @@ class Switch:
             self._reader.join(timeout=5)
         if self._channel is not None:
             self._channel.close()
-        self._channel = self._stub = self._call = self._reader = self._requests = self._raw_write = self._raw_read = None
+        self._channel = self._stub = self._call = self._reader = self._requests = None
         with self._cond:
             self._arbitration = None
             self._cond.notify_all()
@@ -187,7 +219,9 @@ class Switch:
         with self._cond:
             self._arbitration = None
             self._stream_error = None
-        self._call = self._stub.StreamChannel(request_iterator())
+        # A reopened stream waits for the channel to connect (gRPC retries on this client's
+        # backoff) instead of failing at once and being retried on top of that.
+        self._call = self._stub.StreamChannel(request_iterator(), wait_for_ready=self._established or None)
         requests.put(self._arbitration_request())
 
     def _arbitration_request(self) -> p4runtime_pb2.StreamMessageRequest:
@@ -247,14 +281,25 @@ class Switch:
                 self._established = True  # from now on a lost stream is reopened
                 self._cond.notify_all()
         elif kind == "packet":
-            self.packet_in_queue.put(PacketIn.decode(msg.packet, self._schema))
+            self._queue(self.packet_in_queue, kind, lambda: PacketIn.decode(msg.packet, self._schema))
         elif kind == "digest":
-            self.digest_queue.put(DigestList.decode(msg.digest, self.schema))
+            self._queue(self.digest_queue, kind, lambda: DigestList.decode(msg.digest, self.schema))
         elif kind == "idle_timeout_notification":
-            self.idle_timeout_queue.put(IdleTimeout.decode(msg.idle_timeout_notification, self.schema))
+            self._queue(self.idle_timeout_queue, kind,
+                        lambda: IdleTimeout.decode(msg.idle_timeout_notification, self.schema))
         elif kind == "error":
             log.warning("p4rt: stream error from switch: %s", msg.error.message)
-            self.stream_errors.put(msg.error)
+            self._queue(self.stream_errors, kind, lambda: msg.error)
+
+    def _queue(self, q: queue.Queue, kind: str, decode) -> None:
+        """Decode and queue a stream message, or count it dropped when the queue is full (not decoded)."""
+        if q.full():
+            self.dropped[kind] += 1
+            return
+        try:
+            q.put_nowait(decode())
+        except queue.Full:
+            self.dropped[kind] += 1
 
     def wait_arbitration(self, timeout: float = 10.0, *, fail_on_stream_error: bool = False) -> Arbitration:
         """Wait for the switch's arbitration answer (across reconnects unless fail_on_stream_error)."""
@@ -421,12 +466,13 @@ class Switch:
         requests = []
         for start in range(0, len(updates), batch_size):
             batch = updates[start:start + batch_size]
-            encoded = [wire.update(u, self.schema if _needs_schema(u) else self._schema) for u in batch]
-            request = wire.write_request(encoded, device_id=self.device_id, election_id=self.election_id,
-                                         role=self.role, atomicity=atomicity_value)
+            request = p4runtime_pb2.WriteRequest(device_id=self.device_id, election_id=_uint128(self.election_id),
+                                                 role=self.role, atomicity=atomicity_value)
+            add = request.updates.add
+            for u in batch:
+                u.encode_into(self.schema if _needs_schema(u) else self._schema, add())
             requests.append((start, len(batch), request))
-        self._stub_or_fail()
-        send = self._raw_write
+        send = self._stub_or_fail().Write
         failures: list[UpdateError] = []
         last_exc: grpc.RpcError | None = None
         for start, count, request in requests:
@@ -442,7 +488,8 @@ class Switch:
                     if error.canonical_code != code_pb2.OK:
                         index = start + i
                         failures.append(UpdateError(index, updates[index].describe(),
-                                                    code_name(error.canonical_code), error.message))
+                                                    code_name(error.canonical_code), error.message,
+                                                    updates[index].entity))
         if failures:
             raise P4RuntimeWriteError(last_exc.code() if last_exc else None, "", failures) from last_exc
 
@@ -460,9 +507,11 @@ class Switch:
 
     # --- reads --------------------------------------------------------------------------
 
-    def read_raw(self, entities: Iterable[p4runtime_pb2.Entity]) -> Iterator[p4runtime_pb2.Entity]:
+    def read_raw(self, entities: Iterable[p4runtime_pb2.Entity], *,
+                 request: p4runtime_pb2.ReadRequest | None = None) -> Iterator[p4runtime_pb2.Entity]:
         """Read with raw p4.v1.Entity messages (wildcards: leave ids at 0)."""
-        request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role, entities=list(entities))
+        if request is None:
+            request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role, entities=list(entities))
         try:
             for reply in self._stub_or_fail().Read(request, timeout=self.rpc_timeout):
                 yield from reply.entities
@@ -474,13 +523,8 @@ class Switch:
         schema = self.schema
         request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role,
                                             entities=[e.encode(schema) for e in _many(entities)])
-        self._stub_or_fail()
-        try:
-            for reply in self._raw_read(request, timeout=self.rpc_timeout):
-                for data in wire.read_response_entities(reply):
-                    yield wire.decode_entity(data, schema)
-        except grpc.RpcError as exc:
-            raise rpc_error("Read", exc) from exc
+        for msg in self.read_raw([], request=request):
+            yield decode_entity(msg, schema)
 
     def delete_all(self, *, reset_defaults: bool = True) -> int:
         """Clear the switch to a clean slate; returns the number of deletions sent.
@@ -489,17 +533,7 @@ class Switch:
         group, clone session and digest config, and resets modifiable default entries.
         """
         E = p4runtime_pb2.Entity
-        deletions: list[p4runtime_pb2.Entity | bytes] = []
-        self._stub_or_fail()
-        request = p4runtime_pb2.ReadRequest(device_id=self.device_id, role=self.role, entities=[E(table_entry={})])
-        try:
-            for reply in self._raw_read(request, timeout=self.rpc_timeout):
-                for data in wire.read_response_entities(reply):
-                    key = wire.table_entry_key(data)
-                    if key is not None:
-                        deletions.append(key)
-        except grpc.RpcError as exc:
-            raise rpc_error("Read", exc) from exc
+        deletions = [key for key in map(table_entry_key, self.read_raw([E(table_entry={})])) if key is not None]
         pre_reads = [
             E(packet_replication_engine_entry={"multicast_group_entry": {}}),
             E(packet_replication_engine_entry={"clone_session_entry": {}}),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import ipaddress
 import re
+import socket
 from typing import Any
 
 _MAC_RE = re.compile(r"^[0-9a-fA-F]{1,2}([:-][0-9a-fA-F]{1,2}){5}$")
@@ -49,12 +50,12 @@ def _check_width(bitwidth: int) -> None:
 
 def encode_uint(value: int, bitwidth: int) -> bytes:
     """Encode an unsigned `bit<W>` value as the shortest big-endian byte string."""
-    _check_width(bitwidth)
     if not isinstance(value, int):
         raise CodecError(f"expected an integer, got {value!r}")
-    if value < 0 or value >= 1 << bitwidth:
+    if not 0 <= value < 1 << bitwidth or bitwidth <= 0:
+        _check_width(bitwidth)
         raise CodecError(f"value {value} does not fit in bit<{bitwidth}>")
-    return value.to_bytes(max(1, (value.bit_length() + 7) // 8), "big")
+    return value.to_bytes((value.bit_length() + 7) // 8 or 1, "big")
 
 
 def decode_uint(data: bytes, bitwidth: int) -> int:
@@ -99,7 +100,9 @@ def canonical(data: bytes) -> bytes:
 def parse_value(value: Any, bitwidth: int) -> int:
     """Turn an int, MAC/IPv4/IPv6/hex/decimal string, address object or bytes into an int."""
     _check_width(bitwidth)
-    if isinstance(value, bool):
+    if type(value) is str:  # noqa: E721 - the common case first
+        number = _parse_text(value.strip(), bitwidth)
+    elif isinstance(value, bool):
         number = int(value)
     elif isinstance(value, int):
         number = value
@@ -119,8 +122,15 @@ def parse_value(value: Any, bitwidth: int) -> int:
 
 
 def _parse_text(text: str, bitwidth: int) -> int:
+    if text.count(".") == 3:
+        try:  # the common dotted quad, strictly (no leading zeros), in C
+            return int.from_bytes(socket.inet_pton(socket.AF_INET, text), "big")
+        except OSError:
+            pass  # not one: the checks below say why
     try:
         if _MAC_RE.match(text):
+            if len(text) == 17:  # six two-digit groups
+                return int(text[0:2] + text[3:5] + text[6:8] + text[9:11] + text[12:14] + text[15:17], 16)
             return int("".join(f"{int(part, 16):02x}" for part in re.split("[:-]", text)), 16)
         if re.fullmatch(r"\d+\.\d+\.\d+\.\d+", text):
             return int(ipaddress.IPv4Address(text))

@@ -10,7 +10,7 @@ from p4.v1 import p4data_pb2, p4runtime_pb2
 
 from . import codec
 from .codec import CodecError
-from .schema import P4Field, P4Schema, P4Table, SchemaError, type_map
+from .schema import P4Field, P4Schema, P4Table, SchemaError
 
 
 class EntityError(ValueError):
@@ -20,35 +20,28 @@ class EntityError(ValueError):
 # --- match fields -----------------------------------------------------------------------
 
 
-def encode_match_parts(fields, values: dict[str, Any], owner: str) -> list[tuple[P4Field, tuple[str, Any, Any]]]:
-    """Encode `{field name: value}` as (field, (kind, bytes, bytes|int)) sorted by id, wildcards left out."""
+def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> list[p4runtime_pb2.FieldMatch]:
+    """Encode `{field name: value}` as FieldMatch messages (sorted by id), leaving wildcards out.
+
+    With `target` (a repeated FieldMatch field) the messages are added to it in place.
+    """
     if not isinstance(values, dict):
         raise EntityError(f"{owner}: a match is a dict of field name to value, got {values!r}")
-    resolved = []
-    for name, value in values.items():
-        try:
-            resolved.append((fields.get(name), value))
-        except SchemaError as exc:
-            raise EntityError(str(exc)) from exc
-    resolved.sort(key=lambda item: item[0].id)
+    try:
+        resolved = [(fields.get(name), value) for name, value in values.items()]
+    except SchemaError as exc:
+        raise EntityError(str(exc)) from exc
+    if len(resolved) > 1:
+        resolved.sort(key=lambda item: item[0].id)
     out = []
     for mf, value in resolved:
         try:
             parts = _encode_field_match(mf, value)
         except CodecError as exc:
             raise EntityError(f"{owner}, match field {mf.name} ({mf.match_type}, bit<{mf.bitwidth}>): {exc}") from exc
-        if parts is not None:
-            out.append((mf, parts))
-    return out
-
-
-def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> list[p4runtime_pb2.FieldMatch]:
-    """Encode `{field name: value}` as FieldMatch messages (sorted by id), leaving wildcards out.
-
-    With `target` (a repeated FieldMatch field) the messages are added to it in place.
-    """
-    out = []
-    for mf, (kind, a, b) in encode_match_parts(fields, values, owner):
+        if parts is None:
+            continue
+        kind, a, b = parts
         fm = target.add() if target is not None else p4runtime_pb2.FieldMatch()
         fm.field_id = mf.id
         if kind == "exact":
@@ -823,6 +816,21 @@ def decode_entity(msg: p4runtime_pb2.Entity, schema: P4Schema) -> Entity:
     return _DECODERS[kind].decode(getattr(msg, kind), schema)
 
 
+def table_entry_key(msg: p4runtime_pb2.Entity) -> p4runtime_pb2.Entity | None:
+    """For a read-back table entry, the Entity naming only its key (table, match, priority), as a
+    DELETE wants it; None for other entities, const entries and default entries."""
+    if msg.WhichOneof("entity") != "table_entry":
+        return None
+    te = msg.table_entry
+    if te.is_const or te.is_default_action:
+        return None
+    key = p4runtime_pb2.Entity()
+    key.table_entry.table_id = te.table_id
+    key.table_entry.match.extend(te.match)
+    key.table_entry.priority = te.priority
+    return key
+
+
 # --- updates ----------------------------------------------------------------------------
 
 UPDATE_TYPES = ("INSERT", "MODIFY", "DELETE")
@@ -991,18 +999,18 @@ def encode_data(value: Any, spec: p4types_pb2.P4DataTypeSpec, schema: P4Schema) 
         items = [encode_data(v, s, schema) for v, s in zip(value, spec.tuple.members, strict=True)]
         return p4data_pb2.P4Data(tuple={"members": items})
     if kind == "struct":
-        members = type_map(info.structs)[spec.struct.name].members
+        members = info.structs[spec.struct.name].members
         _check_keys(value, [m.name for m in members], f"struct {spec.struct.name}")
         return p4data_pb2.P4Data(struct={"members": [encode_data(value[m.name], m.type_spec, schema) for m in members]})
     if kind == "header":
-        members = type_map(info.headers)[spec.header.name].members
+        members = info.headers[spec.header.name].members
         if value is None:
             return p4data_pb2.P4Data(header={"is_valid": False})
         _check_keys(value, [m.name for m in members], f"header {spec.header.name}")
         bits = [codec.encode_value(value[m.name], m.type_spec.bit.bitwidth) for m in members]
         return p4data_pb2.P4Data(header={"is_valid": True, "bitstrings": bits})
     if kind == "serializable_enum":
-        enum = type_map(info.serializable_enums)[spec.serializable_enum.name]
+        enum = info.serializable_enums[spec.serializable_enum.name]
         if isinstance(value, str):
             for member in enum.members:
                 if member.name == value:
@@ -1041,18 +1049,18 @@ def decode_data(data: p4data_pb2.P4Data, spec: p4types_pb2.P4DataTypeSpec, schem
         return [decode_data(m, specs[i] if i < len(specs) else p4types_pb2.P4DataTypeSpec(), schema)
                 for i, m in enumerate(data.tuple.members)]
     if kind == "struct":
-        if spec_kind != "struct" or spec.struct.name not in type_map(info.structs):
+        if spec_kind != "struct" or spec.struct.name not in info.structs:
             return [decode_data(m, p4types_pb2.P4DataTypeSpec(), schema) for m in data.struct.members]
-        members = type_map(info.structs)[spec.struct.name].members
+        members = info.structs[spec.struct.name].members
         if len(members) != len(data.struct.members):
             raise CodecError(f"struct {spec.struct.name} has {len(members)} members, got {len(data.struct.members)}")
         return {m.name: decode_data(d, m.type_spec, schema) for m, d in zip(members, data.struct.members)}
     if kind == "header":
         if not data.header.is_valid:
             return None
-        if spec_kind != "header" or spec.header.name not in type_map(info.headers):
+        if spec_kind != "header" or spec.header.name not in info.headers:
             return [int.from_bytes(b, "big") for b in data.header.bitstrings]
-        members = type_map(info.headers)[spec.header.name].members
+        members = info.headers[spec.header.name].members
         return {m.name: codec.decode_uint(b, m.type_spec.bit.bitwidth) for m, b in zip(members, data.header.bitstrings)}
     if kind == "enum":
         return data.enum

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from google.rpc import code_pb2, status_pb2
@@ -28,19 +29,28 @@ class UpdateError:
     update: str
     code: str
     message: str
+    entity: Any = field(default=None, repr=False, compare=False)   # the update's entity, as given to write()
 
     def __str__(self) -> str:
         return f"update #{self.index} ({self.update}): {self.code}: {self.message}"
 
 
 class P4RuntimeWriteError(P4RuntimeError):
-    """A Write in which some updates failed; `errors` lists each failed update."""
+    """A Write in which some updates failed; `errors` lists each failed update.
+
+    str() names the first SHOWN failures and counts the rest by reason (`reasons()`).
+    """
+
+    SHOWN = 10
 
     def __init__(self, code: grpc.StatusCode | None, message: str, errors: list[UpdateError]) -> None:
         self.errors = errors
         if errors:
-            lines = "\n  ".join(str(e) for e in errors)
-            text = f"{len(errors)} update(s) failed:\n  {lines}"
+            lines = [str(e) for e in errors[:self.SHOWN]]
+            if len(errors) > self.SHOWN:
+                more = "; ".join(f"{n} x {reason}" for reason, n in self.reasons().items())
+                lines.append(f"... {len(errors) - self.SHOWN} more; all {len(errors)} by reason: {more}")
+            text = f"{len(errors)} update(s) failed:\n  " + "\n  ".join(lines)
         else:
             text = message
         super().__init__("Write", code, text)
@@ -50,6 +60,14 @@ class P4RuntimeWriteError(P4RuntimeError):
     def codes(self) -> list[str]:
         """The status code names of the failed updates, in order."""
         return [e.code for e in self.errors]
+
+    def reasons(self) -> dict[str, int]:
+        """How many updates failed for each `CODE: message`, most frequent first."""
+        counts: dict[str, int] = {}
+        for e in self.errors:
+            reason = f"{e.code}: {e.message}"
+            counts[reason] = counts.get(reason, 0) + 1
+        return dict(sorted(counts.items(), key=lambda item: -item[1]))
 
 
 def status_details(exc: grpc.RpcError) -> list[p4runtime_pb2.Error]:

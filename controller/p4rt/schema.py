@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory, text_format
+from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError
 from p4.config.v1 import p4info_pb2, p4types_pb2
 
@@ -76,6 +75,9 @@ class Directory(Generic[T]):
 
     def get(self, key: str | int) -> T:
         """Look up by id, full name, alias or a unique suffix of the dotted name."""
+        found = self._by_name.get(key) if isinstance(key, str) else None
+        if found is not None:
+            return found
         where = f" of {self.owner}" if self.owner else ""
         if isinstance(key, int) and not isinstance(key, bool):
             try:
@@ -183,59 +185,29 @@ _TEXT_SUFFIXES = (".txt", ".txtpb", ".textproto", ".pbtxt", ".prototxt")
 _BINARY_SUFFIXES = (".bin", ".pb", ".binpb")
 
 
-@functools.cache
-def _map_aware_p4info_class() -> type:
-    """A P4Info class built from the descriptors, so that its map fields behave as maps.
-
-    The pinned p4runtime package's generated modules predate map-entry flags, so under
-    protobuf's pure-Python implementation `type_info.structs` and friends are plain
-    repeated fields and text_format cannot parse them. The wire format is the same, so
-    text and JSON are parsed with this class and re-read as the standard message.
-    """
-    files: list = []
-
-    def visit(fd) -> None:
-        for dep in fd.dependencies:
-            visit(dep)
-        if fd.name not in [f.name for f in files]:
-            files.append(fd)
-
-    visit(p4info_pb2.DESCRIPTOR)
-    pool = descriptor_pool.DescriptorPool()
-    for fd in files:
-        proto = descriptor_pb2.FileDescriptorProto()
-        fd.CopyToProto(proto)
-        pool.Add(proto)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("p4.config.v1.P4Info"))
-
-
 def parse_p4info_text(text: str) -> p4info_pb2.P4Info:
-    """Parse a text-format P4Info (maps included) into the standard message."""
-    parsed = text_format.Parse(text, _map_aware_p4info_class()())
-    return p4info_pb2.P4Info.FromString(parsed.SerializeToString())
+    """Parse a text-format P4Info."""
+    return text_format.Parse(text, p4info_pb2.P4Info())
 
 
 def parse_p4info_json(text: str) -> p4info_pb2.P4Info:
-    """Parse a JSON P4Info (maps included) into the standard message."""
-    parsed = json_format.Parse(text, _map_aware_p4info_class()())
-    return p4info_pb2.P4Info.FromString(parsed.SerializeToString())
+    """Parse a JSON P4Info."""
+    return json_format.Parse(text, p4info_pb2.P4Info())
 
 
 def p4info_to_text(info: p4info_pb2.P4Info) -> str:
-    """Write a P4Info in protobuf text format (maps included)."""
-    return text_format.MessageToString(_map_aware_p4info_class().FromString(info.SerializeToString()))
+    """Write a P4Info in protobuf text format."""
+    return text_format.MessageToString(info)
 
 
 def p4info_to_json(info: p4info_pb2.P4Info) -> str:
-    """Write a P4Info as JSON (maps included)."""
-    return json_format.MessageToJson(_map_aware_p4info_class().FromString(info.SerializeToString()))
+    """Write a P4Info as JSON."""
+    return json_format.MessageToJson(info)
 
 
 def type_map(container) -> dict:
-    """A P4TypeInfo map field as a dict, whether protobuf built it as a map or a list of entries."""
-    if hasattr(container, "items"):
-        return dict(container.items())
-    return {entry.key: entry.value for entry in container}
+    """A P4TypeInfo map field (`structs`, `headers`, ...) as a plain dict."""
+    return dict(container.items())
 
 
 def load_p4info(path: str | Path) -> p4info_pb2.P4Info:

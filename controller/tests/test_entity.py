@@ -6,7 +6,6 @@ import pytest
 from google.protobuf import text_format
 from p4.v1 import p4runtime_pb2
 
-from p4rt import wire
 from p4rt import (
     Action,
     ActionProfileGroup,
@@ -33,6 +32,7 @@ from p4rt import (
     ValueSetEntry,
     decode_entity,
     insert,
+    table_entry_key,
 )
 
 LPM_ENTRY = TableEntry("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": "10.0.0.0/8"},
@@ -199,79 +199,23 @@ def test_replica_port_bytes_decode():
     assert MulticastGroupEntry.decode(msg).replicas == [Replica(256, 3)]
 
 
-# --- the fast wire encoder agrees with the protobuf builders ------------------------------
+# --- keys for DELETE ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", [n for n, e in ROUND_TRIPS.items() if isinstance(e, TableEntry)])
-def test_wire_table_entry_matches_protobuf(schema, name):
-    entry = ROUND_TRIPS[name]
-    fast = wire.table_entry(entry, schema)
-    assert p4runtime_pb2.TableEntry.FromString(fast) == entry.encode_entry(schema)
-    assert fast == entry.encode_entry(schema).SerializeToString()
-
-
-@pytest.mark.parametrize("name", list(ROUND_TRIPS))
-def test_wire_update_matches_protobuf(schema, name):
-    update = insert(ROUND_TRIPS[name])
-    assert p4runtime_pb2.Update.FromString(wire.update(update, schema)) == update.encode(schema)
-
-
-def test_wire_write_request(schema):
-    updates = [insert(LPM_ENTRY), insert(ACL_ENTRY)]
-    data = wire.write_request([wire.update(u, schema) for u in updates], device_id=3,
-                              election_id=(5 << 64) | 7, role="r", atomicity=0)
-    expected = p4runtime_pb2.WriteRequest(device_id=3, role="r", updates=[u.encode(schema) for u in updates])
-    expected.election_id.high, expected.election_id.low = 5, 7
-    assert p4runtime_pb2.WriteRequest.FromString(data) == expected
-
-
-def test_wire_reports_bad_entities_like_the_builders(schema):
-    bad = TableEntry("ipv4_lpm", {"dstAddr": "10.0.0.0/8"}, Action("set_nhop", {"port": 512, "dmac": 1}))
-    with pytest.raises(EntityError, match="parameter port"):
-        wire.table_entry(bad, schema)
-    with pytest.raises(EntityError, match="a match is a dict"):
-        wire.table_entry(TableEntry("ipv4_lpm", ["10.0.0.0/8"]), schema)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 2**32, 2**64 - 1, -1])
-def test_varint(value):
-    from google.protobuf.internal import encoder
-
-    expected = []
-    encoder._VarintEncoder()(expected.append, value if value >= 0 else value + 2**64, False)
-    assert wire.varint(value) == b"".join(expected)
-
-
-@pytest.mark.parametrize("name", list(ROUND_TRIPS))
-def test_wire_decode_matches_protobuf_decode(schema, name):
-    msg = ROUND_TRIPS[name].encode(schema)
-    assert wire.decode_entity(msg.SerializeToString(), schema) == decode_entity(msg, schema)
-
-
-def test_wire_decode_rejects_garbage(schema):
-    with pytest.raises(wire.WireError):
-        list(wire.fields(b"\x12\x05ab"))
-    entry = TableEntry("ipv4_lpm", {"dstAddr": "10.0.0.0/8"}, Action("drop")).encode(schema)
-    entry.table_entry.match[0].lpm.value = b"\x01\x0a\x00\x00\x00"
-    with pytest.raises(EntityError, match="does not fit in bit<32>"):
-        wire.decode_entity(entry.SerializeToString(), schema)
-
-
-def test_wire_table_entry_key(schema):
+def test_table_entry_key(schema):
     full = ROUND_TRIPS["table-ternary-range-optional"].encode(schema)
-    key = p4runtime_pb2.Entity.FromString(wire.table_entry_key(full.SerializeToString()))
     expected = p4runtime_pb2.Entity()
     expected.table_entry.table_id = full.table_entry.table_id
     expected.table_entry.match.extend(full.table_entry.match)
     expected.table_entry.priority = full.table_entry.priority
-    assert key == expected
-    default = ROUND_TRIPS["table-default"].encode(schema).SerializeToString()
-    assert wire.table_entry_key(default) is None
-    assert wire.table_entry_key(ROUND_TRIPS["counter"].encode(schema).SerializeToString()) is None
+    assert table_entry_key(full) == expected
+    assert table_entry_key(ROUND_TRIPS["table-default"].encode(schema)) is None
+    assert table_entry_key(ROUND_TRIPS["counter"].encode(schema)) is None
 
 
-def test_wire_negative_int_fields_round_trip(schema):
+def test_negative_int_fields_round_trip(schema):
     entry = TableEntry("acl", {"ingress_port": 1}, Action("drop"), priority=-5, idle_timeout_ns=-1)
-    data = wire.table_entry(entry, schema)
-    assert data == entry.encode_entry(schema).SerializeToString()
-    assert wire.decode_table_entry(data, schema) == TableEntry.decode(p4runtime_pb2.TableEntry.FromString(data), schema)
+    msg = entry.encode_entry(schema)
+    back = TableEntry.decode(p4runtime_pb2.TableEntry.FromString(msg.SerializeToString()), schema)
+    assert (back.priority, back.idle_timeout_ns) == (-5, -1)
+    assert back.encode_entry(schema) == msg

@@ -81,8 +81,7 @@ def test_load_p4info_formats(tmp_path, p4info, suffix):
         path.write_text(P4INFO_TEXT)
     loaded = load_p4info(path)
     assert loaded == p4info
-    # type_info maps survive text parsing (see schema._map_aware_p4info_class)
-    assert P4Schema(loaded).type_info().structs[0].key == "mac_learn_digest_t"
+    assert "mac_learn_digest_t" in P4Schema(loaded).type_info().structs
 
 
 def test_load_p4info_errors(tmp_path):

@@ -22,8 +22,9 @@ class CommandError(Exception):
 
 
 def _connect(net: Network, name: str, election_id: int = 1) -> Switch:
-    cfg = net.switches[name]
-    return Switch(cfg.address, device_id=cfg.device_id, election_id=election_id).connect(timeout=5)
+    from .reconcile import open_switch
+
+    return open_switch(net.switches[name], election_id).connect(timeout=5)
 
 
 def _selected(net: Network, only: list[str] | None) -> list[str]:
@@ -36,26 +37,23 @@ def _selected(net: Network, only: list[str] | None) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .program import check_program
+
     net = load(args.file)
+    check_program(net)
     for sw in net.switches.values():
         print(f"{net.file}: {sw.name}: {len(sw.ports)} ports, {len(sw.vlans)} VLANs, {len(sw.routes)} routes, "
               f"{len(sw.lsps)} LSPs, {len(sw.acl)} ACL rules: ok")
     return 0
 
 
-def _check_program(net: Network) -> None:
-    for path in (net.p4info, net.device_config):
-        if not path.exists():
-            raise CommandError(f"{path}: no such file; compile the program first (make build-p4), "
-                               f"or point `pipeline:` in {net.file} at it")
-
-
 def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
+    from .desired import desired_state
+    from .program import capacity_problems, check_program
     from .reconcile import ensure_pipeline, reconcile
 
     net = load(args.file)
-    if not dry_run:
-        _check_program(net)
+    check_program(net)
     for name in _selected(net, args.switch):
         cfg = net.switches[name]
         with _connect(net, name) as sw:
@@ -64,16 +62,20 @@ def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
                 raise CommandError(f"{name}: another controller is primary (election id "
                                    f"{arb.primary_election_id if arb else '?'}); if `vrouter run` manages this "
                                    f"switch, edit the file instead: the daemon applies the change")
+            rt = None
             if dry_run:
                 sw.load_schema()
+                rt = _daemon_runtime(args.file, name)
             elif ensure_pipeline(sw, net):
                 print(f"{name}: pipeline installed ({net.device_config.name})")
-            result, canon, _ = reconcile(sw, net, cfg, dry_run=dry_run)
+            result, canon, rt = reconcile(sw, net, cfg, rt, dry_run=dry_run)
             p = result.plan
             if dry_run:
                 for sign, items in (("+", p.inserts), ("~", p.modifies), ("-", p.deletes)):
                     for item in items:
                         print(f"{name}: {sign} {canon.describe(item)}")
+                for problem in capacity_problems(sw.schema, net, cfg, desired_state(net, cfg, rt)):
+                    print(f"{name}: does not fit: {problem.split(': ', 2)[-1]}")
             if not len(p):
                 print(f"{name}: in sync, nothing to write")
             else:
@@ -82,11 +84,29 @@ def cmd_apply(args: argparse.Namespace, dry_run: bool) -> int:
     return 0
 
 
+def _daemon_runtime(file: Path, name: str):
+    """The run-time state of a `vrouter run` managing this switch (so that `diff` shows what it could
+    not write), after one line on its health; None without a daemon (state recovered from the switch)."""
+    from . import status
+
+    data = status.read_live(file, name)
+    if data is None:
+        return None
+    if data.get("synced"):
+        health = "in sync"
+    else:
+        health = f"NOT in sync ({data.get('failures', 0)} failures; last: {data.get('last_error') or 'none'}; " \
+                 f"next try in {data.get('retry_in', 0):.1f} s)"
+    print(f"{name}: vrouter run (pid {data['pid']}) {health}; diff against its run-time state")
+    return status.runtime_from_json(data)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .daemon import run
+    from .program import check_program
 
     net = load(args.file)
-    _check_program(net)
+    check_program(net)
     return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file)
 
 
@@ -98,7 +118,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     for name in _selected(net, args.switch):
         with _connect(net, name, election_id=0) as sw:
             sw.load_schema()
-            rows_by_switch[name] = show(args.what, sw, net, net.switches[name])
+            rows_by_switch[name] = show(args.what, sw, net, net.switches[name], args.file)
     if args.json:
         print(json.dumps(rows_by_switch, indent=2, default=str))
     else:
@@ -123,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--election-id", type=int, default=10)
     p = sub.add_parser("show", help="print live switch state")
     p.add_argument("what", choices=("ports", "vlans", "macs", "routes", "lsps", "vpls", "acl", "meters",
-                                             "counters"))
+                                             "counters", "limits"))
     p.add_argument("file", type=Path, nargs="?", default=Path(DEFAULT_FILE))
     p.add_argument("--switch", action="append")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")

@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from .units import BadValue, parse_duration, parse_interface, parse_ipv4, parse_mac, parse_prefix, parse_rate, \
-    parse_size
+from .units import BadValue, parse_duration, parse_grpc_address, parse_interface, parse_ipv4, parse_mac, \
+    parse_prefix, parse_rate, parse_size
 
 MAX_PORT = 510          # bit<9>, 511 is the drop port
 MAX_LABEL = (1 << 20) - 1
@@ -57,6 +57,8 @@ class Port:
     policer: str | None = None
     name: str = ""
     link: tuple[str, int] | None = None   # cabled to (switch, port) of the same description
+    max_macs: int | None = None           # stations learned on the port; None = learning.max_macs_per_port
+    on_limit: str | None = None           # past max_macs; None = learning.on_limit
 
     @property
     def link_mtu(self) -> int:
@@ -105,6 +107,7 @@ class Vlan:
     name: str = ""
     interface: Interface | None = None
     policer: str | None = None
+    max_macs: int | None = None           # stations learned in the VLAN; None = learning.max_macs_per_vlan
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,17 @@ class ZonePair:
     untrusted: str
 
 
+@dataclass(frozen=True)
+class Tls:
+    """P4Runtime over TLS: the CA that signed the switch's certificate, this controller's certificate
+    and key (for a switch that requires client certificates), the name the switch's certificate carries."""
+
+    ca: Path | None = None
+    cert: Path | None = None
+    key: Path | None = None
+    server_name: str | None = None
+
+
 @dataclass
 class SwitchConfig:
     """One switch-router of the network."""
@@ -203,6 +217,7 @@ class SwitchConfig:
     name: str
     address: str
     device_id: int = 0
+    tls: Tls | None = None
     cpu_port: int = 255
     ports: dict[int, Port] = field(default_factory=dict)
     vlans: dict[int, Vlan] = field(default_factory=dict)
@@ -222,6 +237,31 @@ class SwitchConfig:
         return None
 
 
+ON_LIMIT = ("no-learn", "drop", "shutdown")
+
+
+@dataclass(frozen=True)
+class Learning:
+    """How many stations `vrouter run` learns, how fast, and what happens past the limits."""
+
+    max_macs_per_port: int = 1024
+    max_macs_per_vlan: int = 4096
+    on_limit: str = "no-learn"      # no-learn: keep forwarding, learn nothing more; drop: drop frames from
+                                    # unknown sources on the port; shutdown: take the port out of service
+    rate: int = 100                 # stations learned or moved per second per port
+    move_limit: int = 4             # moves of one station within move_window before it is held
+    move_window: float = 10.0
+    move_hold: float = 60.0         # seconds a flapping station stays where it was
+
+
+@dataclass(frozen=True)
+class Arp:
+    """How much ARP `vrouter run` takes: per port, and neighbours in total."""
+
+    rate: int = 200                 # ARP packets handled per second per port (more are dropped, counted)
+    max_neighbors: int = 2048
+
+
 @dataclass
 class Network:
     """A whole network description."""
@@ -230,6 +270,8 @@ class Network:
     p4info: Path
     device_config: Path
     mac_aging: float = 300.0
+    learning: Learning = field(default_factory=Learning)
+    arp: Arp = field(default_factory=Arp)
     neighbor_refresh: float = 30.0      # re-ARP a neighbour not heard from for this long (s)
     neighbor_probes: int = 3            # unanswered probes (1 s apart) before it is withdrawn
     policers: dict[str, Policer] = field(default_factory=dict)
@@ -242,8 +284,9 @@ class Network:
 class _Checker:
     """Walks the YAML tree, converting values and collecting `path: reason` problems."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, base: Path = Path(".")) -> None:
         self.file = file
+        self.base = base                    # relative paths in the description start here
         self.problems: list[str] = []
 
     def fail(self, path: str, reason: str) -> None:
@@ -325,7 +368,7 @@ def load(path: str | Path) -> Network:
 def loads(text: str, file: str = "<string>", base: Path | None = None) -> Network:
     """Validate a network description given as YAML text."""
     try:
-        tree = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        tree = _parse_yaml(text, file)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1} column {mark.column + 1}: " if mark else ""
@@ -334,11 +377,57 @@ def loads(text: str, file: str = "<string>", base: Path | None = None) -> Networ
     return from_tree(tree, file, base or Path("."))
 
 
+def _parse_yaml(text: str, file: str) -> Any:
+    """The YAML document; a key given twice in one mapping is an error naming both lines
+    (YAML loaders keep the last one silently)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        problems = _duplicate_keys(loader, node, file)
+        if problems:
+            raise ConfigError(problems)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _duplicate_keys(loader: Any, root: yaml.Node, file: str) -> list[str]:
+    problems: list[str] = []
+    seen_nodes: set[int] = set()
+    todo: list[tuple[yaml.Node, str]] = [(root, "")]
+    while todo:
+        node, path = todo.pop()
+        if id(node) in seen_nodes:      # an alias: already checked where its anchor is
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            lines: dict[Any, int] = {}
+            for key_node, value_node in node.value:
+                key = loader.construct_object(key_node, deep=True) if isinstance(key_node, yaml.ScalarNode) else None
+                line = key_node.start_mark.line + 1
+                try:
+                    first = lines.get(key) if key is not None else None
+                except TypeError:       # an unhashable key: the schema checks refuse it
+                    first = None
+                if first is not None:
+                    problems.append(f"{file}: {_join(path, key)}: defined twice, at line {first} and line {line} "
+                                    "(YAML would keep only the last; remove one)")
+                elif key is not None:
+                    lines[key] = line
+                todo.append((value_node, _join(path, key if key is not None else "?")))
+        elif isinstance(node, yaml.SequenceNode):
+            todo.extend((item, f"{path}[{i}]") for i, item in enumerate(node.value))
+    problems.sort(key=lambda p: int(p.split(" and line ")[1].split(" ")[0]))
+    return problems
+
+
 def from_tree(tree: Any, file: str, base: Path) -> Network:
     """Validate an already-parsed YAML tree."""
-    c = _Checker(file)
-    top = c.mapping(tree, "", ("pipeline", "mac_aging", "neighbor_refresh", "neighbor_probes", "policers",
-                                   "switches"), ("switches",))
+    c = _Checker(file, base)
+    top = c.mapping(tree, "", ("pipeline", "mac_aging", "neighbor_refresh", "neighbor_probes", "learning", "arp",
+                                   "policers", "switches"), ("switches",))
     if top is None:
         raise ConfigError(c.problems)
     root = _repo_root(base)
@@ -366,6 +455,10 @@ def from_tree(tree: Any, file: str, base: Path) -> Network:
         probes = c.integer(top["neighbor_probes"], "neighbor_probes", 1, 10, "a number of probes")
         if probes is not None:
             net.neighbor_probes = probes
+    if "learning" in top:
+        net.learning = _learning(c, top["learning"], "learning")
+    if "arp" in top:
+        net.arp = _arp(c, top["arp"], "arp")
     policers = top.get("policers") or {}
     if c.mapping(policers, "policers", tuple(policers) if isinstance(policers, dict) else ()) is not None:
         for name, spec in policers.items():
@@ -425,6 +518,79 @@ def _check_links(c: _Checker, net: Network) -> None:
                              f"{port.untagged() or 'none'}, {peer_name} port {peer_num}: {peer.untagged() or 'none'})")
 
 
+MAX_STATIONS = 1 << 20
+
+
+def _learning(c: _Checker, spec: Any, path: str) -> Learning:
+    keys = ("max_macs_per_port", "max_macs_per_vlan", "on_limit", "rate", "move_limit", "move_window", "move_hold")
+    m = c.mapping(spec, path, keys)
+    if m is None:
+        return Learning()
+    d = Learning()
+    vals: dict[str, Any] = {}
+    for key in ("max_macs_per_port", "max_macs_per_vlan"):
+        if key in m:
+            vals[key] = c.integer(m[key], f"{path}.{key}", 0, MAX_STATIONS, "a number of stations")
+    if "on_limit" in m:
+        vals["on_limit"] = _on_limit(c, m["on_limit"], f"{path}.on_limit")
+    if "rate" in m:
+        vals["rate"] = c.integer(m["rate"], f"{path}.rate", 1, 100_000, "a number of stations per second")
+    if "move_limit" in m:
+        vals["move_limit"] = c.integer(m["move_limit"], f"{path}.move_limit", 1, 1000, "a number of moves")
+    for key in ("move_window", "move_hold"):
+        if key in m:
+            vals[key] = c.convert(parse_duration, m[key], f"{path}.{key}")
+    return replace(d, **{k: v for k, v in vals.items() if v is not None})
+
+
+def _on_limit(c: _Checker, value: Any, path: str) -> str | None:
+    if value not in ON_LIMIT:
+        c.fail(path, f"{value!r} is not an action past the station limit ({', '.join(ON_LIMIT)})")
+        return None
+    return value
+
+
+def _arp(c: _Checker, spec: Any, path: str) -> Arp:
+    m = c.mapping(spec, path, ("rate", "max_neighbors"))
+    if m is None:
+        return Arp()
+    vals = {}
+    if "rate" in m:
+        vals["rate"] = c.integer(m["rate"], f"{path}.rate", 1, 1_000_000, "a number of ARP packets per second")
+    if "max_neighbors" in m:
+        vals["max_neighbors"] = c.integer(m["max_neighbors"], f"{path}.max_neighbors", 1, 32768,
+                                          "a number of neighbours")
+    return replace(Arp(), **{k: v for k, v in vals.items() if v is not None})
+
+
+def _tls(c: _Checker, spec: Any, path: str) -> Tls | None:
+    m = c.mapping(spec, path, ("ca", "cert", "key", "server_name"))
+    if m is None:
+        return None
+    files: dict[str, Path] = {}
+    for key in ("ca", "cert", "key"):
+        if key not in m:
+            continue
+        file = c.base / str(m[key])
+        try:
+            head = file.read_bytes()[:4096]
+        except OSError as exc:
+            c.fail(f"{path}.{key}", f"cannot read {file}: {exc.strerror}")
+            continue
+        if b"-----BEGIN " not in head:
+            c.fail(f"{path}.{key}", f"{file} is not a PEM file")
+            continue
+        files[key] = file
+    if ("cert" in m) != ("key" in m):
+        c.fail(path, "a client certificate needs its key ('cert' and 'key' go together)")
+        return None
+    name = m.get("server_name")
+    if name is not None and (not isinstance(name, str) or not name):
+        c.fail(f"{path}.server_name", f"{name!r} is not a host name")
+        name = None
+    return Tls(files.get("ca"), files.get("cert"), files.get("key"), name)
+
+
 def _repo_root(base: Path) -> Path:
     here = base.resolve()
     for folder in (here, *here.parents):
@@ -459,18 +625,18 @@ def _policer(c: _Checker, name: str, spec: Any, path: str) -> Policer | None:
 
 
 def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> SwitchConfig | None:
-    keys = ("address", "device_id", "cpu_port", "ports", "vlans", "static_macs", "routes", "lsps", "vpls", "acl",
-            "firewall")
+    keys = ("address", "device_id", "tls", "cpu_port", "ports", "vlans", "static_macs", "routes", "lsps", "vpls",
+            "acl", "firewall")
     m = c.mapping(spec, path, keys, ("address",))
     if m is None:
         return None
-    address = m["address"]
-    if not isinstance(address, str) or ":" not in address or not address.rsplit(":", 1)[1].isdigit():
-        c.fail(f"{path}.address", f"{address!r} is not a gRPC address (host:port)")
-    sw = SwitchConfig(name, str(address))
+    address = c.convert(parse_grpc_address, m["address"], f"{path}.address")
+    sw = SwitchConfig(name, str(address if address is not None else m["address"]))
     if "device_id" in m:
         device = c.integer(m["device_id"], f"{path}.device_id", 0, (1 << 64) - 1, "a device id")
         sw.device_id = 0 if device is None else device
+    if "tls" in m:
+        sw.tls = _tls(c, m["tls"], f"{path}.tls")
     if "cpu_port" in m:
         cpu = c.port(m["cpu_port"], f"{path}.cpu_port")
         sw.cpu_port = 255 if cpu is None else cpu
@@ -545,7 +711,7 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
 
 
 def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> Vlan | None:
-    m = c.mapping(spec, path, ("name", "interface", "policer"))
+    m = c.mapping(spec, path, ("name", "interface", "policer", "max_macs"))
     if m is None:
         return None
     iface = None
@@ -554,10 +720,7 @@ def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> V
         im = c.mapping(m["interface"], ipath, ("address", "mac", "mtu", "nat"), ("address", "mac"))
         if im is not None:
             addr = c.convert(parse_interface, im["address"], f"{ipath}.address")
-            mac = c.convert(parse_mac, im["mac"], f"{ipath}.mac")
-            if mac is not None and int(mac[:2], 16) & 1:
-                c.fail(f"{ipath}.mac", f"{mac} is a multicast MAC address")
-                mac = None
+            mac = _unicast_mac(c, im["mac"], f"{ipath}.mac")
             # 0 = not given: _check_mtus derives it from the ports carrying the VLAN
             mtu = c.integer(im["mtu"], f"{ipath}.mtu", 68, 9216, "an IP MTU") if "mtu" in im else 0
             nat = im.get("nat", "none")
@@ -567,9 +730,11 @@ def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> V
             if addr is not None and mac is not None and mtu is not None and nat is not None:
                 iface = Interface(addr, mac, mtu, nat == "masquerade")
     policer = _policer_ref(c, net, m.get("policer"), f"{path}.policer")
+    max_macs = c.integer(m["max_macs"], f"{path}.max_macs", 0, MAX_STATIONS, "a number of stations") \
+        if "max_macs" in m else None
     if vid is None:
         return None
-    return Vlan(vid, str(m.get("name", "")), iface, policer)
+    return Vlan(vid, str(m.get("name", "")), iface, policer, max_macs)
 
 
 def _check_subnets(c: _Checker, sw: SwitchConfig, path: str) -> None:
@@ -596,9 +761,15 @@ def _policer_ref(c: _Checker, net: Network, value: Any, path: str) -> str | None
 
 
 def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: Any, path: str) -> Port | None:
-    m = c.mapping(spec, path, ("name", "mode", "vlan", "vlans", "native", "mtu", "policer", "link"))
+    m = c.mapping(spec, path, ("name", "mode", "vlan", "vlans", "native", "mtu", "policer", "link", "max_macs",
+                               "on_limit"))
     if m is None:
         return None
+    limits = {}
+    if "max_macs" in m:
+        limits["max_macs"] = c.integer(m["max_macs"], f"{path}.max_macs", 0, MAX_STATIONS, "a number of stations")
+    if "on_limit" in m:
+        limits["on_limit"] = _on_limit(c, m["on_limit"], f"{path}.on_limit")
     mode = m.get("mode", "trunk" if "vlans" in m else "access")
     if mode not in ("access", "trunk"):
         c.fail(f"{path}.mode", f"{mode!r} is not a port mode (access or trunk)")
@@ -625,7 +796,7 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
             vid = None
         if vid is None or num is None or ("mtu" in m and mtu is None):
             return None
-        return Port(num, "access", (vid,), None, mtu, policer, str(m.get("name", "")), link)
+        return Port(num, "access", (vid,), None, mtu, policer, str(m.get("name", "")), link, **limits)
     if "vlan" in m:
         c.fail(f"{path}.vlan", "a trunk port lists 'vlans' (and optionally 'native'), not 'vlan'")
     vids: list[int] = []
@@ -648,7 +819,7 @@ def _port(c: _Checker, net: Network, sw: SwitchConfig, num: int | None, spec: An
     if num is None or ("mtu" in m and mtu is None):
         return None
     vids = [v for v in vids if v != native]
-    return Port(num, "trunk", tuple(vids), native, mtu, policer, str(m.get("name", "")), link)
+    return Port(num, "trunk", tuple(vids), native, mtu, policer, str(m.get("name", "")), link, **limits)
 
 
 def _check_mtus(c: _Checker, sw: SwitchConfig, path: str) -> None:
@@ -690,7 +861,7 @@ def _static_mac(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> StaticMa
     if m is None:
         return None
     vid = c.vlan_id(m["vlan"], f"{path}.vlan")
-    mac = c.convert(parse_mac, m["mac"], f"{path}.mac")
+    mac = _unicast_mac(c, m["mac"], f"{path}.mac")
     port = c.port(m["port"], f"{path}.port")
     if None in (vid, mac, port):
         return None
@@ -701,10 +872,19 @@ def _static_mac(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> StaticMa
     if vid not in p.carries():
         c.fail(f"{path}.vlan", f"port {port} does not carry VLAN {vid}")
         return None
-    if int(mac[:2], 16) & 1:
-        c.fail(f"{path}.mac", f"{mac} is a multicast MAC address")
-        return None
     return StaticMac(vid, mac, port)
+
+
+def _unicast_mac(c: _Checker, value: Any, path: str) -> str | None:
+    """A MAC a station or router interface can have: not multicast, not all zero."""
+    mac = c.convert(parse_mac, value, path)
+    if mac is not None and int(mac[:2], 16) & 1:
+        c.fail(path, f"{mac} is a multicast MAC address")
+        return None
+    if mac == "00:00:00:00:00:00":
+        c.fail(path, f"{mac} is not a station's address (all zero)")
+        return None
+    return mac
 
 
 def _next_hop(c: _Checker, sw: SwitchConfig, value: Any, path: str) -> ipaddress.IPv4Address | None:
@@ -717,6 +897,10 @@ def _next_hop(c: _Checker, sw: SwitchConfig, value: Any, path: str) -> ipaddress
         return None
     if addr == vlan.interface.address.ip:
         c.fail(path, f"next hop {addr} is {sw.name}'s own address on VLAN {vlan.id}")
+        return None
+    subnet = vlan.interface.address.network
+    if subnet.prefixlen < 31 and addr in (subnet.network_address, subnet.broadcast_address):
+        c.fail(path, f"next hop {addr} is the network or broadcast address of VLAN {vlan.id}'s subnet {subnet}")
         return None
     return addr
 
@@ -883,12 +1067,10 @@ def _vpls(c: _Checker, sw: SwitchConfig, spec: Any, path: str) -> None:
             out_label = _label(c, pm["out_label"], f"{ppath}.out_label")
             macs: list[str] = []
             for j, value in enumerate(c.seq(pm.get("macs"), f"{ppath}.macs")):
-                mac = c.convert(parse_mac, value, f"{ppath}.macs[{j}]")
+                mac = _unicast_mac(c, value, f"{ppath}.macs[{j}]")
                 if mac is None:
                     continue
-                if int(mac[:2], 16) & 1:
-                    c.fail(f"{ppath}.macs[{j}]", f"{mac} is a multicast MAC address")
-                elif vid is not None and (vid, mac) in stations:
+                if vid is not None and (vid, mac) in stations:
                     c.fail(f"{ppath}.macs[{j}]", f"{mac} is already a station of VLAN {vid} "
                                                  "(static_macs or another pseudowire)")
                 else:

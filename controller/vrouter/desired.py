@@ -14,6 +14,7 @@ from p4rt import (Action, ActionProfileGroup, ActionProfileMember, CloneSessionE
 
 from . import names as N
 from .config import AclRule, Network, Policer, Pseudowire, SwitchConfig, TTL_MODELS, Vpls
+from .stations import StationTable
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,18 @@ class Neighbor:
 
 @dataclass
 class Runtime:
-    """What a switch learned while running: resolved neighbours (with next-hop ids) and stations."""
+    """What a switch learned while running: resolved neighbours (with next-hop ids), stations, and the
+    ports the station limits locked (unknown sources dropped) or shut."""
 
     neighbors: dict[ipaddress.IPv4Address, Neighbor] = field(default_factory=dict)
     nexthop_ids: dict[ipaddress.IPv4Address, int] = field(default_factory=dict)
-    macs: dict[tuple[int, str], int | Pw] = field(default_factory=dict)  # (vlan, mac) -> port or pseudowire
+    macs: StationTable = field(default_factory=StationTable)  # (vlan, mac) -> port or pseudowire
+    locked_ports: set[int] = field(default_factory=set)
+    shut_ports: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.macs, StationTable):
+            self.macs = StationTable(self.macs)
 
     def nexthop_id(self, ip: ipaddress.IPv4Address) -> int:
         """The next-hop id of a neighbour, allocated on first use."""
@@ -169,6 +177,13 @@ def learned_station(net: Network, sw: SwitchConfig, vid: int, mac: str, port: in
     return station_entries(vid, mac, port, aging)
 
 
+def station_capacity(schema, sw: SwitchConfig) -> int:
+    """Learned stations the program's tables hold next to the description's static ones."""
+    sizes = [schema.table(t).size for t in (N.L2_LEARNING, N.L2_UNICAST) if t in schema.tables]
+    static = len(sw.static_macs) + sum(len(pw.macs) for _, pw in pseudowires(sw))
+    return max(0, min(sizes, default=0) - static)
+
+
 def pseudowires(sw: SwitchConfig) -> list[tuple[Vpls, Pseudowire]]:
     """Every pseudowire of the switch, in a fixed order: the k-th (from 1) has replication id k."""
     return [(inst, pw) for _, inst in sorted(sw.vpls.items()) for pw in inst.pseudowires]
@@ -190,6 +205,10 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
     add = out.entities.append
     mcast: dict[int, list[int]] = {v: [] for v in sw.vlans}
     for p in sw.ports.values():
+        if p.number in rt.shut_ports:
+            continue    # past its station limit with on_limit shutdown: as if not configured
+        if p.number in rt.locked_ports:
+            add(_te(N.PORT_SECURITY, {"ingress_port": p.number}, N.DROP_UNKNOWN_SOURCES))
         if p.mode == "access":
             add(_te(N.PORT_CONFIG, {"ingress_port": p.number}, "ingress.port_vlan.set_access_port",
                     {"vlan_id": p.vlans[0]}))
@@ -341,8 +360,9 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
 
     # Stations: static ones, then learned ones (aged by the switch's idle timeout).
     for m in sw.static_macs:
-        out.entities += station_entries(m.vlan, m.mac, m.port)
-    for (vid, mac), port in sorted(rt.macs.items()):
+        if m.port not in rt.shut_ports:
+            out.entities += station_entries(m.vlan, m.mac, m.port)
+    for (vid, mac), port in sorted(rt.macs.items(), key=lambda item: (item[0], str(item[1]))):
         out.entities += learned_station(net, sw, vid, mac, port)
 
     # ACL (ordered) and its meters.

@@ -124,3 +124,26 @@ def icmp(kind: int, code: int, rest: bytes, body: bytes) -> bytes:
     """An ICMP message: type, code, 4 bytes of `rest` (id/seq or unused), body."""
     msg = struct.pack("!BBH", kind, code, 0) + rest + body
     return msg[:2] + struct.pack("!H", checksum(msg)) + msg[4:]
+
+
+def arp_problem(arp: Arp, frame_src: str, interface_address: ipaddress.IPv4Interface) -> str | None:
+    """Why an ARP packet must not teach the router anything (None if it may).
+
+    The sender MAC must be a unicast station's (not multicast, broadcast or zero) and the
+    frame's source; the sender IP a host of the interface's subnet, not the router itself.
+    """
+    mac = mac_bytes(arp.sender_mac)
+    if mac[0] & 1:
+        return "multicast_sender_mac"
+    if mac == bytes(6):
+        return "zero_sender_mac"
+    if arp.sender_mac != frame_src:
+        return "sender_mac_not_frame_source"
+    subnet = interface_address.network
+    if arp.sender_ip not in subnet:
+        return "sender_outside_subnet"
+    if subnet.prefixlen < 31 and arp.sender_ip in (subnet.network_address, subnet.broadcast_address):
+        return "sender_outside_subnet"
+    if arp.sender_ip == interface_address.ip:
+        return "sender_is_router"
+    return None

@@ -14,7 +14,8 @@ from typing import Any
 
 from p4.v1 import p4runtime_pb2
 from p4rt import (ActionProfileGroup, ActionProfileMember, CloneSessionEntry, DigestEntry, Entity, MeterConfig,
-                  MeterEntry, MulticastGroupEntry, P4Schema, TableEntry, Update, codec, decode_entity)
+                  MeterEntry, MulticastGroupEntry, P4Schema, TableEntry, Update, codec, decode_entity,
+                  table_entry_key)
 
 from . import names as N
 from .config import Network, SwitchConfig
@@ -179,36 +180,9 @@ class Canon:
             te = msg.table_entry
             if te.is_default_action or te.is_const:
                 return None
-            table = self.table(te.table_id)
-            parts = []
-            for fm in te.match:
-                k = fm.WhichOneof("field_match_type")
-                if k == "exact":
-                    parts.append((fm.field_id, k, _int(fm.exact.value), None))
-                elif k == "lpm":
-                    parts.append((fm.field_id, k, _int(fm.lpm.value), fm.lpm.prefix_len))
-                elif k == "ternary":
-                    parts.append((fm.field_id, k, _int(fm.ternary.value), _int(fm.ternary.mask)))
-                elif k == "range":
-                    parts.append((fm.field_id, k, _int(fm.range.low), _int(fm.range.high)))
-                else:
-                    parts.append((fm.field_id, k, _int(fm.optional.value), None))
-            parts.sort(key=lambda p: p[0])
-            which = te.action.WhichOneof("type")
-            if which == "action_profile_member_id":
-                value: Value = ("member", te.action.action_profile_member_id)
-            elif which == "action_profile_group_id":
-                value = ("group", te.action.action_profile_group_id)
-            elif which == "action":
-                a = te.action.action
-                act = self._actions.get(a.action_id)
-                if act is None:
-                    act = self._actions[a.action_id] = self.schema.actions.get(a.action_id)
-                value = ("action", act.name, tuple(sorted((p.param_id, _int(p.value)) for p in a.params)))
-            else:
-                value = ("other",)
-            level = 2 if table.name == N.NEXTHOP else 3
-            return Item(("table", table.name, tuple(parts), te.priority), (value, te.idle_timeout_ns), msg, level)
+            item = self.item(TableEntry.decode(te, self.schema))
+            item.entity = msg
+            return item
         if kind == "action_profile_member":
             m = msg.action_profile_member
             profile = self.schema.action_profiles.get(m.action_profile_id).name
@@ -504,10 +478,5 @@ def _deletion(item: Item) -> Item:
         return Item(item.key, item.value, TableEntry(msg.table, msg.match, priority=msg.priority), item.level,
                     shown=msg)
     if isinstance(msg, p4runtime_pb2.Entity) and msg.WhichOneof("entity") == "table_entry":
-        te = msg.table_entry
-        key = p4runtime_pb2.Entity()
-        key.table_entry.table_id = te.table_id
-        key.table_entry.match.extend(te.match)
-        key.table_entry.priority = te.priority
-        return Item(item.key, item.value, key, item.level, shown=msg)
+        return Item(item.key, item.value, table_entry_key(msg), item.level, shown=msg)
     return item

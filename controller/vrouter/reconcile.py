@@ -11,15 +11,25 @@ from dataclasses import dataclass
 
 import grpc
 from p4.v1 import p4runtime_pb2
-from p4rt import P4RuntimeError, Switch, TableEntry
+from p4rt import P4RuntimeError, P4RuntimeWriteError, Switch, TableEntry, Update, UpdateError, tls_credentials
 
 from . import names as N
 from .config import ConfigError, Network, SwitchConfig
 from .desired import Desired, Neighbor, Pw, Runtime, desired_state
 from .plan import Canon, Item, Plan, plan
+from .program import capacity_problems
 
 log = logging.getLogger("vrouter")
 E = p4runtime_pb2.Entity
+
+
+def open_switch(cfg: SwitchConfig, election_id: int, **kwargs) -> Switch:
+    """A p4rt client for the switch (over TLS when the description says so); not connected yet."""
+    credentials = None
+    if cfg.tls is not None:
+        credentials = tls_credentials(cfg.tls.ca, cfg.tls.cert, cfg.tls.key)
+    return Switch(cfg.address, device_id=cfg.device_id, election_id=election_id, credentials=credentials,
+                  server_name=cfg.tls.server_name if cfg.tls is not None else None, **kwargs)
 
 
 def _read(sw: Switch, entities: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
@@ -103,6 +113,8 @@ def recover_runtime(canon: Canon, actual: list[Item]) -> Runtime:
             f = {learning.get(fid).name: v for fid, _, v, _ in parts}
             mac = ":".join(f"{b:02x}" for b in f["src_mac"].to_bytes(6, "big"))
             rt.macs[(f["vlan_id"], mac)] = f["ingress_port"]
+        elif table == N.PORT_SECURITY:
+            rt.locked_ports.add(parts[0][2])
         elif table == N.PW_LEARNING and idle and pw_learning is not None:
             f = {pw_learning.get(fid).name: v for fid, _, v, _ in parts}
             mac = ":".join(f"{b:02x}" for b in f["src_mac"].to_bytes(6, "big"))
@@ -132,35 +144,29 @@ def _gc_paused():
             gc.enable()
 
 
-def compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None) -> tuple[Plan, Canon, Runtime]:
-    """Read the switch and plan; without `rt`, the run-time state is recovered from the switch."""
+def compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None,
+                 check: bool = True) -> tuple[Plan, Canon, Runtime]:
+    """Read the switch and plan; without `rt`, the run-time state is recovered from the switch.
+    With `check`, a state that needs more entries than a table holds is refused first."""
     with _gc_paused():
-        return _compute_plan(sw, net, cfg, rt)
+        return _compute_plan(sw, net, cfg, rt, check)
 
 
 def check_capacity(sw: Switch, net: Network, cfg: SwitchConfig, want: Desired) -> None:
-    """Refuse a description that needs more entries in a table than the program
-    gives it, before anything is written (the switch would take the first
-    entries and refuse the rest)."""
-    counts: dict[str, int] = {}
-    for e in [*want.entities, *want.acl]:
-        if isinstance(e, TableEntry):
-            counts[e.table] = counts.get(e.table, 0) + 1
-    problems = []
-    for table, n in sorted(counts.items()):
-        size = sw.schema.table(table).size
-        if size and n > size:
-            what = f"{len(want.acl)} ACL rules" if want.acl and table == want.acl[0].table else f"{n} entries"
-            problems.append(f"{net.file}: switches.{cfg.name}: the description needs {what} in table {table}, "
-                            f"which holds {size} in this program")
+    """Refuse a description that needs more entries in a table than the running program
+    gives it, before anything is written (the switch would take the first entries and
+    refuse the rest)."""
+    problems = capacity_problems(sw.schema, net, cfg, want)
     if problems:
         raise ConfigError(problems)
 
 
-def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None) -> tuple[Plan, Canon, Runtime]:
+def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None,
+                  check: bool) -> tuple[Plan, Canon, Runtime]:
     canon = Canon(sw.schema)
     first = desired_state(net, cfg, rt or Runtime())
-    check_capacity(sw, net, cfg, first)
+    if check:
+        check_capacity(sw, net, cfg, first)
     actual = read_actual(sw, canon, first)
     if rt is None:
         rt = recover_runtime(canon, actual)
@@ -168,10 +174,43 @@ def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | Non
     return plan(canon, first, actual), canon, rt
 
 
+BATCH = 1000
+
+
+def _batches(sw: Switch, phase: list[Update]) -> list[list[Update]]:
+    """A phase's updates grouped by table, in batches of at most BATCH and at most the table's size."""
+    groups: dict[str, list[Update]] = {}
+    for u in phase:
+        groups.setdefault(u.entity.table if isinstance(u.entity, TableEntry) else type(u.entity).__name__,
+                          []).append(u)
+    out = []
+    for name, updates in groups.items():
+        size = sw.schema.tables[name].size if name in sw.schema.tables else 0
+        step = max(1, min(BATCH, size or BATCH))
+        out += [updates[i:i + step] for i in range(0, len(updates), step)]
+    return out
+
+
 def write_plan(sw: Switch, p: Plan) -> None:
-    """Write a plan phase by phase (a failed phase stops before any later one)."""
+    """Write a plan phase by phase, in batches sized to each table.
+
+    Updates the switch refuses do not stop the phases after them (the deletes free room for
+    the next attempt); every refusal is raised at the end in one P4RuntimeWriteError. A failed
+    RPC (the switch went away) stops at once.
+    """
+    failures: list[UpdateError] = []
+    code = None
     for phase in p.updates():
-        sw.write(phase, batch_size=2000)
+        for batch in _batches(sw, phase):
+            try:
+                sw.write(batch, batch_size=len(batch))
+            except P4RuntimeWriteError as exc:
+                if not exc.errors:
+                    raise
+                failures += exc.errors
+                code = exc.code
+    if failures:
+        raise P4RuntimeWriteError(code, "", failures)
 
 
 def ensure_pipeline(sw: Switch, net: Network) -> bool:
@@ -191,34 +230,17 @@ def ensure_pipeline(sw: Switch, net: Network) -> bool:
     return True
 
 
-_TYPE_INFO_MAPS = ("structs", "headers", "header_unions", "enums", "serializable_enums", "new_types")
-
-
 def _canonical(info) -> bytes:
-    """A P4Info's bytes with its type_info maps in key order.
-
-    The maps are plain repeated key/value entries here (see controller/README.md, protobuf
-    note), so a switch that returns them in another order (a hash map) would otherwise look
-    like another program: with two digest structs the pipeline was pushed again at random.
-    """
-    copy = type(info)()
-    copy.CopyFrom(info)
-    for name in _TYPE_INFO_MAPS:
-        entries = getattr(copy.type_info, name)
-        if len(entries) > 1 and hasattr(entries[0], "key"):
-            items = [(e.key, e.SerializeToString(deterministic=True)) for e in entries]
-            items.sort()
-            del entries[:]
-            for _, raw in items:
-                entries.add().MergeFromString(raw)
-    return copy.SerializeToString(deterministic=True)
+    """A P4Info's bytes with its type_info maps in key order (deterministic serialization sorts
+    map entries), so a switch that returns them in another order is not taken for another program."""
+    return info.SerializeToString(deterministic=True)
 
 
 def reconcile(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | None = None,
               dry_run: bool = False) -> tuple[Result, Canon, Runtime]:
     """Plan and (unless dry_run) write; returns the result, the canon used and the run-time state."""
     start = time.monotonic()
-    p, canon, rt = compute_plan(sw, net, cfg, rt)
+    p, canon, rt = compute_plan(sw, net, cfg, rt, check=not dry_run)
     if not dry_run and len(p):
         write_plan(sw, p)
     return Result(cfg.name, p, time.monotonic() - start, not dry_run), canon, rt

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from p4rt import CounterData, CounterEntry, MeterEntry, MulticastGroupEntry, Switch, TableEntry
@@ -15,7 +16,8 @@ DROP_REASONS = ["", "PORT_NOT_CONFIGURED", "TAGGED_ON_ACCESS", "UNTAGGED_ON_TRUN
                 "NEXTHOP_MISS", "MTU_EXCEEDED", "MPLS_TOO_DEEP", "MPLS_UNKNOWN_LABEL", "MPLS_TTL_EXPIRED",
                 "MPLS_UNSUPPORTED", "L3_UNSUPPORTED", "METER_RED", "ACL_DENY", "FIREWALL",
                 "EGRESS_VLAN_NOT_MEMBER", "FLOOD_INGRESS_PORT", "PW_UNKNOWN_LABEL", "PW_UNSUPPORTED",
-                "PW_SPLIT_HORIZON", "PW_FLOOD_MISS", "NAT_EXHAUSTED"]
+                "PW_SPLIT_HORIZON", "PW_FLOOD_MISS", "NAT_EXHAUSTED", "UNKNOWN_SOURCE",
+                "INNER_TAG_EXPOSED", "FIREWALL_COLLISION"]
 
 
 def _entries(sw: Switch, table: str, counters: bool = False) -> list[TableEntry]:
@@ -40,9 +42,47 @@ def _counter(sw: Switch, name: str) -> dict[int, CounterData]:
     return {c.index: c.data for c in sw.read(CounterEntry(name)) if c.data is not None}
 
 
-def show(what: str, sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict[str, Any]]:
-    """Rows for one `vrouter show` subject."""
+def show(what: str, sw: Switch, net: Network, cfg: SwitchConfig, file: Path | None = None) -> list[dict[str, Any]]:
+    """Rows for one `vrouter show` subject (`file`: the description, to find its daemon's status)."""
+    if what == "limits":
+        return _show_limits(sw, net, cfg, file)
     return globals()[f"_show_{what}"](sw, net, cfg)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(counts.items())) or "-"
+
+
+def _show_limits(sw: Switch, net: Network, cfg: SwitchConfig, file: Path | None) -> list[dict]:
+    """Per port: learned stations against the limit, the port's state, and what learning and ARP refused
+    (counters of the running `vrouter run`, if any); `drops`: frames from unknown sources the switch
+    dropped on a locked port."""
+    from . import status
+    from .stations import StationTable
+
+    on_switch = StationTable({(int(e.match["vlan_id"]), _mac(e.match["src_mac"])): int(e.match["ingress_port"])
+                              for e in _entries(sw, N.L2_LEARNING) if e.idle_timeout_ns})
+    drops: dict[int, int] = {}
+    if N.PORT_SECURITY in sw.schema.tables:
+        drops = {int(e.match["ingress_port"]): e.counter_data.packets if e.counter_data else 0
+                 for e in _entries(sw, N.PORT_SECURITY, counters=bool(sw.schema.direct_resources(
+                     sw.schema.table(N.PORT_SECURITY))[0]))}
+    daemon = status.read_live(file, cfg.name) if file is not None else None
+    ports = daemon["ports"] if daemon else {}
+    rows = []
+    for key in sorted({*map(str, cfg.ports), *ports}, key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else k)):
+        d = ports.get(key, {})
+        port = int(key) if key.isdigit() else key
+        p = cfg.ports.get(port) if isinstance(port, int) else None
+        limit = d.get("limit", p.max_macs if p is not None and p.max_macs is not None else
+                      net.learning.max_macs_per_port if p is not None else "")
+        state = d.get("state") or ("locked" if port in drops else "?")
+        rows.append({"port": port, "state": state, "stations": on_switch.per_port.get(port, d.get("stations", 0)),
+                     "limit": limit, "on_limit": d.get("on_limit", p.on_limit or net.learning.on_limit if p else ""),
+                     "learned": d.get("learned", ""), "moved": d.get("moved", ""), "aged": d.get("aged", ""),
+                     "refused": _counts(d.get("refused", {})) if daemon else "", "arp_dropped":
+                         _counts(d.get("arp_dropped", {})) if daemon else "", "drops": drops.get(port, "")})
+    return rows
 
 
 def _show_ports(sw: Switch, net: Network, cfg: SwitchConfig) -> list[dict]:

@@ -89,4 +89,34 @@ def parse_interface(value: object) -> ipaddress.IPv4Interface:
         raise BadValue(f"{value!r} is not an address/prefix-length (e.g. 10.0.10.1/24)") from exc
     if iface.network.prefixlen < 31 and iface.ip in (iface.network.network_address, iface.network.broadcast_address):
         raise BadValue(f"{value!r} is the network or broadcast address of {iface.network}")
+    ip = iface.ip
+    if ip.is_multicast or ip.is_loopback or ip.is_unspecified or ip.is_reserved or ip == ipaddress.IPv4Address(
+            "255.255.255.255"):
+        raise BadValue(f"{value!r}: {ip} is not a unicast host address (multicast, loopback, 0.0.0.0/8 or 240/4)")
     return iface
+
+
+_HOST_LABEL = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+
+
+def parse_grpc_address(value: object) -> str:
+    """A gRPC server address `host:port`: an IPv4 address, `[IPv6]` or a host name, and a TCP port 1-65535."""
+    text = str(value) if isinstance(value, str) else ""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise BadValue(f"{value!r} is not a gRPC address (host:port)")
+    if not 1 <= int(port) <= 65535:
+        raise BadValue(f"{value!r}: port {int(port)} is outside 1-65535")
+    if host.startswith("["):
+        try:
+            ipaddress.IPv6Address(host[1:-1] if host.endswith("]") else "x")
+        except ValueError:
+            raise BadValue(f"{value!r}: {host} is not an IPv6 address in brackets") from None
+    elif host.replace(".", "").isdigit():
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            raise BadValue(f"{value!r}: {host} is not an IPv4 address") from None
+    elif len(host) > 253 or not all(_HOST_LABEL.match(label) for label in host.split(".")):
+        raise BadValue(f"{value!r}: {host!r} is not a host name")
+    return text

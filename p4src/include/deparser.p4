@@ -5,7 +5,7 @@
 #ifndef VROUTER_DEPARSER_P4
 #define VROUTER_DEPARSER_P4
 
-control packet_deparser(packet_out packet, in headers_t hdr) {
+control PacketDeparser(packet_out packet, in headers_t hdr) {
     apply {
         packet.emit(hdr.packet_in);
         packet.emit(hdr.ethernet);
@@ -20,6 +20,7 @@ control packet_deparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.ipv4);
         packet.emit(hdr.tcp);
         packet.emit(hdr.udp);
+        packet.emit(hdr.icmp);
     }
 }
 

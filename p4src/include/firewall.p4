@@ -1,6 +1,6 @@
 /*
- * firewall.p4 -- control `stateful_firewall`: zone-pair policy for routed
- * IPv4, with connection tracking for TCP and UDP.
+ * firewall.p4 -- control `Firewall` (instance `firewall`): zone-pair policy for routed
+ * IPv4, with connection tracking for TCP, UDP and ICMP echo.
  *
  *   firewall_src_zone(ingress VLAN) ──▶ src zone ┐
  *   firewall_dst_zone(egress VLAN)  ──▶ dst zone ┴─▶ firewall_policy(src zone, dst zone)
@@ -9,26 +9,30 @@
  *     └ miss: no firewall between these zones
  *
  * The flow key is written in the trusted side's direction (client = the
- * trusted host), so a reply finds the slot its request wrote.  The
- * connection slots are registers owned by the architecture layer, which
- * sets meta.fw_conn_hit; see docs/p4-program.md for collisions and aging.
+ * trusted host; ICMP echo: client port = the identifier, server port 0), so a
+ * reply finds the slot its request wrote.  The connection slots belong to the
+ * architecture layer (v1model/firewall_state.p4, tna/firewall_state.p4),
+ * which compares the full key and follows conn_state.p4; see
+ * docs/p4-program.md section 11.
  */
 #ifndef VROUTER_FIREWALL_P4
 #define VROUTER_FIREWALL_P4
 
-control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
-    DIRECT_COUNTER firewall_policy_counter;
+control Firewall(inout headers_t hdr, inout local_metadata_t meta) {
+    @id(ID_FIREWALL_POLICY_COUNTER) DIRECT_COUNTER firewall_policy_counter;
 
     /* Zone of the VLAN the packet came in on. */
-    action set_src_zone(zone_t zone) {
+    @id(ID_SET_SRC_ZONE)
+    action set_src_zone(@id(1) zone_t zone) {
         meta.fw_src_zone = zone;
     }
 
     /* Models: zone membership of router interfaces (ingress side).
      * Written by: the controller's firewall zones (zone ids from 1). */
+    @id(ID_FIREWALL_SRC_ZONE)
     table firewall_src_zone {
         key = {
-            meta.vlan_id : exact @name("vlan_id");
+            meta.vlan_id : exact @id(1) @name("vlan_id");
         }
         actions = {
             set_src_zone;
@@ -39,15 +43,17 @@ control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* Zone of the VLAN the packet leaves in. */
-    action set_dst_zone(zone_t zone) {
+    @id(ID_SET_DST_ZONE)
+    action set_dst_zone(@id(1) zone_t zone) {
         meta.fw_dst_zone = zone;
     }
 
     /* Models: zone membership of router interfaces (egress side), the same
      * content as firewall_src_zone.  Written by: the controller's zones. */
+    @id(ID_FIREWALL_DST_ZONE)
     table firewall_dst_zone {
         key = {
-            meta.egress_vlan_id : exact @name("vlan_id");
+            meta.egress_vlan_id : exact @id(1) @name("vlan_id");
         }
         actions = {
             set_dst_zone;
@@ -58,12 +64,14 @@ control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* From the trusted zone: permit and create/refresh the flow's slot. */
+    @id(ID_TRACK_CONNECTION)
     action track_connection() {
         firewall_policy_counter.count();
         meta.fw_track = true;
     }
 
-    /* Towards the trusted zone: permit TCP/UDP replies of live flows only. */
+    /* Towards the trusted zone: permit replies of live flows only. */
+    @id(ID_ALLOW_ESTABLISHED)
     action allow_established() {
         firewall_policy_counter.count();
         meta.fw_check = true;
@@ -72,10 +80,11 @@ control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
     /* Models: the stateful-firewall zone pairs.  Written by: the controller:
      * for each (trusted, untrusted) pair, (trusted, untrusted) ->
      * track_connection and (untrusted, trusted) -> allow_established. */
+    @id(ID_FIREWALL_POLICY)
     table firewall_policy {
         key = {
-            meta.fw_src_zone : exact @name("src_zone");
-            meta.fw_dst_zone : exact @name("dst_zone");
+            meta.fw_src_zone : exact @id(1) @name("src_zone");
+            meta.fw_dst_zone : exact @id(2) @name("dst_zone");
         }
         actions = {
             track_connection;
@@ -96,9 +105,9 @@ control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
             }
             if (meta.fw_track || meta.fw_check) {
                 meta.fw_key_proto = hdr.ipv4.protocol;
-                if (!meta.l4_valid) {
-                    /* Only TCP and UDP are tracked: other protocols may go
-                     * out but nothing comes back. */
+                if (!meta.flow_valid) {
+                    /* Only TCP, UDP and ICMP echo are tracked: other
+                     * protocols may go out but nothing comes back. */
                     meta.fw_track = false;
                     if (meta.fw_check) {
                         meta.fw_check = false;
@@ -108,13 +117,13 @@ control stateful_firewall(inout headers_t hdr, inout local_metadata_t meta) {
                 } else if (meta.fw_track) {
                     meta.fw_key_client = hdr.ipv4.src_addr;
                     meta.fw_key_server = hdr.ipv4.dst_addr;
-                    meta.fw_key_client_port = meta.l4_src_port;
-                    meta.fw_key_server_port = meta.l4_dst_port;
+                    meta.fw_key_client_port = meta.flow_src_port;
+                    meta.fw_key_server_port = meta.flow_dst_port;
                 } else {
                     meta.fw_key_client = hdr.ipv4.dst_addr;
                     meta.fw_key_server = hdr.ipv4.src_addr;
-                    meta.fw_key_client_port = meta.l4_dst_port;
-                    meta.fw_key_server_port = meta.l4_src_port;
+                    meta.fw_key_client_port = meta.flow_dst_port;
+                    meta.fw_key_server_port = meta.flow_src_port;
                 }
             }
         }

@@ -3,7 +3,7 @@
  *
  * Header order on the wire (deparser order):
  *   packet_in | ethernet | vlan | inner_vlan | mpls[0..2] | pw_control_word | pw_ethernet
- *   | arp | ipv4 | tcp | udp
+ *   | arp | ipv4 | tcp | udp | icmp
  * pw_ethernet is the Ethernet header of a frame carried by a VPLS pseudowire
  * (RFC 4448 raw mode, with the control word RFC 8469 recommends); what
  * follows it (arp, ipv4, ...) is that frame's payload.
@@ -27,21 +27,21 @@ typedef bit<8>  cpu_reason_t;
 
 /* Controller header prepended by the switch to every packet sent to
  * CPU_PORT; P4Runtime turns it into PacketIn metadata (ids 1..4). */
-@controller_header("packet_in")
+@controller_header("packet_in") @id(ID_PACKET_IN_HEADER)
 header packet_in_header_t {
-    port_t       ingress_port;  /* port the packet arrived on */
-    vlan_id_t    vlan_id;       /* VLAN it was classified into (0: none yet) */
-    bit<3>       _pad;          /* always 0 */
-    cpu_reason_t reason;        /* CPU_REASON_* in constants.p4 */
+    @id(1) port_t       ingress_port;  /* port the packet arrived on */
+    @id(2) vlan_id_t    vlan_id;       /* VLAN it was classified into (0: none yet) */
+    @id(3) bit<3>       _pad;          /* always 0 */
+    @id(4) cpu_reason_t reason;        /* CPU_REASON_* in constants.p4 */
 }
 
 /* Controller header the switch prepends from PacketOut metadata (ids 1..3)
  * to packets the controller sends; parsed only on CPU_PORT. */
-@controller_header("packet_out")
+@controller_header("packet_out") @id(ID_PACKET_OUT_HEADER)
 header packet_out_header_t {
-    port_t egress_port;        /* used when submit_to_ingress == 0 */
-    bit<1> submit_to_ingress;  /* 1: process as if received on CPU_PORT */
-    bit<6> _pad;               /* always 0 */
+    @id(1) port_t egress_port;        /* used when submit_to_ingress == 0 */
+    @id(2) bit<1> submit_to_ingress;  /* 1: process as if received on CPU_PORT */
+    @id(3) bit<6> _pad;               /* always 0 */
 }
 
 /* Pseudowire control word (RFC 4385 / 4448): first nibble 0, so the payload
@@ -121,6 +121,16 @@ header tcp_t {
     bit<16> urgent_ptr;
 }
 
+/* ICMP; for echo request/reply (types 8/0) the last 4 bytes are the
+ * identifier and sequence number, for other types the rest of the header. */
+header icmp_t {
+    bit<8>  type;
+    bit<8>  code;
+    bit<16> checksum;
+    bit<16> identifier;
+    bit<16> sequence;
+}
+
 header udp_t {
     bit<16> src_port;
     bit<16> dst_port;
@@ -141,6 +151,7 @@ struct headers_t {
     ipv4_t              ipv4;
     tcp_t               tcp;
     udp_t               udp;
+    icmp_t              icmp;
 }
 
 /* Digest raised when a (VLAN, source MAC) is unknown on its ingress port. */

@@ -1,7 +1,10 @@
 /*
  * metadata.p4 -- the program's own per-packet metadata.  Feature controls
  * read and write only this struct and headers_t; the architecture layer
- * (vrouter.p4) copies what it needs from/to standard_metadata_t.
+ * (../vrouter.p4 for v1model, ../tna/vrouter.p4 for TNA) copies what it needs
+ * from/to the architecture's intrinsic metadata.  PRESERVED_ON_CPU_COPY marks
+ * the fields a copy to the CPU (ACL copy_to_cpu) keeps; each architecture
+ * layer defines how (v1model: a clone field list; TNA: the mirror header).
  *
  * Decisions are accumulated here and acted on once, at the end of ingress:
  *   drop (with drop_reason) > punt (to CPU_PORT, with cpu_reason)
@@ -12,7 +15,7 @@
 
 struct local_metadata_t {
     /* ---- filled by the architecture layer ---- */
-    @field_list(1)  /* CPU_CLONE_FIELD_LIST */
+    PRESERVED_ON_CPU_COPY
     port_t       ingress_port;
     bit<48>      timestamp_us;    /* ingress timestamp, microseconds */
     bool         parser_error;    /* the parser did not reach accept cleanly */
@@ -24,12 +27,15 @@ struct local_metadata_t {
     bit<16>      l4_src_port;
     bit<16>      l4_dst_port;
     bit<8>       tcp_flags;
+    bool         flow_valid;      /* TCP, UDP or ICMP echo: a flow the firewall and NAT track */
+    bit<16>      flow_src_port;   /* TCP/UDP port; ICMP echo: identifier (request) or 0 (reply) */
+    bit<16>      flow_dst_port;   /* TCP/UDP port; ICMP echo: 0 (request) or identifier (reply) */
 
     /* ---- packet-out ---- */
     bool         bypass;          /* packet-out sent straight to a port */
 
     /* ---- VLAN ---- */
-    @field_list(1)  /* CPU_CLONE_FIELD_LIST */
+    PRESERVED_ON_CPU_COPY
     vlan_id_t    vlan_id;         /* VLAN the frame was classified into */
     bit<3>       vlan_pcp;        /* PCP of the received tag (0 if untagged) */
     vlan_id_t    egress_vlan_id;  /* VLAN the frame leaves in */
@@ -93,13 +99,13 @@ struct local_metadata_t {
     bit<16>      fw_key_client_port;
     bit<16>      fw_key_server_port;
     bit<8>       fw_key_proto;
-    bool         fw_conn_hit;     /* set by the architecture layer */
 
     /* ---- source NAT (masquerade) ---- */
     bool         nat_in_lookup;   /* candidate reply: look slot nat_slot up */
     bool         nat_out;         /* leaves through a masquerading interface */
     ipv4_addr_t  nat_addr;        /* that interface's address */
     bit<32>      nat_slot;
+    bool         nat_translate;   /* the slot state says: translate now */
     bool         nat_rewrite_src; /* nat_translate: source (else destination) */
     ipv4_addr_t  nat_new_addr;
     bit<16>      nat_new_port;
@@ -111,7 +117,7 @@ struct local_metadata_t {
     bool          drop;
     drop_reason_t drop_reason;
     bool          punt;
-    @field_list(1)  /* CPU_CLONE_FIELD_LIST */
+    PRESERVED_ON_CPU_COPY
     cpu_reason_t  cpu_reason;
 }
 

@@ -1,5 +1,5 @@
 /*
- * mpls.p4 -- control `mpls_lookup`: label switching (LSR) and the egress
+ * mpls.p4 -- control `Mpls` (instance `mpls`): label switching (LSR) and the egress
  * label edge (LER) for frames admitted to L3 that carry MPLS.
  *
  *   too deep (> 3 labels) ──▶ drop MPLS_TOO_DEEP
@@ -9,17 +9,17 @@
  *                         ├ php(nexthop_id, ttl_mode) ──▶ pop (downstream is implicit null, 3),
  *                         │                               TTL - 1 copied inward if uniform ──▶ nexthop_table
  *                         ├ pop_and_route(ttl_mode) ──▶ pop; label TTL copied into IPv4 if uniform;
- *                         │                             IPv4 routed by ipv4_routing
+ *                         │                             IPv4 routed by routing
  *                         └ miss ──▶ label 0: pop_and_route (uniform); else drop MPLS_UNKNOWN_LABEL
  *   a bottom label over a control word + Ethernet or anything but IPv4 (a pseudowire) that misses, or is left by a
- *   pop_and_route (explicit null or a local label over it) ──▶ meta.pw_lookup: pw_termination (vpls.p4)
+ *   pop_and_route (explicit null or a local label over it) ──▶ meta.pw_lookup: pw_termination (pw_term.p4)
  *   swap/php with label TTL <= 1 ──▶ drop MPLS_TTL_EXPIRED
  */
 #ifndef VROUTER_MPLS_P4
 #define VROUTER_MPLS_P4
 
-control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
-    DIRECT_COUNTER mpls_label_counter;
+control Mpls(inout headers_t hdr, inout local_metadata_t meta) {
+    @id(ID_MPLS_LABEL_COUNTER) DIRECT_COUNTER mpls_label_counter;
 
     bit<2>       op = 0;          /* 1 swap, 2 php, 3 pop_and_route */
     mpls_label_t new_label = 0;
@@ -27,7 +27,8 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* LSR: replace the top label and forward to nexthop_id.  out_label 0
      * is explicit null towards the egress LER. */
-    action swap(mpls_label_t out_label, nexthop_id_t nexthop_id) {
+    @id(ID_MPLS_SWAP)
+    action swap(@id(1) mpls_label_t out_label, @id(2) nexthop_id_t nexthop_id) {
         mpls_label_counter.count();
         op = 1;
         new_label = out_label;
@@ -38,7 +39,8 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* LSR, penultimate hop: the downstream LER advertised implicit null (3),
      * so pop the top label and forward to nexthop_id. */
-    action php(nexthop_id_t nexthop_id, bit<1> ttl_mode) {
+    @id(ID_MPLS_PHP)
+    action php(@id(1) nexthop_id_t nexthop_id, @id(2) bit<1> ttl_mode) {
         mpls_label_counter.count();
         op = 2;
         lsp_ttl_mode = ttl_mode;
@@ -49,7 +51,8 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* Egress LER: pop explicit null (0) or a label bound locally and route
      * the inner IPv4 packet by LPM. */
-    action pop_and_route(bit<1> ttl_mode) {
+    @id(ID_MPLS_POP_AND_ROUTE)
+    action pop_and_route(@id(1) bit<1> ttl_mode) {
         mpls_label_counter.count();
         op = 3;
         lsp_ttl_mode = ttl_mode;
@@ -60,9 +63,10 @@ control mpls_lookup(inout headers_t hdr, inout local_metadata_t meta) {
      * locally (pop_and_route).  Explicit null (0) without an entry is
      * popped and routed with the uniform TTL model; an entry for label 0
      * can choose pipe.  Any other miss: drop MPLS_UNKNOWN_LABEL. */
+    @id(ID_MPLS_LABEL)
     table mpls_label {
         key = {
-            hdr.mpls[0].label : exact @name("label");
+            hdr.mpls[0].label : exact @id(1) @name("label");
         }
         actions = {
             swap;

@@ -1,5 +1,5 @@
 /*
- * nexthop.p4 -- control `nexthop_resolution`: from a next-hop id to the
+ * nexthop.p4 -- control `Nexthop` (instance `nexthop`): from a next-hop id to the
  * frame that leaves, for routed, label-switched and redirected packets.
  *
  *   nexthop_table(nexthop_id; 5-tuple selector = ecmp_selector)
@@ -17,9 +17,9 @@
 #ifndef VROUTER_NEXTHOP_P4
 #define VROUTER_NEXTHOP_P4
 
-control nexthop_resolution(inout headers_t hdr, inout local_metadata_t meta) {
-    ECMP_ACTION_SELECTOR ecmp_selector;
-    DIRECT_COUNTER nexthop_counter;
+control Nexthop(inout headers_t hdr, inout local_metadata_t meta) {
+    ECMP_ACTION_SELECTOR(ecmp_selector, ID_ECMP_SELECTOR);
+    @id(ID_NEXTHOP_COUNTER) DIRECT_COUNTER nexthop_counter;
 
     ipv4_addr_t hash_ipv4_src = 0;
     ipv4_addr_t hash_ipv4_dst = 0;
@@ -27,8 +27,9 @@ control nexthop_resolution(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* Plain next hop: leave through `port` in `vlan_id`, Ethernet header
      * rewritten to dst_mac / src_mac (the router interface MAC). */
-    action set_nexthop(port_t port, vlan_id_t vlan_id,
-                       mac_addr_t dst_mac, mac_addr_t src_mac) {
+    @id(ID_SET_NEXTHOP)
+    action set_nexthop(@id(1) port_t port, @id(2) vlan_id_t vlan_id,
+                       @id(3) mac_addr_t dst_mac, @id(4) mac_addr_t src_mac) {
         nexthop_counter.count();
         meta.egress_port = port;
         meta.egress_vlan_id = vlan_id;
@@ -37,9 +38,10 @@ control nexthop_resolution(inout headers_t hdr, inout local_metadata_t meta) {
     }
 
     /* Next hop into an LSP: as set_nexthop, and push `label`. */
-    action set_nexthop_push1(port_t port, vlan_id_t vlan_id,
-                             mac_addr_t dst_mac, mac_addr_t src_mac,
-                             mpls_label_t label, bit<1> ttl_mode) {
+    @id(ID_SET_NEXTHOP_PUSH1)
+    action set_nexthop_push1(@id(1) port_t port, @id(2) vlan_id_t vlan_id,
+                             @id(3) mac_addr_t dst_mac, @id(4) mac_addr_t src_mac,
+                             @id(5) mpls_label_t label, @id(6) bit<1> ttl_mode) {
         nexthop_counter.count();
         meta.egress_port = port;
         meta.egress_vlan_id = vlan_id;
@@ -52,10 +54,11 @@ control nexthop_resolution(inout headers_t hdr, inout local_metadata_t meta) {
 
     /* Next hop into an LSP with two labels: outer_label on top (transport),
      * inner_label below it (e.g. service label). */
-    action set_nexthop_push2(port_t port, vlan_id_t vlan_id,
-                             mac_addr_t dst_mac, mac_addr_t src_mac,
-                             mpls_label_t outer_label, mpls_label_t inner_label,
-                             bit<1> ttl_mode) {
+    @id(ID_SET_NEXTHOP_PUSH2)
+    action set_nexthop_push2(@id(1) port_t port, @id(2) vlan_id_t vlan_id,
+                             @id(3) mac_addr_t dst_mac, @id(4) mac_addr_t src_mac,
+                             @id(5) mpls_label_t outer_label, @id(6) mpls_label_t inner_label,
+                             @id(7) bit<1> ttl_mode) {
         nexthop_counter.count();
         meta.egress_port = port;
         meta.egress_vlan_id = vlan_id;
@@ -71,14 +74,15 @@ control nexthop_resolution(inout headers_t hdr, inout local_metadata_t meta) {
      * Written by: the controller: one action-profile member per next hop
      * (ecmp_selector), one group per ECMP route, and one entry per next-hop
      * id pointing at the member or the group. */
+    @id(ID_NEXTHOP_TABLE)
     table nexthop_table {
         key = {
-            meta.nexthop_id  : exact    @name("nexthop_id");
-            hash_ipv4_src    : selector @name("ipv4_src");
-            hash_ipv4_dst    : selector @name("ipv4_dst");
-            hash_ip_protocol : selector @name("ip_protocol");
-            meta.l4_src_port : selector @name("l4_src_port");
-            meta.l4_dst_port : selector @name("l4_dst_port");
+            meta.nexthop_id  : exact    @id(1) @name("nexthop_id");
+            hash_ipv4_src    : selector @id(2) @name("ipv4_src");
+            hash_ipv4_dst    : selector @id(3) @name("ipv4_dst");
+            hash_ip_protocol : selector @id(4) @name("ip_protocol");
+            meta.l4_src_port : selector @id(5) @name("l4_src_port");
+            meta.l4_dst_port : selector @id(6) @name("l4_dst_port");
         }
         actions = {
             set_nexthop;

@@ -1,5 +1,5 @@
 /*
- * packet_io.p4 -- control `ingress_packet_io`: packets the controller sends
+ * packet_io.p4 -- control `PacketIo` (instance `packet_io`): packets the controller sends
  * (P4Runtime PacketOut, arriving on CPU_PORT with a packet_out header).
  *
  *   packet_out valid? ─ submit_to_ingress == 0 ─▶ bypass: straight to egress_port,
@@ -12,7 +12,7 @@
 #ifndef VROUTER_PACKET_IO_P4
 #define VROUTER_PACKET_IO_P4
 
-control ingress_packet_io(inout headers_t hdr, inout local_metadata_t meta) {
+control PacketIo(inout headers_t hdr, inout local_metadata_t meta) {
     apply {
         if (hdr.packet_out.isValid()) {
             if (hdr.packet_out.submit_to_ingress == 0) {

@@ -9,12 +9,12 @@
  *                                       ├──────────┴─▶ mpls[0] ─▶ mpls[1] ─▶ mpls[2] ─▶ (4th label: too deep)
  *                                       │                 ├─(bottom of stack, first nibble 4)─▶ ipv4
  *                                       │                 └─(bottom of stack, first nibble 0)─▶ pw_control_word ─▶ pw_ethernet ─▶ arp | ipv4
- *                                       └──────────┴─▶ ipv4 ─(IHL 5, not a later fragment)─▶ tcp | udp
+ *                                       └──────────┴─▶ ipv4 ─(IHL 5, not a later fragment)─▶ tcp | udp | icmp
  */
 #ifndef VROUTER_PARSER_P4
 #define VROUTER_PARSER_P4
 
-parser packet_parser(packet_in packet,
+parser PacketParser(packet_in packet,
                      out headers_t hdr,
                      inout local_metadata_t meta) {
     state start {
@@ -130,6 +130,7 @@ parser packet_parser(packet_in packet,
         transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
             (5, 0, IP_PROTO_TCP): parse_tcp;
             (5, 0, IP_PROTO_UDP): parse_udp;
+            (5, 0, IP_PROTO_ICMP): parse_icmp;
             default: accept;
         }
     }
@@ -140,6 +141,9 @@ parser packet_parser(packet_in packet,
         meta.l4_src_port = hdr.tcp.src_port;
         meta.l4_dst_port = hdr.tcp.dst_port;
         meta.tcp_flags = hdr.tcp.flags;
+        meta.flow_valid = true;
+        meta.flow_src_port = hdr.tcp.src_port;
+        meta.flow_dst_port = hdr.tcp.dst_port;
         transition accept;
     }
 
@@ -148,6 +152,34 @@ parser packet_parser(packet_in packet,
         meta.l4_valid = true;
         meta.l4_src_port = hdr.udp.src_port;
         meta.l4_dst_port = hdr.udp.dst_port;
+        meta.flow_valid = true;
+        meta.flow_src_port = hdr.udp.src_port;
+        meta.flow_dst_port = hdr.udp.dst_port;
+        transition accept;
+    }
+
+    /* ICMP echo is a flow for the firewall and NAT: its identifier plays the
+     * requester's port (request: source side, reply: destination side). */
+    state parse_icmp {
+        packet.extract(hdr.icmp);
+        transition select(hdr.icmp.type) {
+            ICMP_ECHO_REQUEST: parse_icmp_echo_request;
+            ICMP_ECHO_REPLY:   parse_icmp_echo_reply;
+            default: accept;
+        }
+    }
+
+    state parse_icmp_echo_request {
+        meta.flow_valid = true;
+        meta.flow_src_port = hdr.icmp.identifier;
+        meta.flow_dst_port = 0;
+        transition accept;
+    }
+
+    state parse_icmp_echo_reply {
+        meta.flow_valid = true;
+        meta.flow_src_port = 0;
+        meta.flow_dst_port = hdr.icmp.identifier;
         transition accept;
     }
 }

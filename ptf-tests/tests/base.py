@@ -23,7 +23,7 @@ from scapy.packet import Packet, Raw
 
 from p4rt import (Action, ActionProfileGroup, ActionProfileMember, CloneSessionEntry, CounterData, CounterEntry,
                   DigestEntry, DirectCounterEntry, Entity, MeterConfig, MeterEntry, MulticastGroupEntry, P4RuntimeWriteError, PacketIn,
-                  Replica, Switch, TableEntry)
+                  RegisterEntry, Replica, Switch, TableEntry)
 
 # --- named constants (docs/p4-program.md) --------------------------------------------------
 
@@ -77,9 +77,12 @@ class Drop:
     PW_SPLIT_HORIZON = 25
     PW_FLOOD_MISS = 26              # egress
     NAT_EXHAUSTED = 27
+    UNKNOWN_SOURCE = 28
+    INNER_TAG_EXPOSED = 29          # egress
+    FIREWALL_COLLISION = 30
 
 
-EGRESS_DROPS = {Drop.EGRESS_VLAN_NOT_MEMBER, Drop.FLOOD_INGRESS_PORT, Drop.PW_FLOOD_MISS}
+EGRESS_DROPS = {Drop.EGRESS_VLAN_NOT_MEMBER, Drop.FLOOD_INGRESS_PORT, Drop.PW_FLOOD_MISS, Drop.INNER_TAG_EXPOSED}
 
 
 class Reason:
@@ -96,6 +99,24 @@ class Reason:
 
 GREEN, YELLOW, RED = 0, 1, 2
 UNIFORM, PIPE = 0, 1
+
+# Connection slot states (registers *_state, docs/p4-program.md section 11).
+CONN_FREE, CONN_OPEN, CONN_CLOSING = 0, 1, 2
+
+
+def crc16_arc(data: bytes) -> int:
+    """CRC-16/ARC (v1model's HashAlgorithm.crc16): poly 0x8005 reflected, init 0."""
+    crc = 0
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+    return crc
+
+
+def ip_bytes(addr: str) -> bytes:
+    return bytes(int(x) for x in addr.split("."))
+
 
 # --- packet builders ------------------------------------------------------------------------
 
@@ -385,6 +406,11 @@ class VrouterTest(BaseTest):
             time.sleep(0.05)
         self.assertEqual(data.packets, packets, f"{name}[{index}] packets")
         return data
+
+    def register(self, name: str, index: int) -> int:
+        """One register cell's value."""
+        [entry] = self.sw.read(RegisterEntry(name, index))
+        return entry.value
 
     def direct_counter(self, entry: TableEntry) -> CounterData:
         """The direct counter of a table entry (read with the entry)."""

@@ -187,6 +187,32 @@ class LearnNoDigestForRefusedFrame(LearningTest):
         self.expect_digest(VLAN10, HOST5_MAC, 1)
 
 
+class LockedPortDropsUnknownSources(LearningTest):
+    """A port locked at its station limit (port_security) forwards its known stations only:
+    an unknown source, or a station known on another port, is dropped as UNKNOWN_SOURCE with no
+    digest, and counted on the port's entry. Other ports still learn."""
+
+    def runTest(self) -> None:
+        self.add_station(VLAN10, HOST1_MAC, 1)
+        self.add_station(VLAN10, HOST2_MAC, 2)
+        lock = self.table_add("ingress.learning.port_security", {"ingress_port": 1},
+                              "ingress.learning.drop_unknown_sources")
+        known = udp_packet(HOST1_MAC, HOST2_MAC)
+        self.send(1, known)
+        self.expect_only({2: known})
+        for src in (HOST5_MAC, HOST2_MAC):      # unknown anywhere; known on port 2 only (a move)
+            self.send(1, udp_packet(src, UNKNOWN_MAC))
+            self.expect_only({})
+        self.assert_drops({Drop.UNKNOWN_SOURCE: 2})
+        self.assertEqual(self.digests(timeout=1.0), [], "digest from a locked port")
+        self.assertEqual(self.direct_counter(lock).packets, 3, "port_security counter: frames seen on the locked port")
+        # Control: port 2 is not locked, an unknown source there floods and is learnt.
+        pkt = udp_packet(HOST4_MAC, UNKNOWN_MAC)
+        self.send(2, pkt)
+        self.expect_only({1: pkt, 5: udp_packet(HOST4_MAC, UNKNOWN_MAC, vlan=VLAN10)})
+        self.expect_digest(VLAN10, HOST4_MAC, 2)
+
+
 class HairpinDrop(VrouterTest):
     """Known unicast whose destination sits on the ingress port is dropped (HAIRPIN)."""
 

@@ -1,6 +1,9 @@
 """Source NAT, masquerade (docs/p4-program.md section 11a): VLAN 20 masquerades behind
 its router address 10.0.20.1; hosts of VLAN 10 reach host 3 (VLAN 20) from that address
-and a port 49152 + slot, slot = CRC16(5-tuple) mod 16384; replies are translated back.
+and a port (ICMP echo: identifier) 49152 + slot, slot = CRC16(5-tuple) mod 16384; replies
+are translated back. A slot admits a reply only for the flow that opened it: colliding
+flows are dropped and counted (NAT_EXHAUSTED), empty and closed (TCP RST) slots match
+nothing.
 
 Ports: 1 access VLAN 10 (host 1, inside), 3 access VLAN 20 (host 3, outside).
 Each test uses its own L4 ports, because NAT slots outlive a test (registers).
@@ -13,25 +16,11 @@ from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-from base import (HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, ROUTER_IP20, ROUTER_MAC,
-                  VLAN10, VLAN20, Drop, Reason, VrouterTest, routed, tcp_packet, udp_packet)
+from base import (CONN_FREE, CONN_OPEN, HOST1_IP, HOST1_MAC, HOST3_IP, HOST3_MAC, ROUTER_IP20, ROUTER_MAC,
+                  VLAN10, VLAN20, Drop, Reason, VrouterTest, crc16_arc, ip_bytes, routed, tcp_packet, udp_packet)
 
 NAT_PORT_BASE, NAT_SLOTS = 49152, 16384
-PROTO = {"udp": 17, "tcp": 6}
-
-
-def crc16_arc(data: bytes) -> int:
-    """CRC-16/ARC (BMv2's crc16): poly 0x8005 reflected, init 0."""
-    crc = 0
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
-    return crc
-
-
-def ip_bytes(addr: str) -> bytes:
-    return bytes(int(x) for x in addr.split("."))
+PROTO = {"udp": 17, "tcp": 6, "icmp": 1}
 
 
 def nat_port(src: str, dst: str, proto: str, sport: int, dport: int) -> int:
@@ -41,20 +30,31 @@ def nat_port(src: str, dst: str, proto: str, sport: int, dport: int) -> int:
 
 
 def translated(pkt, *, src=None, sport=None, dst=None, dport=None, eth_src=ROUTER_MAC, eth_dst=HOST3_MAC):
-    """`pkt` after routing and translation, every checksum computed from scratch by scapy."""
+    """`pkt` after routing and translation, every checksum computed from scratch by scapy
+    (ICMP echo: `sport`/`dport` is the identifier)."""
     out = routed(pkt, eth_src, eth_dst)
-    l4 = out[TCP] if TCP in out else out[UDP]
     if src is not None:
         out[IP].src = src
     if dst is not None:
         out[IP].dst = dst
-    if sport is not None:
-        l4.sport = sport
-    if dport is not None:
-        l4.dport = dport
+    if ICMP in out:
+        l4 = out[ICMP]
+        if sport is not None or dport is not None:
+            l4.id = sport if sport is not None else dport
+    else:
+        l4 = out[TCP] if TCP in out else out[UDP]
+        if sport is not None:
+            l4.sport = sport
+        if dport is not None:
+            l4.dport = dport
     del out[IP].chksum
     del l4.chksum
     return Ether(bytes(out))
+
+
+def echo(src_mac: str, src: str, dst: str, icmp_type: int, ident: int):
+    return (Ether(src=src_mac, dst=ROUTER_MAC) / IP(src=src, dst=dst, id=1)
+            / ICMP(type=icmp_type, id=ident, seq=3) / Raw(b"ping" * 8))
 
 
 class NatTest(VrouterTest):
@@ -151,15 +151,80 @@ class NatReplyFromWrongRemote(NatTest):
 
 
 class NatInsideTrafficUntouched(NatTest):
-    """Traffic from the outside to an inside host (not a NAT reply) and ICMP are not translated."""
+    """Traffic from the outside to an inside host (not a NAT reply) and ICMP other than echo
+    are not translated."""
 
     def runTest(self) -> None:
         down = udp_packet(HOST3_MAC, ROUTER_MAC, HOST3_IP, HOST1_IP, sport=53, dport=50006)
         self.send(3, down)
         self.expect_only({1: routed(down, ROUTER_MAC, HOST1_MAC)})
-        ping = Ether(src=HOST1_MAC, dst=ROUTER_MAC) / IP(src=HOST1_IP, dst=HOST3_IP) / ICMP(id=7) / Raw(b"\0" * 32)
+        unreachable = echo(HOST1_MAC, HOST1_IP, HOST3_IP, 3, 0)
+        self.send(1, unreachable)
+        self.expect_only({3: routed(unreachable, ROUTER_MAC, HOST3_MAC)})
+
+
+class NatIcmpEchoRoundTrip(NatTest):
+    """ICMP echo is masqueraded by its identifier (port 49152 + slot, slot from the
+    5-tuple with identifier as source port and 0 as destination port), ICMP checksum
+    updated exactly; the echo reply is translated back; another identifier is not."""
+
+    def runTest(self) -> None:
+        self.setup_cpu_port(VLAN10)
+        ping = echo(HOST1_MAC, HOST1_IP, HOST3_IP, 8, 4242)
+        ident = nat_port(HOST1_IP, HOST3_IP, "icmp", 4242, 0)
         self.send(1, ping)
-        self.expect_only({3: routed(ping, ROUTER_MAC, HOST3_MAC)})
+        self.expect_only({3: translated(ping, src=ROUTER_IP20, sport=ident)})
+        pong = echo(HOST3_MAC, HOST3_IP, ROUTER_IP20, 0, ident)
+        self.send(3, pong)
+        self.expect_only({1: translated(pong, dst=HOST1_IP, dport=4242, eth_dst=HOST1_MAC)})
+        stray = echo(HOST3_MAC, HOST3_IP, ROUTER_IP20, 0, ident ^ 1)
+        self.send(3, stray)
+        self.expect_packet_in(stray, 3, Reason.ROUTER_ADDRESS, VLAN20)
+        self.expect_only({})
+
+
+class NatReplyToUnopenedSlot(NatTest):
+    """An attacker's packet to a NAT port whose slot no flow opened, from any remote, is not
+    translated (an empty slot matches nothing): it is for the router and punted."""
+
+    def runTest(self) -> None:
+        self.setup_cpu_port(VLAN10)
+        key_src, key_dst = HOST1_IP, HOST3_IP
+        used = {nat_port(key_src, key_dst, "udp", p, 53) for p in range(50000, 50010)}
+        port = next(p for p in range(NAT_PORT_BASE + NAT_SLOTS - 1, NAT_PORT_BASE, -1) if p not in used)
+        self.assertEqual(self.register("nat_state", port - NAT_PORT_BASE), CONN_FREE)
+        for proto in ("udp", "tcp"):
+            make = udp_packet if proto == "udp" else tcp_packet
+            probe = make(HOST3_MAC, ROUTER_MAC, HOST3_IP, ROUTER_IP20, sport=53, dport=port)
+            self.send(3, probe)
+            self.expect_packet_in(probe, 3, Reason.ROUTER_ADDRESS, VLAN20)
+            self.expect_only({})
+
+
+class NatTcpRstFreesSlot(NatTest):
+    """A TCP RST closes the flow's slot at once: a reply of the closed flow is not translated
+    any more, and a flow colliding with it may take the slot (no NAT_EXHAUSTED)."""
+
+    def runTest(self) -> None:
+        self.setup_cpu_port(VLAN10)
+        syn = tcp_packet(HOST1_MAC, ROUTER_MAC, HOST1_IP, HOST3_IP, sport=50011, dport=8080, tcp_flags="S")
+        rst = tcp_packet(HOST1_MAC, ROUTER_MAC, HOST1_IP, HOST3_IP, sport=50011, dport=8080, tcp_flags="R")
+        port = nat_port(HOST1_IP, HOST3_IP, "tcp", 50011, 8080)
+        self.send(1, syn)
+        self.expect_only({3: translated(syn, src=ROUTER_IP20, sport=port)})
+        self.assertEqual(self.register("nat_state", port - NAT_PORT_BASE), CONN_OPEN)
+        self.send(1, rst)
+        self.expect_only({3: translated(rst, src=ROUTER_IP20, sport=port)})
+        self.assertEqual(self.register("nat_state", port - NAT_PORT_BASE), CONN_FREE)
+        late = tcp_packet(HOST3_MAC, ROUTER_MAC, HOST3_IP, ROUTER_IP20, sport=8080, dport=port, tcp_flags="A")
+        self.send(3, late)
+        self.expect_packet_in(late, 3, Reason.ROUTER_ADDRESS, VLAN20)
+        other_sport = next(p for p in range(20000, 40000)
+                           if nat_port(HOST1_IP, HOST3_IP, "tcp", p, 8080) == port)
+        other = tcp_packet(HOST1_MAC, ROUTER_MAC, HOST1_IP, HOST3_IP, sport=other_sport, dport=8080, tcp_flags="S")
+        self.send(1, other)
+        self.expect_only({3: translated(other, src=ROUTER_IP20, sport=port)})
+        self.assert_no_drops(Drop.NAT_EXHAUSTED)
 
 
 class NatSlotCollisionDropped(NatTest):

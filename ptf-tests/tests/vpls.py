@@ -1,4 +1,4 @@
-"""VPLS: a VLAN bridged over MPLS pseudowires (p4src/include/vpls.p4, docs/p4-program.md section 9a).
+"""VPLS: a VLAN bridged over MPLS pseudowires (p4src/include/pw_term.p4, pw_encap.p4, pw_flood.p4, docs/p4-program.md section 9a).
 
 Ports: 1 and 2 access VLAN 10 (the VPLS VLAN, hosts 1 and 2), 5 trunk VLAN 10 (host 5
 tagged), 6 trunk VLAN 40 (the MPLS core: the LSP next hop PEER2_MAC receives, the upstream

@@ -170,6 +170,16 @@ def test_a_batch_of_a_thousand_failures_reports_each_one(sw):
     assert [e.index for e in err.value.errors] == list(range(1000))
 
 
+def test_one_batch_of_twenty_thousand_failures_reports_each_one(sw):
+    # ~1 MB of trailers: p4rt raises gRPC's metadata limit (16 KiB by default) to 64 MiB.
+    sw.insert(route("10.0.0.0/8"))
+    with pytest.raises(P4RuntimeWriteError) as err:
+        sw.insert([route("10.0.0.0/8", port=2)] * 20_000, batch_size=20_000)
+    assert len(err.value.errors) == 20_000 and set(err.value.codes) == {"ALREADY_EXISTS"}
+    assert err.value.reasons() == {f"ALREADY_EXISTS: {err.value.errors[0].message}": 20_000}
+    assert str(err.value).count("\n") == P4RuntimeWriteError.SHOWN + 1     # ten named, the rest counted
+
+
 def test_unsupported_atomicity_is_unimplemented(sw):
     with pytest.raises(P4RuntimeWriteError) as err:
         sw.write([insert(route("10.0.0.0/8"))], atomicity="DATAPLANE_ATOMIC")

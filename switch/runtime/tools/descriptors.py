@@ -1,8 +1,9 @@
 """Write the FileDescriptorSet of P4Runtime v1 (and its imports) to a file.
 
 Used by build.rs: the Rust protobuf types are generated from the descriptors
-shipped inside the pinned `p4runtime` and `googleapis-common-protos` Python
-packages, so the server and every Python client speak exactly the same schema.
+of the P4Runtime modules `make setup` generates into the venv (from the pinned
+P4Runtime release) and of `googleapis-common-protos`, so the server and every
+Python client speak exactly the same schema.
 """
 import sys
 
@@ -37,10 +38,10 @@ def main(argv):
     with open(argv[1], "wb") as f:
         f.write(fds.SerializeToString())
     if len(argv) == 3:
-        from importlib.metadata import version
+        from p4 import P4RUNTIME_VERSION  # written by mk/p4runtime_stubs.py at setup
 
         with open(argv[2], "w") as f:
-            f.write(version("p4runtime"))
+            f.write(P4RUNTIME_VERSION)
     return 0
 
 

@@ -1,2 +1,0 @@
-struct s_t { bit<8> a; }
-header h_t { s_t s; }
