@@ -405,3 +405,34 @@ fn open_xdp(ifaces: &[String], workers: usize, spread: Spread, d: Depths, mode: 
     }
     Ok(Opened { workers: ws, mode: Chosen::Xdp(mode), xdp: keep })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use p4engine::{MeterInfo, MeterUnit, ProgramInfo, RegisterInfo};
+
+    #[test]
+    fn auto_spread_keeps_a_port_on_one_worker_when_frames_can_share_state() {
+        let stateless = ProgramInfo::default();
+        assert_eq!(Spread::for_program(Some(&stateless)), Spread::Flow);
+        let mut metered = ProgramInfo::default();
+        metered.meters.push(MeterInfo { name: "m".into(), id: 1, size: 4, unit: MeterUnit::Packets, direct_table: None });
+        assert_eq!(Spread::for_program(Some(&metered)), Spread::Port);
+        let mut registered = ProgramInfo::default();
+        registered.registers.push(RegisterInfo { name: "r".into(), id: 2, size: 4, bitwidth: 32 });
+        assert_eq!(Spread::for_program(Some(&registered)), Spread::Port);
+        // Not known yet (it comes over P4Runtime): the safe choice.
+        assert_eq!(Spread::for_program(None), Spread::Port);
+    }
+
+    #[test]
+    fn by_port_each_port_has_exactly_one_receiving_worker() {
+        for workers in 1..4 {
+            for pos in 0..5 {
+                let n = (0..workers).filter(|&w| receives(Spread::Port, workers, pos, w)).count();
+                assert_eq!(n, 1, "{workers} workers, port {pos}");
+                assert!((0..workers).all(|w| receives(Spread::Flow, workers, pos, w)));
+            }
+        }
+    }
+}

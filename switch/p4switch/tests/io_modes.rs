@@ -1,6 +1,7 @@
 //! The real binary over veth pairs in network namespaces, in every `--io`
 //! mode: frames of every size up to 9216 bytes cross unchanged; a port's
-//! flows are spread over the workers and each stays in order; an idle switch
+//! flows are spread over the workers and each stays in order, or with
+//! `--spread port` all go to one worker in the order sent; an idle switch
 //! sleeps; SIGTERM ends it at once and frees the gRPC address; the admin
 //! service shapes and bounds an egress queue. Needs root (the project's
 //! machines and CI run as root).
@@ -57,32 +58,56 @@ fn every_io_mode_forwards_frames_of_every_size_unchanged() {
     }
 }
 
+/// Sends 16 flows × 300 frames into port 1 of a switch with 2 workers in
+/// `mode` and `--spread spread`; checks every flow arrives whole and in order;
+/// returns the CPU time each worker spent meanwhile.
+fn flows_through_two_workers(mode: &str, spread: &str) -> Vec<u64> {
+    let topo = Topo::new(&format!("w{}{}", &mode[..1], &spread[..1]));
+    let dir = TempDir::new(&format!("workers-{mode}-{spread}"));
+    let (sw, line) = topo.start_switch(&dir.0, &cross_connect(), &["--io", mode, "--workers", "2", "--spread", spread], &["--no-grpc"]);
+    assert!(line.contains(if spread == "flow" { "spread by flow" } else { "one worker per port" }), "{line}");
+    let pid = sw.0.id();
+    let before = threads_cpu(pid, "p4switch-w", 2);
+    assert_eq!(before.len(), 2, "{mode}: two worker threads");
+    let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(2500));
+    let (flows, per_flow) = (16u16, 300u32);
+    let frames: Vec<Vec<u8>> = (0..per_flow).flat_map(|s| (0..flows).map(move |f| udp(f, s, 60))).collect();
+    // Paced a little, so no receive queue overflows on a loaded machine.
+    send(topo.ns("a"), topo.dev("a0"), frames, 64, Duration::from_millis(2));
+    let got = from(A, rx.join().unwrap());
+    let after = threads_cpu(pid, "p4switch-w", 2);
+    let mut next = vec![0u32; flows as usize];
+    for g in &got {
+        let (f, s) = flow_and_seq(&g.frame);
+        assert_eq!(s, next[f as usize], "{mode}: flow {f} out of order");
+        next[f as usize] += 1;
+    }
+    assert!(next.iter().all(|&n| n == per_flow), "{mode}: every frame of every flow arrives: {next:?}");
+    if spread == "port" {
+        // One worker: the flows' frames also keep their order among each other.
+        let order: Vec<(u16, u32)> = got.iter().map(|g| flow_and_seq(&g.frame)).collect();
+        let sent: Vec<(u16, u32)> = (0..per_flow).flat_map(|s| (0..flows).map(move |f| (f, s))).collect();
+        assert!(order == sent, "{mode}: frames in the order they were sent");
+    }
+    before.iter().zip(&after).map(|(a, b)| b - a).collect()
+}
+
 #[test]
 fn a_ports_flows_are_spread_over_the_workers_and_each_stays_in_order() {
     for mode in MODES {
-        let topo = Topo::new(&format!("w{}", &mode[..1]));
-        let dir = TempDir::new(&format!("workers-{mode}"));
-        let (sw, _) = topo.start_switch(&dir.0, &cross_connect(), &["--io", mode, "--workers", "2"], &["--no-grpc"]);
-        let pid = sw.0.id();
-        let before = threads_cpu(pid, "p4switch-w", 2);
-        assert_eq!(before.len(), 2, "{mode}: two worker threads");
-        let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(2500));
-        let (flows, per_flow) = (16u16, 300u32);
-        let frames: Vec<Vec<u8>> = (0..per_flow).flat_map(|s| (0..flows).map(move |f| udp(f, s, 60))).collect();
-        // Paced a little, so no receive queue overflows on a loaded machine.
-        send(topo.ns("a"), topo.dev("a0"), frames, 64, Duration::from_millis(2));
-        let got = from(A, rx.join().unwrap());
-        let after = threads_cpu(pid, "p4switch-w", 2);
-        let mut next = vec![0u32; flows as usize];
-        for g in &got {
-            let (f, s) = flow_and_seq(&g.frame);
-            assert_eq!(s, next[f as usize], "{mode}: flow {f} out of order");
-            next[f as usize] += 1;
+        let used = flows_through_two_workers(mode, "flow");
+        for (i, ns) in used.iter().enumerate() {
+            assert!(*ns > 100_000, "{mode}: worker {i} did work ({ns} ns of CPU)");
         }
-        assert!(next.iter().all(|&n| n == per_flow), "{mode}: every frame of every flow arrives: {next:?}");
-        for (i, (a, b)) in before.iter().zip(&after).enumerate() {
-            assert!(b - a > 100_000, "{mode}: worker {i} did work ({} ns of CPU)", b - a);
-        }
+    }
+}
+
+#[test]
+fn spread_by_port_gives_a_port_one_worker_and_keeps_every_frame_in_order() {
+    for mode in ["xdp", "mmap"] {
+        let used = flows_through_two_workers(mode, "port");
+        // Port 1 is worker 0's; worker 1 serves port 2, where nothing arrives.
+        assert!(used[0] > 100_000 && used[1] < used[0] / 10, "{mode}: CPU ns of the workers {used:?}");
     }
 }
 
