@@ -26,7 +26,7 @@ P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-p4 run run-two test test-compiler test-vrouter \
-        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
+        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-stop-idle bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
         test-fuzz fuzz fuzz-libfuzzer clean
 
 help: ## List the targets (this text)
@@ -124,6 +124,9 @@ bench-gen: build-switch ## Pacing proof of the generator p4gen: GEN_RATE frames/
 bench-switch: build-switch build-p4 ## Switch speed: in-process pps (L3 fixture and vrouter.p4), veth zero-loss rate against the Linux bridge, P4Runtime inserts/s (root)
 	CARGO=$(CARGO) switch/p4switch/bench/bench-switch.sh
 	$(CARGO) run --release --quiet -p p4runtime-server --example bench | tee bench/results/p4runtime-inserts.txt
+
+bench-stop-idle: build-switch build-p4 ## p4switch: time from SIGTERM to exit and rebinding the gRPC port, idle CPU over 10 s with 2 ports (root)
+	switch/p4switch/bench/stop-idle.sh
 
 bench-controller: build ## vrouter apply of 10,000 routes / 1,000 ACL rules against raw p4rt inserts
 	$(PY) -m vrouter.bench
