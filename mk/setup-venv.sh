@@ -14,7 +14,7 @@ site=$($venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purel
 echo /usr/lib/python3/dist-packages > "$site/zz-debian-dist-packages.pth"
 install -m 644 mk/venv-protobuf.pth "$site/venv-protobuf.pth"
 $venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
-for pkg in compiler controller conformance; do
+for pkg in compiler controller conformance switch/cli; do
     if [[ -f $pkg/pyproject.toml ]]; then
         $venv/bin/pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$pkg"
     fi
