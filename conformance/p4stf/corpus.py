@@ -94,7 +94,7 @@ def classify(r: Result) -> tuple[str, str]:
     return "runner-error", reason or "failed"
 
 
-def _shorten(text: str, n: int = 160) -> str:
+def _shorten(text: str, n: int = 200) -> str:
     text = " ".join(text.split()).replace("|", "\\|")
     return text if len(text) <= n else text[: n - 1] + "…"
 
@@ -121,6 +121,7 @@ def run_corpus(p4c_src: str, configs: dict[str, tuple[str, str]], build_dir: str
             res = Result(name, "", FAIL, reason=f"runner error: {type(exc).__name__}: {exc}")
         cls, line = classify(res)
         line = line.replace(os.path.join(os.path.abspath(p4c_src), "testdata", ""), "")
+        line = line.replace(os.path.join(os.path.abspath(opts.build_dir), name, ""), "")
         out = Outcome(name, cfg, cls, _shorten(line), round(time.time() - t0, 1))
         log(f"{cfg} {cls:14} {name}" + (f": {out.first_error}" if line else ""))
         return out
