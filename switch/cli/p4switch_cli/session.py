@@ -82,11 +82,12 @@ class Session:
             raise CliError(str(exc)) from None
 
     def read_if_supported(self, entity) -> list:
-        """A wildcard read; a switch that cannot read this kind (UNIMPLEMENTED) has none."""
+        """A read where "none" is an answer: a switch that cannot read this kind
+        (UNIMPLEMENTED) has none, and so has one that answers NOT_FOUND for one object."""
         try:
             return list(self.sw.read(entity))
         except P4RuntimeError as exc:
-            if "UNIMPLEMENTED" in str(exc):
+            if exc.code is not None and exc.code.name in ("UNIMPLEMENTED", "NOT_FOUND"):
                 return []
             raise CliError(f"read {entity.describe()}: {exc}") from None
 
@@ -162,8 +163,13 @@ def parse_int(text: str, what: str) -> int:
 
 
 def _switch_message(exc: P4RuntimeError) -> str:
-    """The switch's own words: for a failed Write, each failed update's code and message."""
+    """The switch's own words: for a failed Write, each different code and message of the
+    failed updates once (with how many updates it was, for a many-cell write)."""
     errors = getattr(exc, "errors", None)
-    if errors:
-        return "; ".join(f"{e.code}: {e.message}" if getattr(e, "message", "") else str(e) for e in errors)
-    return str(exc)
+    if not errors:
+        return str(exc)
+    seen: dict[str, int] = {}
+    for e in errors:
+        text = f"{e.code}: {e.message}"
+        seen[text] = seen.get(text, 0) + 1
+    return "; ".join(t if n == 1 else f"{t} ({n} updates)" for t, n in seen.items())
