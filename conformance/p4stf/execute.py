@@ -20,41 +20,35 @@ def _add(ctl: Controller, c: stf.Add, state: ControlState) -> None:
     state.priority -= 1
 
 
-def _mirroring_add(ctl: Controller, c: stf.MirroringAdd, state: ControlState) -> None:
+def _mirroring_add(ctl: Controller, c: stf.MirroringAdd) -> None:
     if c.group is not None:
         ctl.flush_multicast()
     ctl.mirroring_add(c)
 
 
+# The Controller method that carries out each command (Add and MirroringAdd need more).
 _CONTROLS = {
-    stf.Add: _add,
-    stf.SetDefault: lambda ctl, c, st: ctl.set_default(c),
-    stf.RemoveAll: lambda ctl, c, st: ctl.remove_all(c),
-    stf.McGroupCreate: lambda ctl, c, st: ctl.mc_group_create(c),
-    stf.McNodeCreate: lambda ctl, c, st: ctl.mc_node_create(c),
-    stf.McNodeUpdate: lambda ctl, c, st: ctl.mc_node_update(c),
-    stf.McNodeAssociate: lambda ctl, c, st: ctl.mc_node_associate(c),
-    stf.MirroringAdd: _mirroring_add,
-    stf.MirroringDelete: lambda ctl, c, st: ctl.mirroring_delete(c),
-    stf.MemberAdd: lambda ctl, c, st: ctl.member_add(c),
-    stf.GroupAdd: lambda ctl, c, st: ctl.group_add(c),
-    stf.RegisterWrite: lambda ctl, c, st: ctl.register_write(c),
-    stf.RegisterReset: lambda ctl, c, st: ctl.register_reset(c),
-    stf.CounterWrite: lambda ctl, c, st: ctl.counter_write(c),
-    stf.MeterConfig: lambda ctl, c, st: ctl.meter_config(c),
-    stf.MeterSetRates: lambda ctl, c, st: ctl.meter_set_rates(c),
-    stf.ValueSetAdd: lambda ctl, c, st: ctl.value_set_add(c),
-    stf.DirectMeterConfig: lambda ctl, c, st: ctl.direct_meter_config(c),
+    stf.SetDefault: "set_default", stf.RemoveAll: "remove_all", stf.McGroupCreate: "mc_group_create",
+    stf.McNodeCreate: "mc_node_create", stf.McNodeUpdate: "mc_node_update",
+    stf.McNodeAssociate: "mc_node_associate", stf.MirroringDelete: "mirroring_delete",
+    stf.MemberAdd: "member_add", stf.GroupAdd: "group_add", stf.RegisterWrite: "register_write",
+    stf.RegisterReset: "register_reset", stf.CounterWrite: "counter_write", stf.MeterConfig: "meter_config",
+    stf.MeterSetRates: "meter_set_rates", stf.ValueSetAdd: "value_set_add",
+    stf.DirectMeterConfig: "direct_meter_config",
 }
-assert set(_CONTROLS) == set(stf.CONTROL_COMMANDS)
+assert set(_CONTROLS) | {stf.Add, stf.MirroringAdd} == set(stf.CONTROL_COMMANDS)
 
 
 def apply_control(ctl: Controller, c, state: ControlState) -> None:
     """Carry out one STF control command on the switch."""
-    handler = _CONTROLS.get(type(c))
-    if handler is None:
+    if isinstance(c, stf.Add):
+        _add(ctl, c, state)
+    elif isinstance(c, stf.MirroringAdd):
+        _mirroring_add(ctl, c)
+    elif type(c) in _CONTROLS:
+        getattr(ctl, _CONTROLS[type(c)])(c)
+    else:
         raise ControlError(f"stf line {c.line}: not a control command")
-    handler(ctl, c, state)
 
 
 def enable_digests(ctl: Controller, cmds: list) -> None:

@@ -260,10 +260,7 @@ class _PhaseRun:
             elif ctl is not None:
                 self.snapshot = ctl.snapshot()
         except ControlError as exc:
-            res.reason = f"control command failed: {exc}"
-            if "UNIMPLEMENTED" in str(exc):
-                res.status = NOT_RUN
-                res.skipped = [_cmd_text(c) for c in self.needs_rt]
+            self._refused("control command failed", exc)
             return False
         finally:
             if ctl is not None:
@@ -272,6 +269,13 @@ class _PhaseRun:
             _stop(sw)
             log.close()
         return True
+
+    def _refused(self, what: str, exc: ControlError) -> None:
+        """The switch refused something: the case fails, or is not run if it cannot do it."""
+        self.res.reason = f"{what}: {exc}"
+        if "UNIMPLEMENTED" in str(exc):
+            self.res.status = NOT_RUN
+            self.res.skipped = [_cmd_text(c) for c in self.needs_rt]
 
     def _program(self, sw, addr, device, ph: Phase, earlier: list[Phase], started, log_path):
         """Connect, push the pipeline, replay earlier phases and run this phase's commands
@@ -300,11 +304,7 @@ class _PhaseRun:
             ctl.set_pipeline(self.info_path, self.js)
         except ControlError as exc:
             ctl.close()
-            res.reason = f"pipeline refused: {exc}"
-            if "UNIMPLEMENTED" in str(exc):
-                res.status = NOT_RUN
-                res.skipped = [_cmd_text(c) for c in self.needs_rt]
-            return None
+            return self._refused("pipeline refused", exc)
         try:
             enable_digests(ctl, self.cmds)
             for c in (c for e in earlier for c in e.before if isinstance(c, stf.CONTROL_COMMANDS)):
@@ -320,11 +320,7 @@ class _PhaseRun:
             ctl.flush_multicast()
         except ControlError as exc:
             ctl.close()
-            res.reason = f"control command failed: {exc}"
-            if "UNIMPLEMENTED" in str(exc):
-                res.status = NOT_RUN
-                res.skipped = [_cmd_text(c) for c in self.needs_rt]
-            return None
+            return self._refused("control command failed", exc)
         spent = time.time() - started
         if spent > opts.wait:
             ctl.close()

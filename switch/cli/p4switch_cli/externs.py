@@ -47,18 +47,26 @@ def _check_index(obj, index: int, kind: str) -> None:
         raise CliError(f"Invalid {kind} operation (INVALID_INDEX): {obj.name} has {obj.size} cells")
 
 
+def _read_cell(s: Session, kind: str, args: list[str], note: bool = False) -> tuple[int, list]:
+    """Read one cell of a counter or meter: (index, entities read). A direct one's index
+    is the handle of its table entry."""
+    need_args(args, 2)
+    obj, direct = s.extern(kind, args[0])
+    index = _index(args[1])
+    if not direct:
+        _check_index(obj, index, kind)
+        cell = (CounterEntry if kind == "counter" else MeterEntry)(obj.name, index)
+        return index, s.read(cell, f"read {obj.name}[{index}]")
+    table, entry = _direct_entry(s, obj, index)
+    if note:
+        s.out(f"this is the direct {kind} for table {table}")
+    cell = (DirectCounterEntry if kind == "counter" else DirectMeterEntry)(entry)
+    return index, s.read(cell, f"read the direct {kind} of {table}")
+
+
 def counter_read(s: Session, args: list[str]) -> None:
     """Read counter value: counter_read <name> <index>"""
-    need_args(args, 2)
-    c, direct = s.extern("counter", args[0])
-    index = _index(args[1])
-    if direct:
-        table, entry = _direct_entry(s, c, index)
-        s.out(f"this is the direct counter for table {table}")
-        got = s.read(DirectCounterEntry(entry), f"read the direct counter of {table}")
-    else:
-        _check_index(c, index, "counter")
-        got = s.read(CounterEntry(c.name, index), f"read {c.name}[{index}]")
+    index, got = _read_cell(s, "counter", args, note=True)
     data = got[0].data if got and got[0].data is not None else CounterData()
     s.out(f"{args[0]}[{index}]= ({data.bytes} bytes, {data.packets} packets)")
 
@@ -192,15 +200,7 @@ def meter_array_set_rates(s: Session, args: list[str]) -> None:
 
 def meter_get_rates(s: Session, args: list[str]) -> None:
     """Retrieve rates for a meter: meter_get_rates <name> <index>"""
-    need_args(args, 2)
-    m, direct = s.extern("meter", args[0])
-    index = _index(args[1])
-    if direct:
-        table, entry = _direct_entry(s, m, index)
-        got = s.read(DirectMeterEntry(entry), f"read the direct meter of {table}")
-    else:
-        _check_index(m, index, "meter")
-        got = s.read(MeterEntry(m.name, index), f"read {m.name}[{index}]")
+    _, got = _read_cell(s, "meter", args)
     config = got[0].config if got else None
     if config is None or config.cir < 0:
         s.out("WARNING: expected 2 rates but only received 0")
