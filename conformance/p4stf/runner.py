@@ -258,7 +258,11 @@ class _PhaseRun:
                     else:
                         self.fails += run_checks(ctl, [c])
             elif ctl is not None:
-                self.snapshot = ctl.snapshot()
+                try:
+                    self.snapshot = ctl.snapshot()
+                except ControlError as exc:
+                    self._refused("the state cannot be carried to the next phase", exc)
+                    return False
         except ControlError as exc:
             self._refused("control command failed", exc)
             return False
