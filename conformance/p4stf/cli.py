@@ -144,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
         build = a.build_dir if a.build_dir != ap.get_default("build_dir") else os.path.join("build", "p4c-corpus")
         shown = ["p4stf"] + [x for x in (argv if argv is not None else sys.argv[1:])]
         return corpus_mod.main(a.corpus, a.configs, opts.p4c, opts.switch, a.ref_p4c, a.ref_switch,
-                               build, a.jobs, a.wait, a.k, a.report, a.json, " ".join(shown))
+                               build, a.jobs, a.wait, a.k, a.report, a.json, " ".join(shown),
+                               verbose=a.verbose)
     if a.all:
         if a.files:
             ap.error("give either --all DIR or PROG.p4 PROG.stf")

@@ -100,7 +100,7 @@ def _shorten(text: str, n: int = 200) -> str:
 
 
 def run_corpus(p4c_src: str, configs: dict[str, tuple[str, str]], build_dir: str, jobs: int,
-               wait: float, only: list[str], log=print) -> list[Outcome]:
+               wait: float, only: list[str], log=print, verbose: bool = False) -> list[Outcome]:
     """Run every program in each configuration; configs maps a letter to (p4c, switch)."""
     programs = find_programs(p4c_src)
     if only:
@@ -123,7 +123,10 @@ def run_corpus(p4c_src: str, configs: dict[str, tuple[str, str]], build_dir: str
         line = line.replace(os.path.join(os.path.abspath(p4c_src), "testdata", ""), "")
         line = line.replace(os.path.join(os.path.abspath(opts.build_dir), name, ""), "")
         out = Outcome(name, cfg, cls, _shorten(line), round(time.time() - t0, 1))
-        log(f"{cfg} {cls:14} {name}" + (f": {out.first_error}" if line else ""))
+        text = f"{cfg} {cls:14} {name}" + (f": {out.first_error}" if line else "")
+        if verbose and cls != "pass":
+            text += "\n" + "\n".join(filter(None, [res.reason, res.details]))
+        log(text)
         return out
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -146,7 +149,9 @@ def report(outcomes: list[Outcome], configs: dict[str, tuple[str, str]], command
              f"Command: `{command}`", ""]
     programs = sorted({o.program for o in outcomes})
     lines += [f"{len(programs)} programs (testdata/p4_16_samples/*.p4 that include v1model.p4 "
-              f"and have a .stf beside them).", ""]
+              f"and have a .stf beside them). One program again, with the runner's full "
+              f"report (per-port diff, switch log in build/p4c-corpus/CONFIG/NAME/): "
+              f"`p4stf --corpus P4C_CHECKOUT --configs a -k NAME -v` (add --ref-p4c/--ref-switch for b, c).", ""]
     lines += ["| config | tools | " + " | ".join(CLASSES) + " |",
               "|---|---|" + "---:|" * len(CLASSES)]
     for cfg in configs:
@@ -207,7 +212,7 @@ def _git_head(path: str) -> str:
 
 def main(p4c_src: str, configs: str, p4c: str, switch: str, ref_p4c: str | None,
          ref_switch: str | None, build_dir: str, jobs: int, wait: float, only: list[str],
-         out: str | None, json_out: str | None, command: str) -> int:
+         out: str | None, json_out: str | None, command: str, verbose: bool = False) -> int:
     """`p4stf --corpus`: run, print a line per (program, config), write the reports."""
     ref_p4c = ref_p4c or shutil.which("p4c-bm2-ss")
     ref_switch = ref_switch or shutil.which("simple_switch_grpc")
@@ -225,7 +230,7 @@ def main(p4c_src: str, configs: str, p4c: str, switch: str, ref_p4c: str | None,
     if not chosen:
         raise SystemExit("p4stf: no configuration to run")
     t0 = time.time()
-    outcomes = run_corpus(p4c_src, chosen, build_dir, jobs, wait, only)
+    outcomes = run_corpus(p4c_src, chosen, build_dir, jobs, wait, only, verbose=verbose)
     minutes = (time.time() - t0) / 60
     try:
         load = os.getloadavg()[0]
