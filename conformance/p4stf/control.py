@@ -71,8 +71,6 @@ def _key_spellings(name: str) -> list[str]:
         if alt.endswith(tail):
             base = alt[: -len(tail)]
             out += [base + ".isValid()", base + ".$valid$"]
-    if alt in ("valid", "isValid()", "$valid$"):
-        out += ["isValid()", "$valid$"]
     return list(dict.fromkeys(out))
 
 
@@ -84,10 +82,9 @@ def lookup_key(table, name: str):
             return fields.get(cand)
         except SchemaError:
             pass
-    # p4c's runner: a unique field whose name ends with the spelling.
-    for cand in _key_spellings(name):
-        hits = [f for f in fields if f.name.endswith(cand) and cand.startswith(("isValid", "$valid"))
-                or f.name.endswith("." + cand)]
+    # A bare `valid`: the table's one validity key, as p4c's runner takes it.
+    if name in ("valid", "isValid()", "$valid$"):
+        hits = [f for f in fields if f.name.endswith((".isValid()", ".$valid$"))]
         if len(hits) == 1:
             return hits[0]
     have = ", ".join(fields.names())

@@ -149,5 +149,5 @@ def test_validity_key_spellings_of_both_compilers():
             match_fields {{ id: 2 name: "{field}" bitwidth: 1 match_type: EXACT }} }}""",
                                  p4info_pb2.P4Info())
         t = P4Schema(info).table("t")
-        for spelling in ("hdr.tag.isValid()", "tag.isValid()", "hdr.tag.$valid$", "tag.valid"):
+        for spelling in ("hdr.tag.isValid()", "tag.isValid()", "hdr.tag.$valid$", "tag.valid", "valid"):
             assert lookup_key(t, spelling).id == 2, (field, spelling)
