@@ -33,6 +33,8 @@
  *
  * Tables, counters, reasons and controller headers: docs/p4-program.md.
  */
+// The generic counter<I>, meter<I> and register<T, I> of v1model need this (as with p4c).
+#define V1MODEL_VERSION 20200408
 #include <core.p4>
 #include <v1model.p4>
 

@@ -519,3 +519,13 @@ def dump(node, indent: int = 0) -> str:
         out.append(f"{pad}  .{name}:\n")
         out.append(dump(v, indent + 2))
     return "".join(out)
+
+
+def fresh_name(base: str, taken: set) -> str:
+    """`base`, or `base_N` with the first N that is not in `taken`; the result is added to it."""
+    name, i = base, 0
+    while name in taken:
+        i += 1
+        name = f"{base}_{i}"
+    taken.add(name)
+    return name

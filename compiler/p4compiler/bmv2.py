@@ -28,6 +28,37 @@ def expr(op: str, left, right, **extra) -> dict:
     return {"type": "expression", "value": d}
 
 
+def bmv2_param(p):
+    """A primitive or parser-op parameter in the shape BMv2's loader requires.
+
+    BMv2 reads an `expression` parameter's value as a typed expression of its own,
+    so the tree is wrapped twice (as p4c-bm2-ss writes it); inside a tree an action
+    parameter is a `local`, never `runtime_data` (which BMv2 accepts only at the top
+    of a parameter). Parser `primitive` ops carry a whole primitive: its parameters
+    get the same treatment."""
+    if not isinstance(p, dict):
+        return p
+    kind = p.get("type")
+    if kind == "expression" and isinstance(p.get("value"), dict) and "op" in p["value"]:
+        return {"type": "expression", "value": _locals(p)}
+    if kind == "parameters_vector":
+        return {"type": kind, "value": [bmv2_param(v) for v in p["value"]]}
+    if "op" in p and "parameters" in p:
+        return {**p, "parameters": [bmv2_param(v) for v in p["parameters"]]}
+    return p
+
+
+def _locals(node):
+    """Copy of an expression tree with action parameters as `local` leaves."""
+    if isinstance(node, list):
+        return [_locals(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("type") == "runtime_data":
+        return {"type": "local", "value": node["value"]}
+    return {k: _locals(v) for k, v in node.items()}
+
+
 def scalar_width(t: Type) -> int | None:
     t = strip_newtype(t)
     if isinstance(t, Bits):

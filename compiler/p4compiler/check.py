@@ -500,6 +500,8 @@ class Checker(ExprChecker, Visitor):
                 for k, kt in zip(e.keys, key_types):
                     self.keyset_elem(k, kt, scope)
                 if e.priority is not None:
+                    if ent.is_const:
+                        self.err(e.priority, "a table with 'const' entries cannot give them priorities (use 'entries')")
                     self.expr(e.priority, scope)
                 sym = self.lookup_action(e.action, scope)
                 if sym is not None:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 from . import ast as A
 from .check import check
+from .direct_calls import instantiate_direct_calls
+from .table_results import hoist_table_results
 from .diag import CompileError, Diagnostic, Reporter, SourceCache, Span
 from .lexer import lex
 from .lower import lower
@@ -69,6 +71,8 @@ class Compilation:
         rep = self.phase()
         program = parse(toks, rep)
         rep.check()
+        instantiate_direct_calls(program)
+        hoist_table_results(program)
         if o.dump_ast:
             self.dumps.append(A.dump(program))
 

@@ -70,14 +70,23 @@ def parse_int(text: str) -> IntLit:
     return IntLit(value, width, signed)
 
 
+_STRING_REST = re.compile(r'(?:[^"\\\n]|\\.)*"')  # the rest of a string literal up to its closing quote
+
+
 def lex(lines: list[Line], reporter: Reporter) -> list[Token]:
+    """Tokens of the preprocessed lines. A string literal may span lines (P4-16
+    allows it, and annotations such as SAI-P4's @entry_restriction rely on it)."""
     toks: list[Token] = []
     append = toks.append
     match = _MASTER.match
     last = Span("<input>", 1, 1)
-    for ln in lines:
+    i = 0
+    resume = 0  # column at which to continue the current line (after a multi-line string)
+    while i < len(lines):
+        ln = lines[i]
         text = ln.text
-        pos = 0
+        pos = resume
+        resume = 0
         n = len(text)
         fname = ln.file
         lineno = ln.line
@@ -107,7 +116,13 @@ def lex(lines: list[Line], reporter: Reporter) -> list[Token]:
                     lit = IntLit(0, None, False)
                 append(Token("num", s, span, lit, end + 1))
             elif kind == "badstr":
-                reporter.error(span, "unterminated string literal")
+                closed = _string_across_lines(lines, i, s)
+                if closed is None:
+                    reporter.error(span, "unterminated string literal")
+                else:
+                    body, i, resume = closed
+                    append(Token("str", body, span, _unescape(body[1:-1]), resume + 1))
+                    break
             elif kind == "str":
                 append(Token("str", s, span, _unescape(s[1:-1]), end + 1))
             else:
@@ -115,9 +130,25 @@ def lex(lines: list[Line], reporter: Reporter) -> list[Token]:
                     reporter.error(span, "unterminated string literal")
                 append(Token(s, s, span, None, end + 1))
             pos = end
-        last = Span(fname, lineno, n + 1)
+        else:
+            last = Span(fname, lineno, n + 1)
+            i += 1
     toks.append(Token("eof", "", last, None, last.col))
     return toks
+
+
+def _string_across_lines(lines: list[Line], i: int, head: str) -> tuple[str, int, int] | None:
+    """A string literal opened by `head` (the rest of line i) and closed on a later
+    line: (its text with the newlines kept, the closing line's index, the column after
+    the closing quote), or None when no later line closes it."""
+    parts = [head]
+    for j in range(i + 1, len(lines)):
+        m = _STRING_REST.match(lines[j].text)
+        if m:
+            parts.append(m.group())
+            return "\n".join(parts), j, m.end()
+        parts.append(lines[j].text)
+    return None
 
 
 def _unescape(s: str) -> str:

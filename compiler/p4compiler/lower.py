@@ -11,7 +11,7 @@ import copy
 from dataclasses import dataclass, field
 
 from . import ast as A
-from .bmv2 import Document, const, expr, scalar_width
+from .bmv2 import Document, bmv2_param, const, expr, scalar_width
 from .check import Checker, ActionRun, const_value
 from .diag import Reporter, Span
 from .lower_expr import ExprLowering, Unsupported, unsupported
@@ -34,7 +34,8 @@ class ActionBody:
     return_stack: list = field(default_factory=list)  # lists of jump indexes per inlined callee
 
     def emit(self, op: str, params: list, span: Span | None = None, doc=None) -> int:
-        p = {"op": op, "parameters": params}
+        # BMv2 builds a parser `verify`'s operands as plain expressions; every other op takes parameters.
+        p = {"op": op, "parameters": params if op == "verify" else [bmv2_param(x) for x in params]}
         if span is not None and doc is not None:
             si = doc.source_info(span)
             if si:
@@ -139,7 +140,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             tn = self.doc.header_type(t)
             if name in self.doc.header_by_name:
                 name = self.doc.fresh(name)
-            self.doc.add_header(name, tn, metadata)
+            # A header keeps its validity bit wherever it is declared: never BMv2 metadata.
+            self.doc.add_header(name, tn, False)
             return HeaderLoc(name, t)
         if isinstance(t, Composite) and t.kind == "header_union":
             if t.tname not in [u["name"] for u in self.doc.header_union_types]:
@@ -347,9 +349,10 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         key = (id(decl), actx.prefix, tuple(id(a.expr) for a in ar.args) if dir_params else ())
         if key in self.action_cache:
             return self.action_cache[key]
+        # Copies of one action (bound to other arguments, or a top-level action used in
+        # several controls) keep its name, as with p4c: tables refer to them by id, and the
+        # control plane sees one action.
         name = self.name_of(decl, actx.prefix)
-        if any(a["name"] == name for a in self.doc.actions):
-            name = self.doc.fresh(name)
         body = ActionBody()
         bctx = actx.child(body=body, kind="action")
         if len(ar.args) != len(dir_params) and dir_params:

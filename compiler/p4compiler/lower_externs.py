@@ -239,8 +239,10 @@ class ExternLowering:
         elif n in ("clone", "clone3", "clone_preserving_field_list"):
             ct = self.enum_member(a[0])
             op = "clone_ingress_pkt_to_egress" if ct == "I2E" else "clone_egress_pkt_to_egress"
-            fl = 0
-            if n == "clone3":
+            if n == "clone":
+                # BMv2 looks the list up even when nothing is preserved: one shared empty list, as p4c does.
+                fl = self.add_field_list("clone without fields", [], self.doc.fresh("fl"))
+            elif n == "clone3":
                 fl = self.add_field_list(("clone3", id(call)), self.field_elems(a[2], ctx, body, "clone3"), self.doc.fresh("fl"))
             elif n == "clone_preserving_field_list":
                 fl = self.field_list_for_index(a[2])
@@ -282,7 +284,7 @@ class ExternLowering:
         elif n == "truncate":
             self.prim(body, "truncate", [self.val(a[0], ctx)], sp)
         elif n in ("assert", "assume"):
-            self.prim(body, n, [self.cond(a[0], ctx)], sp)
+            self.prim(body, n, [expr("b2d", None, self.cond(a[0], ctx))], sp)  # BMv2 takes the check as data
         elif n == "log_msg":
             msg = a[0].value if isinstance(a[0], A.StringLiteral) else ""
             vals = []

@@ -111,6 +111,8 @@ class P4InfoBuilder:
     def assign_ids(self, kind: str, items: list) -> None:
         # explicit ids first, then hashed ids in name order: stable across compilations
         for name, decl in items:
+            if (kind, name) in self.id_of:
+                continue  # one object used from several places (a top-level action in two controls)
             v = self.ids.explicit(kind, decl)
             if v is not None:
                 self.id_of[(kind, name)] = v

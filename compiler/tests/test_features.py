@@ -250,13 +250,15 @@ def test_arith_wraps_slices_concat_casts():
         meta.a = (bit<8>)(meta.b >> 4);""")
     j = compile_src(src).json
     p = all_prims(j)
-    add = p[0]["parameters"][1]["value"]
+    wrapped = p[0]["parameters"][1]["value"]
+    assert wrapped["type"] == "expression"  # BMv2 wants primitive expressions wrapped twice
+    add = wrapped["value"]
     assert add["op"] == "&" and add["right"] == {"type": "hexstr", "value": "0xff"} and add["left"]["value"]["op"] == "+"
-    sl = p[1]["parameters"][1]["value"]
+    sl = p[1]["parameters"][1]["value"]["value"]
     assert sl["op"] == "|"
-    assert p[3]["parameters"][1]["value"]["op"] == "two_comp_mod"
-    assert p[4]["parameters"][1]["value"]["op"] == "usat_cast"
-    assert p[5]["parameters"][1]["value"]["right"] == {"type": "hexstr", "value": "0xff"}
+    assert p[3]["parameters"][1]["value"]["value"]["op"] == "two_comp_mod"
+    assert p[4]["parameters"][1]["value"]["value"]["op"] == "usat_cast"
+    assert p[5]["parameters"][1]["value"]["value"]["right"] == {"type": "hexstr", "value": "0xff"}
 
 
 def test_constant_folding_infinite_precision():
@@ -392,16 +394,16 @@ def test_dynamic_stack_index_and_last():
     start = j["parsers"][0]["parse_states"][0]
     assert start["parser_ops"][2]["parameters"][1] == {"type": "stack_field", "value": ["vl", "tag"]}
     p = all_prims(j)
-    lhs = p[0]["parameters"][0]["value"]
+    lhs = p[0]["parameters"][0]["value"]["value"]
     assert lhs["op"] == "access_field" and lhs["right"] == 1
     assert lhs["left"]["value"]["op"] == "dereference_header_stack"
-    assert p[1]["parameters"][1]["value"]["right"] == 0
+    assert p[1]["parameters"][1]["value"]["value"]["right"] == 0
 
 
 def test_entry_priority_annotation():
     src = program(ingress_locals="""
     table t { key = { hdr.eth.etherType: ternary; } actions = { NoAction; }
-              const entries = { @priority(7) 0x1 &&& 0xf: NoAction(); priority = 3: 0x2 &&& 0xf: NoAction(); } }""",
+              entries = { @priority(7) 0x1 &&& 0xf: NoAction(); priority = 3: 0x2 &&& 0xf: NoAction(); } }""",
                   ingress_apply="t.apply();")
     e = ingress_tables(compile_src(src).json)[0]["entries"]
     # larger P4 priority wins; BMv2's lower value wins

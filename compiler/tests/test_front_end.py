@@ -53,6 +53,23 @@ def test_tokens_and_spans():
     assert toks[3].span.col == 9
 
 
+def test_string_literal_spanning_lines():
+    p = Preprocessor()
+    p.run_text('@entry_restriction("\n  a == 1;\n  b != 2;\n") x;\ny', "t.p4")
+    toks = lex(p.out, Reporter())
+    assert [t.kind for t in toks] == ["@", "id", "(", "str", ")", "id", ";", "id", "eof"]
+    assert toks[3].value == "\n  a == 1;\n  b != 2;\n" and toks[3].span.line == 1
+    assert toks[5].span.line == 4 and toks[7].span.line == 5
+
+
+def test_unterminated_string_is_reported_where_it_starts():
+    p = Preprocessor()
+    p.run_text('x = "abc\n y;', "t.p4")
+    rep = Reporter()
+    lex(p.out, rep)
+    assert [str(d.span) for d in rep.diagnostics] == ["t.p4:1:5"]
+
+
 def test_shift_right_versus_nested_generics():
     p = Preprocessor()
     p.run_text("const bit<8> a = 8w16 >> 2; extern E<T> { E(); } control C() { E<bit<8>>() e; apply { } }", "t.p4")

@@ -6,8 +6,11 @@
 
 #include <core.p4>
 
+/* Programs choose the generation of the declarations below by defining
+ * V1MODEL_VERSION before the #include, as with p4c: the generic counter<I>,
+ * meter<I>, register<T, I> and PortId_t exist only from 20200408 on. */
 #ifndef V1MODEL_VERSION
-#define V1MODEL_VERSION 20200408
+#define V1MODEL_VERSION 20180101
 #endif
 
 match_kind {
@@ -16,18 +19,25 @@ match_kind {
     selector
 }
 
+const bit<32> __v1model_version = V1MODEL_VERSION;
+
+#if V1MODEL_VERSION >= 20200408
 typedef bit<9>  PortId_t;
-typedef bit<48> EgressInstance_t;
-typedef bit<16> McastGrp_t;
-typedef bit<16> EgressRid_t;
+#endif
 
 /* Metadata the switch fills in and reads back. Field aliases name the
  * simple_switch intrinsic metadata each field stands for. */
 @metadata @name("standard_metadata")
 struct standard_metadata_t {
+#if V1MODEL_VERSION >= 20200408
     PortId_t ingress_port;
     PortId_t egress_spec;
     PortId_t egress_port;
+#else
+    bit<9>   ingress_port;
+    bit<9>   egress_spec;
+    bit<9>   egress_port;
+#endif
     bit<32>  instance_type;
     bit<32>  packet_length;
     @alias("queueing_metadata.enq_timestamp")  bit<32> enq_timestamp;
@@ -55,10 +65,17 @@ enum MeterType {
 }
 
 /* Indexed packet/byte counters. */
+#if V1MODEL_VERSION >= 20200408
 extern counter<I> {
     counter(bit<32> size, CounterType type);
     void count(in I index);
 }
+#else
+extern counter {
+    counter(bit<32> size, CounterType type);
+    void count(in bit<32> index);
+}
+#endif
 
 /* Per-entry counters of one table (table property `counters`). */
 extern direct_counter {
@@ -71,10 +88,17 @@ extern direct_counter {
 #define V1MODEL_METER_COLOR_RED    2
 
 /* Indexed two-rate three-colour meters; result 0 green, 1 yellow, 2 red. */
+#if V1MODEL_VERSION >= 20200408
 extern meter<I> {
     meter(bit<32> size, MeterType type);
     void execute_meter<T>(in I index, out T result);
 }
+#else
+extern meter {
+    meter(bit<32> size, MeterType type);
+    void execute_meter<T>(in bit<32> index, out T result);
+}
+#endif
 
 /* Per-entry meters of one table (table property `meters`). */
 extern direct_meter<T> {
@@ -83,12 +107,21 @@ extern direct_meter<T> {
 }
 
 /* Register arrays readable and writable by the data plane. */
+#if V1MODEL_VERSION >= 20200408
 extern register<T, I> {
     register(bit<32> size);
     @noSideEffects
     void read(out T result, in I index);
     void write(in I index, in T value);
 }
+#else
+extern register<T> {
+    register(bit<32> size);
+    @noSideEffects
+    void read(out T result, in bit<32> index);
+    void write(in bit<32> index, in T value);
+}
+#endif
 
 /* Table implementation: members shared between entries. */
 extern action_profile {
@@ -114,7 +147,9 @@ enum HashAlgorithm {
 
 /* egress_spec := drop port and mcast_grp := 0. The form without argument is
  * the old one (it acts on the standard_metadata of the block). */
+@deprecated("Please use mark_to_drop(standard_metadata) instead.")
 extern void mark_to_drop();
+@pure
 extern void mark_to_drop(inout standard_metadata_t standard_metadata);
 
 /* result = base + (hash(data) % max) when max >= 1, else base. */

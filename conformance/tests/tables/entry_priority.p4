@@ -1,6 +1,6 @@
-// Checks: const entries with explicit priorities (priority = N: ...): the largest priority
-// wins (the P4-16 default, largest_priority_wins), even when that entry is written after a
-// broader one; entries without overlap behave as usual.
+// Checks: entries with explicit priorities (priority = N: ...; only non-const `entries` may
+// have them, as the spec and p4c say): the largest priority wins (the P4-16 default,
+// largest_priority_wins), even when that entry is written after a broader one; entries without overlap behave as usual.
 // Expected packets: by hand: b1 = 5 matches both entries, priority 20 -> port 2;
 // b1 = 6 matches only the catch-all -> port 1.
 #include <core.p4>
@@ -22,7 +22,7 @@ control Ing(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
         key = { h.d.b1: ternary; }
         actions = { set_port; miss_port; }
         default_action = miss_port(6);
-        const entries = {
+        entries = {
             priority = 10: 8w0 &&& 8w0: set_port(1);
             priority = 20: 8w0x05 &&& 8w0xff: set_port(2);
         }
