@@ -88,7 +88,7 @@ test-conformance: $(VENV_STAMP) build-switch ## STF runner unit tests, then the 
 P4C_SRC ?=
 REF_P4C ?= $(shell command -v p4c-bm2-ss)
 REF_SWITCH ?= $(shell command -v simple_switch_grpc)
-p4c-corpus: $(VENV_STAMP) build-switch ## p4c's v1model STF samples: P4C/SWITCH, p4c-bm2-ss + SWITCH, p4c-bm2-ss + BMv2 (P4C_SRC=p4c checkout) -> build/p4c-corpus.md
+p4c-corpus: $(VENV_STAMP) build-switch ## p4c's v1model STF samples on P4C+SWITCH, p4c-bm2-ss+SWITCH, p4c-bm2-ss+BMv2, P4C+BMv2 (P4C_SRC=p4c checkout) -> build/p4c-corpus.md
 	@test -n "$(P4C_SRC)" || { echo "p4c-corpus: give the path of a p4c checkout: make p4c-corpus P4C_SRC=..."; exit 2; }
 	$(VENV)/bin/p4stf --corpus $(P4C_SRC) -j 4 $(if $(REF_P4C),--ref-p4c $(REF_P4C)) \
 	    $(if $(REF_SWITCH),--ref-switch $(REF_SWITCH)) --report $(BUILD)/p4c-corpus.md --json $(BUILD)/p4c-corpus.json

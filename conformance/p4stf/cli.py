@@ -129,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     corpus = ap.add_argument_group(
         "p4c corpus", "--corpus P4C_CHECKOUT runs p4c's v1model STF samples in configurations "
                       "a (p4compile + p4switch), b (p4c-bm2-ss + p4switch), c (p4c-bm2-ss + "
-                      "simple_switch_grpc) and classifies every failure")
+                      "simple_switch_grpc), d (p4compile + simple_switch_grpc) and classifies every failure")
     corpus.add_argument("--corpus", metavar="P4C_CHECKOUT", help="path of a p4c source checkout")
-    corpus.add_argument("--configs", default="a,b,c", help="configurations to run (default %(default)s)")
+    corpus.add_argument("--configs", default="a,b,c,d", help="configurations to run (default %(default)s)")
     corpus.add_argument("--ref-p4c", help="reference compiler (default: p4c-bm2-ss on PATH)")
     corpus.add_argument("--ref-switch", help="reference switch (default: simple_switch_grpc on PATH)")
     corpus.add_argument("--report", metavar="FILE.md", help="write the Markdown report here")

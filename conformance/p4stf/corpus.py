@@ -1,11 +1,12 @@
 """Fidelity measurement on p4c's own test programs (`p4stf --corpus P4C_CHECKOUT`).
 
 Every `testdata/p4_16_samples/NAME.p4` of a p4c checkout that includes `v1model.p4` and
-has a `NAME.stf` beside it runs in up to three configurations:
+has a `NAME.stf` beside it runs in up to four configurations:
 
   a  p4compile  + p4switch             (our toolchain)
   b  p4c-bm2-ss + p4switch             (is p4switch faithful to p4c's JSON?)
   c  p4c-bm2-ss + simple_switch_grpc   (the reference)
+  d  p4compile  + simple_switch_grpc   (does real BMv2 take our JSON?)
 
 Each failure gets a class (compile error, load error, control-plane error, wrong
 packets, not run, runner error) and its first error line; the report is Markdown, with
@@ -29,6 +30,7 @@ CONFIGS = {
     "a": "p4compile + p4switch",
     "b": "p4c-bm2-ss + p4switch",
     "c": "p4c-bm2-ss + simple_switch_grpc",
+    "d": "p4compile + simple_switch_grpc",
 }
 # Failure classes, in the order a program meets them.
 CLASSES = ("pass", "compile-error", "load-error", "control-error", "wrong-packets", "not-run",
@@ -83,7 +85,7 @@ def classify(r: Result) -> tuple[str, str]:
     if reason == "compile failed":
         return "compile-error", _first(details, r"error")
     if reason.startswith("switch exited") or reason.startswith("pipeline refused"):
-        line = _first(details, r"error|exception|abort|invalid") if details else ""
+        line = _first(details, r"error|exception|abort|invalid|unsupported|what\(\)") if details else ""
         return "load-error", line or reason
     if reason.startswith("packet mismatch") or "check(s) failed" in reason:
         return "wrong-packets", _first(details, r"DIFFERS|MISSING|EXTRA|stf line")
@@ -216,12 +218,12 @@ def main(p4c_src: str, configs: str, p4c: str, switch: str, ref_p4c: str | None,
     """`p4stf --corpus`: run, print a line per (program, config), write the reports."""
     ref_p4c = ref_p4c or shutil.which("p4c-bm2-ss")
     ref_switch = ref_switch or shutil.which("simple_switch_grpc")
-    tools = {"a": (p4c, switch), "b": (ref_p4c, switch), "c": (ref_p4c, ref_switch)}
+    tools = {"a": (p4c, switch), "b": (ref_p4c, switch), "c": (ref_p4c, ref_switch), "d": (p4c, ref_switch)}
     chosen: dict[str, tuple[str, str]] = {}
     for cfg in configs.split(","):
         cfg = cfg.strip()
         if cfg not in tools:
-            raise SystemExit(f"p4stf: --configs: unknown configuration {cfg!r} (a, b, c)")
+            raise SystemExit(f"p4stf: --configs: unknown configuration {cfg!r} (a, b, c, d)")
         if None in tools[cfg]:
             print(f"p4stf: configuration {cfg} ({CONFIGS[cfg]}) skipped: reference tool not found "
                   f"(--ref-p4c / --ref-switch)")
