@@ -17,16 +17,14 @@ import sys
 
 from p4rt import P4RuntimeError, SchemaError, Switch
 
-from . import externs, pre, tables
+from . import externs, pre, queues, tables
 from .session import Session
 from .values import CliError
 
-COMMANDS = {**tables.COMMANDS, **pre.COMMANDS, **externs.COMMANDS}
+COMMANDS = {**tables.COMMANDS, **pre.COMMANDS, **externs.COMMANDS, **queues.COMMANDS}
 
 # simple_switch_CLI commands that P4Runtime (or p4switch) has no counterpart for.
 UNAVAILABLE = {
-    "set_queue_depth": "p4switch has no queue-depth control yet",
-    "set_queue_rate": "p4switch has no queue-rate control yet",
     "table_set_timeout": "entry timeouts are P4Runtime idle timeouts: use a controller",
     "mc_set_lag_membership": "p4switch's packet replication engine has no LAGs",
     "load_new_config_file": "push a new pipeline with `p4rt set-pipeline P4INFO JSON`",

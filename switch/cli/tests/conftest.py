@@ -148,3 +148,42 @@ def switch(tmp_path, vrouter):
     yield start
     for r in runs:
         r.stop()
+
+
+@pytest.fixture
+def live_switch(tmp_path, vrouter):
+    """$SWITCH on two veth pairs (ports 1, 2; root), vrouter.p4 loaded: its P4Runtime address."""
+    tag = f"h7{os.getpid() % 10000:04d}"
+    pairs = [(f"{tag}s{p}", f"{tag}t{p}") for p in (1, 2)]
+    proc = log = None
+    try:
+        for a, b in pairs:
+            subprocess.run(["ip", "link", "del", a], capture_output=True)
+            subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b], check=True)
+            for end in (a, b):
+                subprocess.run(["ip", "link", "set", end, "up"], check=True)
+        addr = f"127.0.0.1:{_free_port()}"
+        argv = shlex.split(SWITCH) + ["--thrift-port", str(_free_port())]
+        for p, (a, _) in enumerate(pairs, start=1):
+            argv += ["-i", f"{p}@{a}"]
+        argv += [str(vrouter.json), "--", "--grpc-server-addr", addr]
+        log = open(tmp_path / "switch.log", "w")
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        host, port = addr.rsplit(":", 1)
+        end = time.time() + 10
+        while time.time() < end:
+            try:
+                with socket.create_connection((host, int(port)), timeout=0.2):
+                    break
+            except OSError:
+                assert proc.poll() is None, (tmp_path / "switch.log").read_text()
+                time.sleep(0.05)
+        yield addr
+    finally:
+        if proc is not None and proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=10)
+        if log is not None:
+            log.close()
+        for a, _ in pairs:
+            subprocess.run(["ip", "link", "del", a], capture_output=True)
