@@ -4,11 +4,11 @@ from p4switch_cli.shell import COMMANDS, UNAVAILABLE, Shell
 
 def test_file_errors_name_file_and_line(capsys):
     shell = Shell(session=None, source="cmds.txt")
-    failed = shell.run_file(["# a comment", "", "frobnicate 1", "set_queue_rate 100"])
+    failed = shell.run_file(["# a comment", "", "frobnicate 1", "table_set_timeout t 0 100"])
     assert failed == 2
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "cmds.txt:3: error: frobnicate: unknown command 'frobnicate' (help lists the commands)"
-    assert err[1].startswith("cmds.txt:4: error: set_queue_rate: set_queue_rate is not available:")
+    assert err[1].startswith("cmds.txt:4: error: table_set_timeout: table_set_timeout is not available:")
 
 
 def test_prompt_prints_errors_and_help(capsys):
