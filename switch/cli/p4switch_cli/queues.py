@@ -3,7 +3,8 @@
 P4Runtime has no message for egress queues; p4switch serves them as the small gRPC
 service `p4switch.admin.v1.Admin` on the P4Runtime address
 (switch/p4switch/proto/p4switch_admin.proto). Its messages are a few integer fields,
-encoded here directly in protobuf's wire format rather than through generated code.
+encoded directly in protobuf's wire format (with p4rt's wire helpers) rather than
+through generated code.
 A switch without the service (simple_switch_grpc) answers UNIMPLEMENTED, and the CLI
 says the command is not available there.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import grpc
+from p4rt.wire import WireError, field_varint, fields, varint
 
 from .session import Session, need_args, parse_int
 from .values import CliError
@@ -35,72 +37,32 @@ _STATE_FIELDS = {1: "port", 2: "interface", 3: "depth", 4: "rate_pps", 5: "trans
                  6: "dropped", 7: "received", 8: "rx_dropped"}
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
 def encode_request(device_id: int, value: int | None, port: int | None) -> bytes:
     """SetQueueDepth/SetQueueRate (1 device_id, 2 depth or rate, 3 optional port) or
     GetQueues (value None): varint fields, zeros left out except an explicit port."""
-    out = b""
-    if device_id:
-        out += b"\x08" + _varint(device_id)
-    if value:
-        out += b"\x10" + _varint(value)
-    if port is not None:
-        out += b"\x18" + _varint(port)
+    out = field_varint(1, device_id) + field_varint(2, value or 0)
+    if port is not None:  # `optional`: present even when 0
+        out += varint(3 << 3) + varint(port)
     return out
-
-
-def _fields(data: bytes):
-    """(field number, wire type, value) of a protobuf message: varints and byte strings."""
-    i = 0
-    while i < len(data):
-        key, i = _read_varint(data, i)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            value, i = _read_varint(data, i)
-        elif wt == 2:
-            n, i = _read_varint(data, i)
-            value, i = data[i:i + n], i + n
-        else:
-            raise CliError(f"unexpected protobuf wire type {wt} in the switch's reply")
-        yield num, wt, value
-
-
-def _read_varint(data: bytes, i: int) -> tuple[int, int]:
-    shift = value = 0
-    while True:
-        if i >= len(data):
-            raise CliError("truncated reply from the switch")
-        b = data[i]
-        value |= (b & 0x7F) << shift
-        i += 1
-        if not b & 0x80:
-            return value, i
-        shift += 7
 
 
 def decode_reply(data: bytes) -> list[QueueState]:
     """QueueReply: 1 repeated QueueState."""
     states = []
-    for num, wt, value in _fields(data):
-        if num != 1 or wt != 2:
-            continue
-        q = QueueState()
-        for fnum, fwt, fval in _fields(value):
-            name = _STATE_FIELDS.get(fnum)
-            if name == "interface" and fwt == 2:
-                q.interface = fval.decode(errors="replace")
-            elif name and fwt == 0:
-                setattr(q, name, fval)
-        states.append(q)
+    try:
+        for num, value in fields(data):
+            if num != 1 or not isinstance(value, bytes):
+                continue
+            q = QueueState()
+            for fnum, fval in fields(value):
+                name = _STATE_FIELDS.get(fnum)
+                if name == "interface" and isinstance(fval, bytes):
+                    q.interface = fval.decode(errors="replace")
+                elif name and name != "interface" and isinstance(fval, int):
+                    setattr(q, name, fval)
+            states.append(q)
+    except WireError as exc:
+        raise CliError(f"malformed reply from the switch: {exc}") from None
     return states
 
 
