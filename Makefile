@@ -19,14 +19,14 @@ export P4C SWITCH
 VENV_STAMP := $(VENV)/.setup-stamp
 VENV_INPUTS := requirements.txt mk/setup-venv.sh mk/p4runtime-schema.txt mk/p4runtime_stubs.py \
                mk/requirements-p4runtime-shell.txt \
-               $(wildcard */pyproject.toml)
+               $(wildcard */pyproject.toml) switch/cli/pyproject.toml
 
 # P4 programs of the repository that `make build` compiles.
 P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-p4 run run-two test test-compiler test-vrouter \
-        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-stop-idle bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
+        test-switch test-cli test-controller p4c-corpus test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-stop-idle bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
         test-fuzz fuzz fuzz-libfuzzer clean
 
 help: ## List the targets (this text)
@@ -61,7 +61,7 @@ run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix
 run-two: build ## Two switches joined by a trunk (topo/two-switches.yaml) in mininet: ping matrix across switches, iperf3 (root)
 	$(PY) topo/run_campus.py --file topo/two-switches.yaml
 
-test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf test-bench test-fuzz ## Run every test suite (needs root)
+test: build test-compiler test-switch test-cli test-controller test-conformance test-p4src test-ptf test-bench test-fuzz ## Run every test suite (needs root)
 	@echo "test: all suites passed"
 
 test-compiler: $(VENV_STAMP) ## p4compile unit tests, bad-input corpus, every P4 program in the repo
@@ -73,6 +73,9 @@ test-switch: build-switch ## Rust unit and integration tests of the switch (rele
 	    && grep -E '^test result' $(BUILD)/cargo-test.log \
 	    || { tail -n 60 $(BUILD)/cargo-test.log; exit 1; }
 
+test-cli: $(VENV_STAMP) build-switch ## p4switch-cli (simple_switch_CLI commands over P4Runtime) against a real switch running vrouter.p4
+	$(PY) -m pytest -q switch/cli/tests
+
 test-controller: $(VENV_STAMP) build-switch ## p4rt client library against a real p4switch
 	$(PY) -m pytest -q controller/tests
 
@@ -82,6 +85,14 @@ test-vrouter: $(VENV_STAMP) build-switch build-p4 ## Only the vrouter controller
 test-conformance: $(VENV_STAMP) build-switch ## STF runner unit tests, then the STF corpus on the selected P4C/SWITCH
 	$(PY) -m pytest -q conformance/unit_tests
 	$(VENV)/bin/p4stf -j 4 --all conformance/tests
+
+P4C_SRC ?=
+REF_P4C ?= $(shell command -v p4c-bm2-ss)
+REF_SWITCH ?= $(shell command -v simple_switch_grpc)
+p4c-corpus: $(VENV_STAMP) build-switch ## p4c's v1model STF samples on P4C+SWITCH, p4c-bm2-ss+SWITCH, p4c-bm2-ss+BMv2, P4C+BMv2 (P4C_SRC=p4c checkout) -> build/p4c-corpus.md
+	@test -n "$(P4C_SRC)" || { echo "p4c-corpus: give the path of a p4c checkout: make p4c-corpus P4C_SRC=..."; exit 2; }
+	$(VENV)/bin/p4stf --corpus $(P4C_SRC) -j 4 $(if $(REF_P4C),--ref-p4c $(REF_P4C)) \
+	    $(if $(REF_SWITCH),--ref-switch $(REF_SWITCH)) --report $(BUILD)/p4c-corpus.md --json $(BUILD)/p4c-corpus.json
 
 test-p4src: $(VENV_STAMP) build-switch ## vrouter.p4: documented contract and packet scenarios (STF)
 	$(PY) -m pytest -q p4src/tests
