@@ -2,71 +2,60 @@
 
 P4Runtime has no message for egress queues; p4switch serves them as the small gRPC
 service `p4switch.admin.v1.Admin` on the P4Runtime address
-(switch/p4switch/proto/p4switch_admin.proto). Its messages are a few integer fields,
-encoded directly in protobuf's wire format (with p4rt's wire helpers) rather than
-through generated code.
+(switch/p4switch/proto/p4switch_admin.proto). The message classes are compiled from that
+file when first needed (grpcio-tools, as pinned in requirements.txt), so the CLI and the
+switch read one definition.
 A switch without the service (simple_switch_grpc) answers UNIMPLEMENTED, and the CLI
 says the command is not available there.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import sys
+from pathlib import Path
 
 import grpc
-from p4rt.wire import WireError, field_varint, fields, varint
 
 from .session import Session, need_args, parse_int
 from .values import CliError
 
 _SERVICE = "/p4switch.admin.v1.Admin/"
+PROTO_DIR = Path(__file__).resolve().parents[2] / "p4switch" / "proto"
 
 
-@dataclass
-class QueueState:
-    port: int = 0
-    interface: str = ""
-    depth: int = 0
-    rate_pps: int = 0
-    transmitted: int = 0
-    dropped: int = 0
-    received: int = 0
-    rx_dropped: int = 0
-
-
-_STATE_FIELDS = {1: "port", 2: "interface", 3: "depth", 4: "rate_pps", 5: "transmitted",
-                 6: "dropped", 7: "received", 8: "rx_dropped"}
-
-
-def encode_request(device_id: int, value: int | None, port: int | None) -> bytes:
-    """SetQueueDepth/SetQueueRate (1 device_id, 2 depth or rate, 3 optional port) or
-    GetQueues (value None): varint fields, zeros left out except an explicit port."""
-    out = field_varint(1, device_id) + field_varint(2, value or 0)
-    if port is not None:  # `optional`: present even when 0
-        out += varint(3 << 3) + varint(port)
-    return out
-
-
-def decode_reply(data: bytes) -> list[QueueState]:
-    """QueueReply: 1 repeated QueueState."""
-    states = []
+@functools.cache
+def messages():
+    """The admin service's message classes (module of p4switch_admin.proto)."""
+    sys.path.insert(0, str(PROTO_DIR))
     try:
-        for num, value in fields(data):
-            if num != 1 or not isinstance(value, bytes):
-                continue
-            q = QueueState()
-            for fnum, fval in fields(value):
-                name = _STATE_FIELDS.get(fnum)
-                if name == "interface" and isinstance(fval, bytes):
-                    q.interface = fval.decode(errors="replace")
-                elif name and name != "interface" and isinstance(fval, int):
-                    setattr(q, name, fval)
-            states.append(q)
-    except WireError as exc:
+        return grpc.protos("p4switch_admin.proto")
+    finally:
+        sys.path.remove(str(PROTO_DIR))
+
+
+def encode_request(method: str, device_id: int, value: int | None, port: int | None) -> bytes:
+    """The request of `method` (SetQueueDepth, SetQueueRate or GetQueues), serialized."""
+    m = messages()
+    if method == "GetQueues":
+        return m.GetQueuesRequest(device_id=device_id).SerializeToString()
+    cls, field = (m.SetQueueDepthRequest, "depth") if method == "SetQueueDepth" else (m.SetQueueRateRequest, "rate_pps")
+    req = cls(device_id=device_id, **{field: value or 0})
+    if port is not None:       # `optional`: present even when 0
+        req.port = port
+    return req.SerializeToString()
+
+
+def decode_reply(data: bytes) -> list:
+    """QueueReply's queues (QueueState messages)."""
+    reply = messages().QueueReply()
+    try:
+        reply.ParseFromString(data)
+    except Exception as exc:  # protobuf's DecodeError
         raise CliError(f"malformed reply from the switch: {exc}") from None
-    return states
+    return list(reply.queues)
 
 
-def call(s: Session, method: str, request: bytes, command: str) -> list[QueueState]:
+def call(s: Session, method: str, request: bytes, command: str) -> list:
     """One admin RPC on the session's switch address."""
     with grpc.insecure_channel(s.sw.address) as channel:
         rpc = channel.unary_unary(_SERVICE + method, request_serializer=None, response_deserializer=None)
@@ -89,7 +78,7 @@ def _queue_command(s: Session, args: list[str], command: str, what: str, method:
     port = parse_int(args[1], "egress_port") if len(args) > 1 else None
     if len(args) == 3:
         raise CliError("priority queues are not supported: p4switch has one egress queue per port")
-    call(s, method, encode_request(s.sw.device_id, value, port), command)
+    call(s, method, encode_request(method, s.sw.device_id, value, port), command)
 
 
 def set_queue_depth(s: Session, args: list[str]) -> None:
@@ -105,7 +94,7 @@ def set_queue_rate(s: Session, args: list[str]) -> None:
 def queue_dump(s: Session, args: list[str]) -> None:
     """Show every port's egress queue (p4switch only): queue_dump"""
     need_args(args, 0)
-    for q in call(s, "GetQueues", encode_request(s.sw.device_id, None, None), "queue_dump"):
+    for q in call(s, "GetQueues", encode_request("GetQueues", s.sw.device_id, None, None), "queue_dump"):
         rate = q.rate_pps or "unlimited"
         s.out(f"port {q.port} ({q.interface}): depth {q.depth}, rate {rate} pps, transmitted "
               f"{q.transmitted}, dropped {q.dropped}, received {q.received}, rx dropped {q.rx_dropped}")
