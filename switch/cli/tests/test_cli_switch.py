@@ -106,7 +106,7 @@ def test_counters_and_meters(switch):
 
 def test_registers(switch):
     run = switch()
-    cp = run.cli("register_write firewall_conn_signature 2 0xdeadbeef\nregister_read firewall_conn_signature 2\n"
+    cp = run.cli("register_write firewall_conn_client_addr 2 0xdeadbeef\nregister_read firewall_conn_client_addr 2\n"
                  "register_write nat_proto 1 17\nregister_reset nat_proto\nregister_read nat_proto 1\n")
     if "UNIMPLEMENTED: Register writes are not supported" in cp.stderr:
         # simple_switch_grpc's P4Runtime server has no registers; the CLI says so once per line.
@@ -114,7 +114,7 @@ def test_registers(switch):
         pytest.skip("the switch under test does not implement P4Runtime register reads and writes")
     assert cp.returncode == 0, cp.stderr
     lines = cp.stdout.splitlines()
-    assert "firewall_conn_signature[2]= 3735928559" in lines
+    assert "firewall_conn_client_addr[2]= 3735928559" in lines
     assert "nat_proto[1]= 0" in lines
 
 

@@ -10,9 +10,10 @@ from p4switch_cli.queues import decode_reply, encode_request
 
 def test_request_and_reply_wire_format():
     # As p4switch_admin.proto defines them: SetQueueDepth{depth=64, port=1} is 10 40 18 01.
-    assert encode_request(0, 64, 1) == bytes.fromhex("10401801")
-    assert encode_request(3, 0, None) == bytes.fromhex("0803")   # rate 0 = unlimited, all ports
-    assert encode_request(0, 5, 0) == bytes.fromhex("10051800")  # port 0 is a port, not "all"
+    assert encode_request("SetQueueDepth", 0, 64, 1) == bytes.fromhex("10401801")
+    assert encode_request("SetQueueRate", 3, 0, None) == bytes.fromhex("0803")   # rate 0 = unlimited, all ports
+    assert encode_request("SetQueueDepth", 0, 5, 0) == bytes.fromhex("10051800")  # port 0 is a port, not "all"
+    assert encode_request("GetQueues", 7, None, None) == bytes.fromhex("0807")
     state = bytes.fromhex("0802") + b"\x12\x02s2" + bytes.fromhex("184020e80728053006")
     (q,) = decode_reply(b"\x0a" + bytes([len(state)]) + state)
     assert (q.port, q.interface, q.depth, q.rate_pps, q.transmitted, q.dropped) == (2, "s2", 64, 1000, 5, 6)
