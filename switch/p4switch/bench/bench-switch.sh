@@ -8,7 +8,9 @@
 #  baseline: a Linux bridge between the same veths; and the generator's own ceiling
 #  (frames sent into a veth with nothing forwarding them).
 # Results: bench/results/switch-<UTC stamp>.{txt,json}. Needs root.
-# Environment: TRIAL_SECONDS (2), HI_PPS (1500000), NS_PREFIX (p4sb), SKIP_INPROCESS=1.
+# Environment: TRIAL_SECONDS (2), HI_PPS (1500000), NS_PREFIX (p4sb), SKIP_INPROCESS=1,
+# WORKERS (1), QUICK=1 (a smoke run of every step in ~30 s: 0.5 s trials, 20 % precision,
+# 0.5 s in-process runs; its numbers mean nothing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -18,8 +20,13 @@ mkdir -p "$out"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 txt=$out/switch-$stamp.txt
 json=$out/switch-$stamp.json
+quick=${QUICK:-0}
 trial_s=${TRIAL_SECONDS:-2}
+precision=0.02
+inproc_s=2
+if [ "$quick" = 1 ]; then trial_s=0.5; precision=0.2; inproc_s=0.5; fi
 hi=${HI_PPS:-1500000}
+workers=${WORKERS:-1}
 p=${NS_PREFIX:-p4sb}
 tmp=$(mktemp -d)
 swpid=""
@@ -38,15 +45,16 @@ bin=$root/target/release
 log "p4switch benchmark $stamp"
 log "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
 log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ "$quick" = 1 ] && log "QUICK=1: smoke run, coarse and short; do not quote these numbers"
 
 inproc="null"
 if [ "${SKIP_INPROCESS:-0}" != 1 ]; then
     log "(a) in-process engine, L3 program, 64-byte frames, one thread:"
-    nice "$cargo" run --release --quiet -p p4engine --example bench_l3 -- --out "$tmp/inproc.json" | tee -a "$txt"
+    nice "$cargo" run --release --quiet -p p4engine --example bench_l3 -- --seconds "$inproc_s" --out "$tmp/inproc.json" | tee -a "$txt"
     inproc=$(cat "$tmp/inproc.json")
     if [ -f "$root/build/vrouter.json" ]; then
         log "(a') in-process engine, vrouter.p4 as the controller configures it (bench_vrouter), one thread:"
-        nice "$cargo" run --release --quiet -p p4engine --example bench_vrouter -- --seconds 2 --json "$root/build/vrouter.json" | tee -a "$txt"
+        nice "$cargo" run --release --quiet -p p4engine --example bench_vrouter -- --seconds "$inproc_s" --json "$root/build/vrouter.json" | tee -a "$txt"
     fi
 fi
 
@@ -56,7 +64,7 @@ python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3_acl.json" --acl > "$t
 gen=(--tx-ns "$p-a" --tx "$p-a0" --rx-ns "$p-b" --rx "$p-b0" --seconds "$trial_s")
 
 search() { # label -> prints the zero-loss rate
-    "$bin/p4gen" search "${gen[@]}" --hi "$hi" > "$tmp/search.txt"
+    "$bin/p4gen" search "${gen[@]}" --hi "$hi" --precision "$precision" > "$tmp/search.txt"
     sed "s/^/  [$1] /" "$tmp/search.txt" >> "$txt"
     sed -n 's/^zero_loss_pps=//p' "$tmp/search.txt"
 }
@@ -75,7 +83,7 @@ log "linux bridge: zero-loss $bridge pps"
 ip -n "$p-sw" link del "$p-br"
 
 run_switch() { # label json -> zero-loss rate
-    ip netns exec "$p-sw" "$bin/p4switch" --workers 1 -i "1@$p-a1" -i "2@$p-b1" "$2" -- --no-grpc \
+    ip netns exec "$p-sw" "$bin/p4switch" --workers "$workers" -i "1@$p-a1" -i "2@$p-b1" "$2" -- --no-grpc \
         > "$tmp/sw.out" 2>&1 &
     swpid=$!
     for _ in $(seq 100); do grep -q "p4switch ready" "$tmp/sw.out" && break; sleep 0.1; done
@@ -85,13 +93,13 @@ run_switch() { # label json -> zero-loss rate
     echo "$r"
 }
 l3=$(run_switch p4switch-l3 "$tmp/l3.json")
-log "p4switch L3 (10,000 routes, 1 worker): zero-loss $l3 pps"
+log "p4switch L3 (10,000 routes, $workers worker(s)): zero-loss $l3 pps"
 acl=$(run_switch p4switch-acl "$tmp/l3_acl.json")
-log "p4switch L3 + ACL (10,000 ternary entries, 1 worker): zero-loss $acl pps"
+log "p4switch L3 + ACL (10,000 ternary entries, $workers worker(s)): zero-loss $acl pps"
 log "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 cat > "$json" <<JSON
-{"stamp": "$stamp", "cores": $(nproc), "kernel": "$(uname -r)", "trial_seconds": $trial_s,
+{"stamp": "$stamp", "quick": $([ "$quick" = 1 ] && echo true || echo false), "workers": $workers, "cores": $(nproc), "kernel": "$(uname -r)", "trial_seconds": $trial_s,
  "frame_bytes": 64, "method": "p4gen binary search, zero loss, veth pairs in network namespaces",
  "generator_ceiling_pps": ${ceiling:-0}, "linux_bridge_pps": ${bridge:-0},
  "p4switch_l3_pps": ${l3:-0}, "p4switch_l3_acl_pps": ${acl:-0}, "in_process": $inproc}
