@@ -1,0 +1,250 @@
+"""Soak: vrouter.p4 forwarding steady traffic for a long time while the controller churns routes.
+
+    python -m bench.soak [--duration 3600] [--window 300] [--rate PPS] [--updates 1000] [--frame 64]
+
+Two hosts, each in its own routed subnet, behind p4switch running vrouter.p4 configured by
+`vrouter run`. First the zero-loss rate of the routed flow is searched (unless --rate
+gives it). Then traffic runs at --load (default 90 %) of it in windows of --window seconds
+for --duration seconds in all. The first window is quiet (no route updates): the
+baseline. In every later window the controller churns routes: every half second the
+description file gets --updates/4 new /32 routes in 172.16.0.0/12 (via the receiving
+host) and loses as many old ones, so `vrouter run` (which re-reads a changed file every
+0.5 s and writes only the difference) makes --updates route writes per second into the
+same LPM table the traffic is routed by. Per window the report gives the frames lost,
+one-way latency percentiles, the route writes the controller made (from its log), and
+the resident memory of the switch and the controller; at the end, memory growth from the
+first churn window to the last, and loss in churn windows against the quiet one.
+
+Goals (issue 17): memory growth <= 1 %, no loss attributable to the updates.
+Results: bench/results/<stamp>-soak/ (results.json, report.md). Needs root.
+"""
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import sys
+import threading
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+import yaml
+
+from . import report, rfc2544
+from .common import main_guard, say
+from .dut import P4Switch, l3_plan
+from .netns import BenchError, Topology
+
+CHURN_BASE = ipaddress.IPv4Address("172.16.0.0")
+CHURN_PERIOD = 0.5          # s between description rewrites (vrouter run polls the file every 0.5 s)
+ROUTES_KEPT = 1000          # routes present at any time during churn
+WRITES_RE = re.compile(r"event=reconciled .*reason=reload writes=(\d+)")
+
+
+def rss_kib(pid: int) -> int | None:
+    """Resident set size of a process in KiB (None once it has gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def loadavg() -> list[str]:
+    return Path("/proc/loadavg").read_text().split()[:3]
+
+
+class Churn(threading.Thread):
+    """Rewrites the switch's description every CHURN_PERIOD: `per_step` routes out, as many in.
+
+    Routes are /32s counted up from CHURN_BASE, so every step's prefixes are new ones (no
+    insert ever meets a stale entry) and the table holds ROUTES_KEPT routes throughout."""
+
+    def __init__(self, dut: P4Switch, path: Path, via: str, updates_per_s: int):
+        super().__init__(name="churn", daemon=True)
+        self.dut, self.path, self.via = dut, path, via
+        self.per_step = max(1, int(updates_per_s * CHURN_PERIOD / 2))
+        self.next = ROUTES_KEPT
+        self.active = threading.Event()
+        self.stop = threading.Event()
+        self.steps = 0
+
+    @staticmethod
+    def prefix(n: int) -> str:
+        return f"{CHURN_BASE + n}/32"
+
+    def routes(self, first: int, last: int) -> list[dict]:
+        return [{"prefix": self.prefix(n), "via": self.via} for n in range(first, last)]
+
+    def write(self, first: int, last: int) -> None:
+        desc = dict(self.dut.desc)
+        sw = dict(desc["switches"]["s1"])
+        sw["routes"] = self.routes(first, last)
+        desc["switches"] = {"s1": sw}
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(yaml.safe_dump(desc, sort_keys=False))
+        os.replace(tmp, self.path)      # the daemon never reads half a file
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            if not self.active.wait(0.1):
+                continue
+            t = time.monotonic()
+            self.next += self.per_step
+            self.write(self.next - ROUTES_KEPT, self.next)
+            self.steps += 1
+            self.stop.wait(max(0.0, CHURN_PERIOD - (time.monotonic() - t)))
+
+
+def route_writes(log: Path) -> int:
+    """Route writes `vrouter run` reported so far for description reloads."""
+    return sum(int(m.group(1)) for m in WRITES_RE.finditer(log.read_text(errors="replace")))
+
+
+def run(args) -> dict:
+    topo = Topology(args.prefix, 1500)
+    topo.add_host("a")
+    topo.add_host("b")
+    l3_plan(topo)
+    work = Path(args.workdir)
+    data: dict = {"machine": report.machine(), "load_before": loadavg(), "settings": {
+        "duration_s": args.duration, "window_s": args.window, "load": args.load, "frame": args.frame,
+        "updates_per_s": args.updates, "routes_kept": ROUTES_KEPT}, "windows": []}
+    with topo:
+        a, b = topo.hosts
+        dut = P4Switch(topo, work)
+        churn = None
+        try:
+            first = Churn.prefix(0)
+            dut.l3(routes=[{"prefix": Churn.prefix(n), "via": b.addr} for n in range(ROUTES_KEPT)])
+            dut.warm_up()
+            flows = [rfc2544.Flow(a, b, dut.gateway_mac(a))]
+            if args.rate:
+                zero_loss = args.rate
+                data["zero_loss"] = {"given": True, "pps": zero_loss}
+            else:
+                say("soak: searching the zero-loss rate (no churn)")
+                st = rfc2544.Settings(trial_seconds=args.search_seconds, resolution=0.05)
+                s = rfc2544.throughput(flows, args.frame, st, progress=say)
+                zero_loss = s.throughput_pps
+                data["zero_loss"] = {"given": False, "pps": zero_loss, "generator_limited": s.generator_limited}
+                if not zero_loss:
+                    raise BenchError("no rate passed with zero loss: nothing to soak")
+            rate = zero_loss * args.load
+            say(f"soak: {rate:.0f} pps ({100 * args.load:.0f} % of {zero_loss:.0f}), {args.frame} B, "
+                f"windows of {args.window:g} s for {args.duration:g} s; first route {first}")
+            ctl_log = work / f"{dut.name}-vrouter.log"
+            churn = Churn(dut, work / f"{dut.name}-vrouter.yaml", b.addr, args.updates)
+            churn.start()
+            t_end = time.monotonic() + args.duration
+            k = 0
+            while time.monotonic() < t_end - 1:
+                seconds = min(args.window, t_end - time.monotonic())
+                quiet = k == 0
+                if quiet:
+                    churn.active.clear()
+                else:
+                    churn.active.set()
+                writes0, steps0 = route_writes(ctl_log), churn.steps
+                t = rfc2544.trial(flows, args.frame, rate, seconds)
+                row = {"window": k, "churn": not quiet, "seconds": seconds, **asdict(t),
+                       "route_writes": route_writes(ctl_log) - writes0, "churn_steps": churn.steps - steps0,
+                       "switch_rss_kib": rss_kib(dut.proc.pid) if dut.proc else None,
+                       "controller_rss_kib": rss_kib(dut.ctl.pid) if dut.ctl else None,
+                       "loadavg": loadavg()}
+                row["route_writes_per_s"] = row["route_writes"] / seconds
+                data["windows"].append(row)
+                say(f"  window {k} ({'churn' if not quiet else 'quiet'}): sent {t.sent} lost {t.lost} "
+                    f"p50 {t.lat_p50_us} p99 {t.lat_p99_us} µs, {row['route_writes_per_s']:.0f} route writes/s, "
+                    f"switch {row['switch_rss_kib']} KiB, controller {row['controller_rss_kib']} KiB")
+                k += 1
+        finally:
+            if churn:
+                churn.stop.set()
+            dut.stop()
+    data["load_after"] = loadavg()
+    data["summary"] = summarize(data["windows"])
+    return data
+
+
+def summarize(windows: list[dict]) -> dict:
+    quiet = [w for w in windows if not w["churn"]]
+    busy = [w for w in windows if w["churn"]]
+    out: dict = {}
+    if quiet:
+        out["quiet_loss_ratio"] = quiet[0]["lost"] / quiet[0]["sent"] if quiet[0]["sent"] else None
+    if busy:
+        sent = sum(w["sent"] for w in busy)
+        out["churn_loss_ratio"] = sum(w["lost"] for w in busy) / sent if sent else None
+        out["route_writes_per_s"] = sum(w["route_writes"] for w in busy) / sum(w["seconds"] for w in busy)
+        for who in ("switch", "controller"):
+            first, last = busy[0][f"{who}_rss_kib"], busy[-1][f"{who}_rss_kib"]
+            if first and last:
+                out[f"{who}_memory_growth_pct"] = 100.0 * (last - first) / first
+        p99 = [w["lat_p99_us"] for w in busy if w.get("lat_p99_us") is not None]
+        if len(p99) >= 2:
+            out["p99_drift_us"] = p99[-1] - p99[0]
+    return out
+
+
+def write_report(d: Path, data: dict) -> None:
+    s, st = data["summary"], data["settings"]
+    zl = data["zero_loss"]
+    md = [f"# Soak: vrouter.p4 under traffic while the controller churns routes",
+          "",
+          f"Machine: {data['machine']['cores']} cores, {data['machine']['cpu']}, git {data['machine']['git']}; "
+          f"load average before {' '.join(data['load_before'])}, after {' '.join(data['load_after'])}.",
+          "" if float(data["load_before"][0]) <= 0.5 else
+          "**The load average at start exceeded 0.5: loss and latency may reflect other work on the machine.**",
+          f"Traffic: one routed flow of {st['frame']} B frames at {100 * st['load']:.0f} % of the zero-loss rate "
+          f"({zl['pps']:.0f} pps, {'given' if zl['given'] else 'searched without churn'}"
+          f"{', generator-limited' if zl.get('generator_limited') else ''}); {st['duration_s']:g} s in windows of "
+          f"{st['window_s']:g} s; window 0 is quiet, the others churn {st['updates_per_s']} route updates/s "
+          f"requested ({st['routes_kept']} /32 routes present, replaced through `vrouter run`).",
+          "",
+          report.md_table(["window", "churn", "sent", "lost", "p50 µs", "p99 µs", "p99.9 µs", "route writes/s",
+                           "switch RSS KiB", "controller RSS KiB"],
+                          [[w["window"], "yes" if w["churn"] else "no", w["sent"], w["lost"], w.get("lat_p50_us"),
+                            w.get("lat_p99_us"), w.get("lat_p999_us"), w["route_writes_per_s"], w["switch_rss_kib"],
+                            w["controller_rss_kib"]] for w in data["windows"]]),
+          "",
+          "| summary | value | goal |", "|---|---|---|"]
+    goals = {"switch_memory_growth_pct": "<= 1 %", "controller_memory_growth_pct": "<= 1 %",
+             "churn_loss_ratio": "= quiet window's", "route_writes_per_s": f">= {st['updates_per_s']}"}
+    for k, v in s.items():
+        md.append(f"| {k} | {v:.4g} | {goals.get(k, '')} |" if isinstance(v, float) else f"| {k} | {v} | |")
+    report.write_md(d, md, [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--duration", type=float, default=3600.0, help="seconds of traffic in all (default 3600)")
+    ap.add_argument("--window", type=float, default=300.0, help="seconds per reported window (default 300)")
+    ap.add_argument("--rate", type=float, help="zero-loss rate in pps (default: searched first)")
+    ap.add_argument("--load", type=float, default=0.9, help="fraction of the zero-loss rate offered (default 0.9)")
+    ap.add_argument("--updates", type=int, default=1000, help="route updates per second requested (default 1000)")
+    ap.add_argument("--frame", type=int, default=64, help="frame size in bytes, FCS included (default 64)")
+    ap.add_argument("--search-seconds", type=float, default=2.0, help="trial length of the rate search (default 2)")
+    ap.add_argument("--prefix", default="hsk", help="prefix of namespace and interface names (default hsk)")
+    ap.add_argument("--out", type=Path, help="results base directory (default bench/results)")
+    args = ap.parse_args(argv)
+    if args.window <= 0 or args.duration < 2 * args.window:
+        ap.error("--duration must hold at least two windows (a quiet one and a churn one)")
+
+    def go() -> int:
+        d = report.new_run("soak", args.out)
+        args.workdir = str(d)
+        t0 = time.monotonic()
+        data = run(args)
+        report.finish(d, data, t0, "soak", lambda: write_report(d, data))
+        return 0
+    return main_guard(go)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
