@@ -24,6 +24,25 @@ struct conn_cell_t {
     bit<32> hi;
 }
 
+/* What the RegisterActions of one slot read besides the cell: the control
+ * fills it before executing them.  It is a control parameter (metadata),
+ * because an abstract method's body may not name the control's local
+ * variables (p4c: "declaration not found"). */
+struct conn_scratch_t {
+    bit<32> now;
+    bit<32> sig;               /* signature of the flow key, never 0 */
+    bit<32> open_deadline;     /* now + this protocol's timeout */
+    bit<32> closing_deadline;  /* now + the TCP closing timeout */
+    bit<32> a_lo;              /* the key, as the key cells hold it */
+    bit<32> a_hi;
+    bit<32> b_lo;
+    bit<32> b_hi;
+    bit<32> c_lo;
+    bit<32> c_hi;
+    bool    claimed;
+    bool    key_equal;
+}
+
 /* Occupancy verdicts. */
 const bit<8> SLOT_EMPTY   = 0;   /* free or expired, not claimed (a reply, or no track) */
 const bit<8> SLOT_SAME    = 1;   /* live with this flow's signature: compare the key */

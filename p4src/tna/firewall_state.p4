@@ -21,7 +21,7 @@
 #ifndef VROUTER_TNA_FIREWALL_STATE_P4
 #define VROUTER_TNA_FIREWALL_STATE_P4
 
-control TnaFirewallState(inout headers_t hdr, inout local_metadata_t meta) {
+control TnaFirewallState(inout headers_t hdr, inout local_metadata_t meta, inout conn_scratch_t s) {
     Hash<bit<16>>(HashAlgorithm_t.CRC16) slot_hash;
     Hash<bit<32>>(HashAlgorithm_t.CRC32) sig_hash;
 
@@ -30,28 +30,19 @@ control TnaFirewallState(inout headers_t hdr, inout local_metadata_t meta) {
     @id(ID_TNA_FIREWALL_CONN_PORTS)     Register<conn_cell_t, bit<16>>(FIREWALL_CONN_SLOTS) firewall_conn_ports;
     @id(ID_TNA_FIREWALL_CONN)           Register<conn_cell_t, bit<16>>(FIREWALL_CONN_SLOTS) firewall_conn;
 
-    bit<32> now = 0;
-    bit<32> sig = 0;
-    bit<32> open_deadline = 0;     /* now + this protocol's timeout */
-    bit<32> closing_deadline = 0;  /* now + the TCP closing timeout */
-    bit<32> port_pair = 0;
-    bit<32> proto = 0;
-    bool    key_equal = false;
-    bool    claimed = false;
-
     RegisterAction<conn_cell_t, bit<16>, bit<8>>(firewall_conn_occupancy) occupy = {
         void apply(inout conn_cell_t cell, out bit<8> verdict) {
-            bool live = cell.hi != 0 && conn_alive(cell.lo, now);
+            bool live = cell.hi != 0 && conn_alive(cell.lo, s.now);
             verdict = SLOT_EMPTY;
-            if (live && cell.hi == sig) {
+            if (live && cell.hi == s.sig) {
                 verdict = SLOT_SAME;
-                cell.lo = open_deadline;
+                cell.lo = s.open_deadline;
             } else if (live) {
                 verdict = SLOT_OTHER;
             } else if (meta.fw_track) {
                 verdict = SLOT_CLAIMED;
-                cell.lo = open_deadline;
-                cell.hi = sig;
+                cell.lo = s.open_deadline;
+                cell.hi = s.sig;
             }
         }
     };
@@ -69,27 +60,27 @@ control TnaFirewallState(inout headers_t hdr, inout local_metadata_t meta) {
     };
     RegisterAction<conn_cell_t, bit<16>, bool>(firewall_conn_ports) ports_equal = {
         void apply(inout conn_cell_t cell, out bool equal) {
-            equal = cell.lo == port_pair && cell.hi == proto;
+            equal = cell.lo == s.b_lo && cell.hi == s.b_hi;
         }
     };
     RegisterAction<conn_cell_t, bit<16>, bool>(firewall_conn_ports) ports_write = {
         void apply(inout conn_cell_t cell) {
-            cell.lo = port_pair;
-            cell.hi = proto;
+            cell.lo = s.b_lo;
+            cell.hi = s.b_hi;
         }
     };
 
     RegisterAction<conn_cell_t, bit<16>, bool>(firewall_conn) advance = {
         void apply(inout conn_cell_t cell, out bool pass) {
-            bool live = cell.hi != (bit<32>) CONN_FREE && conn_alive(cell.lo, now);
+            bool live = cell.hi != (bit<32>) CONN_FREE && conn_alive(cell.lo, s.now);
             pass = false;
-            if (claimed || (key_equal && (live || meta.fw_track))) {
+            if (s.claimed || (s.key_equal && (live || meta.fw_track))) {
                 bit<8> state = CONN_FREE;
-                if (!claimed && live) {
+                if (!s.claimed && live) {
                     state = (bit<8>) cell.hi;
                 }
                 cell.hi = (bit<32>) conn_next_state(state, meta.fw_key_proto, meta.tcp_flags);
-                cell.lo = cell.hi == (bit<32>) CONN_CLOSING ? closing_deadline : open_deadline;
+                cell.lo = cell.hi == (bit<32>) CONN_CLOSING ? s.closing_deadline : s.open_deadline;
                 pass = true;
             }
         }
@@ -98,26 +89,26 @@ control TnaFirewallState(inout headers_t hdr, inout local_metadata_t meta) {
     apply {
         bit<16> slot = slot_hash.get({ meta.fw_key_client, meta.fw_key_server, meta.fw_key_proto,
                                        meta.fw_key_client_port, meta.fw_key_server_port });
-        sig = sig_hash.get({ meta.fw_key_client, meta.fw_key_server, meta.fw_key_proto,
+        s.sig = sig_hash.get({ meta.fw_key_client, meta.fw_key_server, meta.fw_key_proto,
                              meta.fw_key_client_port, meta.fw_key_server_port }) | 1;
-        now = meta.timestamp_us[31:0];
-        open_deadline = now + conn_timeout_us(meta.fw_key_proto, CONN_OPEN)[31:0];
-        closing_deadline = now + TCP_CLOSING_TIMEOUT_US[31:0];
-        port_pair = meta.fw_key_client_port ++ meta.fw_key_server_port;
-        proto = (bit<32>) meta.fw_key_proto;
+        s.now = meta.timestamp_us[31:0];
+        s.open_deadline = s.now + conn_timeout_us(meta.fw_key_proto, CONN_OPEN)[31:0];
+        s.closing_deadline = s.now + TCP_CLOSING_TIMEOUT_US[31:0];
+        s.b_lo = meta.fw_key_client_port ++ meta.fw_key_server_port;
+        s.b_hi = (bit<32>) meta.fw_key_proto;
 
         bit<8> verdict = occupy.execute(slot);
-        claimed = verdict == SLOT_CLAIMED;
-        if (claimed) {
+        s.claimed = verdict == SLOT_CLAIMED;
+        if (s.claimed) {
             addrs_write.execute(slot);
             ports_write.execute(slot);
         } else if (verdict == SLOT_SAME) {
             bool addrs = addrs_equal.execute(slot);
             bool ports = ports_equal.execute(slot);
-            key_equal = addrs && ports;
+            s.key_equal = addrs && ports;
         }
         bool pass = false;
-        if (claimed || key_equal) {
+        if (s.claimed || s.key_equal) {
             pass = advance.execute(slot);
         }
         if (!pass) {

@@ -22,7 +22,7 @@
 #ifndef VROUTER_TNA_NAT_STATE_P4
 #define VROUTER_TNA_NAT_STATE_P4
 
-control TnaNatState(inout headers_t hdr, inout local_metadata_t meta) {
+control TnaNatState(inout headers_t hdr, inout local_metadata_t meta, inout conn_scratch_t s) {
     Hash<bit<14>>(HashAlgorithm_t.CRC16) slot_hash;
     Hash<bit<32>>(HashAlgorithm_t.CRC32) sig_hash;
 
@@ -32,40 +32,30 @@ control TnaNatState(inout headers_t hdr, inout local_metadata_t meta) {
     @id(ID_TNA_NAT_OUTSIDE)   Register<conn_cell_t, bit<16>>(NAT_SLOTS) nat_outside;    /* addr, inside port */
     @id(ID_TNA_NAT_CONN)      Register<conn_cell_t, bit<16>>(NAT_SLOTS) nat_conn;       /* deadline, state */
 
-    bit<32> now = 0;
-    bit<32> sig = 0;
-    bit<32> open_deadline = 0;
-    bit<32> closing_deadline = 0;
-    bit<32> remote_addr = 0;
-    bit<32> remote_port_proto = 0;
-    bit<32> outside_addr = 0;
-    bool    claimed = false;
-    bool    key_equal = false;
-
     RegisterAction<conn_cell_t, bit<16>, bit<8>>(nat_occupancy) occupy = {
         void apply(inout conn_cell_t cell, out bit<8> verdict) {
-            bool live = cell.hi != 0 && conn_alive(cell.lo, now);
+            bool live = cell.hi != 0 && conn_alive(cell.lo, s.now);
             verdict = SLOT_OTHER;
-            if (live && cell.hi == sig) {
+            if (live && cell.hi == s.sig) {
                 verdict = SLOT_SAME;
-                cell.lo = open_deadline;
+                cell.lo = s.open_deadline;
             } else if (!live) {
                 verdict = SLOT_CLAIMED;
-                cell.lo = open_deadline;
-                cell.hi = sig;
+                cell.lo = s.open_deadline;
+                cell.hi = s.sig;
             }
         }
     };
 
     RegisterAction<conn_cell_t, bit<16>, bool>(nat_remote) remote_equal = {
         void apply(inout conn_cell_t cell, out bool equal) {
-            equal = cell.lo == remote_addr && cell.hi == remote_port_proto;
+            equal = cell.lo == s.a_lo && cell.hi == s.a_hi;
         }
     };
     RegisterAction<conn_cell_t, bit<16>, bool>(nat_remote) remote_write = {
         void apply(inout conn_cell_t cell) {
-            cell.lo = remote_addr;
-            cell.hi = remote_port_proto;
+            cell.lo = s.a_lo;
+            cell.hi = s.a_hi;
         }
     };
 
@@ -90,57 +80,57 @@ control TnaNatState(inout headers_t hdr, inout local_metadata_t meta) {
     RegisterAction<conn_cell_t, bit<16>, bit<32>>(nat_outside) outside_lookup = {
         void apply(inout conn_cell_t cell, out bit<32> found) {
             found = 0;
-            if (cell.lo == outside_addr) {
+            if (cell.lo == s.c_lo) {
                 found = 0x10000 | cell.hi;
             }
         }
     };
     RegisterAction<conn_cell_t, bit<16>, bool>(nat_outside) outside_equal = {
         void apply(inout conn_cell_t cell, out bool equal) {
-            equal = cell.lo == outside_addr && cell.hi == (bit<32>) meta.flow_src_port;
+            equal = cell.lo == s.c_lo && cell.hi == (bit<32>) meta.flow_src_port;
         }
     };
     RegisterAction<conn_cell_t, bit<16>, bool>(nat_outside) outside_write = {
         void apply(inout conn_cell_t cell) {
-            cell.lo = outside_addr;
+            cell.lo = s.c_lo;
             cell.hi = (bit<32>) meta.flow_src_port;
         }
     };
 
     RegisterAction<conn_cell_t, bit<16>, bool>(nat_conn) advance = {
         void apply(inout conn_cell_t cell, out bool pass) {
-            bool live = cell.hi != (bit<32>) CONN_FREE && conn_alive(cell.lo, now);
+            bool live = cell.hi != (bit<32>) CONN_FREE && conn_alive(cell.lo, s.now);
             pass = false;
-            if (claimed || (key_equal && (live || meta.nat_out))) {
+            if (s.claimed || (s.key_equal && (live || meta.nat_out))) {
                 bit<8> state = CONN_FREE;
-                if (!claimed && live) {
+                if (!s.claimed && live) {
                     state = (bit<8>) cell.hi;
                 }
                 cell.hi = (bit<32>) conn_next_state(state, hdr.ipv4.protocol, meta.tcp_flags);
-                cell.lo = cell.hi == (bit<32>) CONN_CLOSING ? closing_deadline : open_deadline;
+                cell.lo = cell.hi == (bit<32>) CONN_CLOSING ? s.closing_deadline : s.open_deadline;
                 pass = true;
             }
         }
     };
 
     apply {
-        now = meta.timestamp_us[31:0];
-        open_deadline = now + conn_timeout_us(hdr.ipv4.protocol, CONN_OPEN)[31:0];
-        closing_deadline = now + TCP_CLOSING_TIMEOUT_US[31:0];
+        s.now = meta.timestamp_us[31:0];
+        s.open_deadline = s.now + conn_timeout_us(hdr.ipv4.protocol, CONN_OPEN)[31:0];
+        s.closing_deadline = s.now + TCP_CLOSING_TIMEOUT_US[31:0];
         bit<16> slot;
         if (meta.nat_out) {
             /* Outbound flow (second pass): the remote side is the destination. */
             slot = (bit<16>) slot_hash.get({ hdr.ipv4.src_addr, hdr.ipv4.dst_addr, hdr.ipv4.protocol,
                                              meta.flow_src_port, meta.flow_dst_port });
-            sig = sig_hash.get({ hdr.ipv4.src_addr, hdr.ipv4.dst_addr, hdr.ipv4.protocol,
+            s.sig = sig_hash.get({ hdr.ipv4.src_addr, hdr.ipv4.dst_addr, hdr.ipv4.protocol,
                                  meta.flow_src_port, meta.flow_dst_port, meta.nat_addr }) | 1;
-            remote_addr = hdr.ipv4.dst_addr;
-            remote_port_proto = meta.flow_dst_port ++ 8w0 ++ hdr.ipv4.protocol;
-            outside_addr = meta.nat_addr;
+            s.a_lo = hdr.ipv4.dst_addr;
+            s.a_hi = meta.flow_dst_port ++ 8w0 ++ hdr.ipv4.protocol;
+            s.c_lo = meta.nat_addr;
 
             bit<8> verdict = occupy.execute(slot);
-            claimed = verdict == SLOT_CLAIMED;
-            if (claimed) {
+            s.claimed = verdict == SLOT_CLAIMED;
+            if (s.claimed) {
                 remote_write.execute(slot);
                 inside_write.execute(slot);
                 outside_write.execute(slot);
@@ -148,9 +138,9 @@ control TnaNatState(inout headers_t hdr, inout local_metadata_t meta) {
                 bool remote = remote_equal.execute(slot);
                 bool inside = inside_equal.execute(slot);
                 bool outside = outside_equal.execute(slot);
-                key_equal = remote && inside && outside;
+                s.key_equal = remote && inside && outside;
             }
-            if ((claimed || key_equal) && advance.execute(slot)) {
+            if ((s.claimed || s.key_equal) && advance.execute(slot)) {
                 meta.nat_rewrite_src = true;
                 meta.nat_new_addr = meta.nat_addr;
                 meta.nat_new_port = NAT_PORT_BASE + slot;
@@ -162,14 +152,14 @@ control TnaNatState(inout headers_t hdr, inout local_metadata_t meta) {
         } else {
             /* Reply (first pass): the remote side is the source. */
             slot = (bit<16>) meta.nat_slot;
-            remote_addr = hdr.ipv4.src_addr;
-            remote_port_proto = meta.flow_src_port ++ 8w0 ++ hdr.ipv4.protocol;
-            outside_addr = hdr.ipv4.dst_addr;
+            s.a_lo = hdr.ipv4.src_addr;
+            s.a_hi = meta.flow_src_port ++ 8w0 ++ hdr.ipv4.protocol;
+            s.c_lo = hdr.ipv4.dst_addr;
             bool remote = remote_equal.execute(slot);
             bit<32> inside_addr = inside_read.execute(slot);
             bit<32> found = outside_lookup.execute(slot);
-            key_equal = remote && found[16:16] == 1;
-            if (key_equal && advance.execute(slot)) {
+            s.key_equal = remote && found[16:16] == 1;
+            if (s.key_equal && advance.execute(slot)) {
                 meta.nat_new_addr = inside_addr;
                 meta.nat_new_port = found[15:0];
                 meta.nat_rewrite_src = false;

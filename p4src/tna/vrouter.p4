@@ -128,6 +128,8 @@ struct tna_ingress_metadata_t {
     bit<16>      l4_residual;        /* L4 checksum less the fields NAT rewrites */
     bool         l4_checksum_update; /* NAT rewrote: deparser updates the L4 checksum */
     MirrorId_t   mirror_session;
+    conn_scratch_t fw_scratch;       /* inputs of the firewall's RegisterActions */
+    conn_scratch_t nat_scratch;      /* inputs of NAT's RegisterActions */
 }
 
 struct tna_egress_metadata_t {
@@ -282,7 +284,7 @@ control ingress(inout tna_headers_t hdr,
             ig_md.meta.egress_port = hdr.bridged.egress_port;
             ig_md.meta.nat_out = true;
             ig_md.meta.nat_addr = hdr.bridged.nat_addr;
-            nat_state.apply(hdr.pkt, ig_md.meta);
+            nat_state.apply(hdr.pkt, ig_md.meta, ig_md.nat_scratch);
             if (ig_md.meta.nat_translate) {
                 nat_forward.apply(hdr.pkt, ig_md.meta);
                 ig_md.l4_checksum_update = true;
@@ -341,7 +343,7 @@ control ingress(inout tna_headers_t hdr,
                     nat_in.apply(hdr.pkt, ig_md.meta);
                 }
                 if (ig_md.meta.nat_in_lookup) {
-                    nat_state.apply(hdr.pkt, ig_md.meta);
+                    nat_state.apply(hdr.pkt, ig_md.meta, ig_md.nat_scratch);
                     if (ig_md.meta.nat_translate) {
                         nat_reverse.apply(hdr.pkt, ig_md.meta);
                         ig_md.l4_checksum_update = true;
@@ -366,7 +368,7 @@ control ingress(inout tna_headers_t hdr,
                     firewall.apply(hdr.pkt, ig_md.meta);
                 }
                 if (!ig_md.meta.drop && !ig_md.meta.punt && (ig_md.meta.fw_track || ig_md.meta.fw_check)) {
-                    firewall_state.apply(hdr.pkt, ig_md.meta);
+                    firewall_state.apply(hdr.pkt, ig_md.meta, ig_md.fw_scratch);
                 }
 
                 if (!ig_md.meta.drop && !ig_md.meta.punt) {
