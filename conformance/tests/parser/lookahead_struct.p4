@@ -1,13 +1,13 @@
 // Checks: lookahead<T>() of a struct type (spec 12.8.3: any fixed-width type): as the
 // initializer of a struct variable (each field from its offset, the packet not advanced),
-// a field of it in select, and as a statement whose value is unused (p4c still reads it,
-// so a packet too short for it ends the parser with PacketTooShort on BMv2; p4switch reads
-// zeros past the end today, so no packet here is that short).
+// a field of it in select, and as a statement whose value is unused: the packet is still
+// read, so one too short for it ends the parser with PacketTooShort (ingress drops it).
 // Expected packets: by hand:
 //   1: after Ethernet, bytes 05 00 0c aa | 01 02 03 04: peek = {kind 0x05, len 0x000c};
 //      kind 5 -> state five; the 8-byte peek fits; d = 05 00 0c aa is extracted;
 //      d.tag = len + kind = 0x11.  Out on port 1.
 //   2: kind 0x07 -> default, d.tag = 0xee.  Out on port 1.
+//   3: only 4 bytes after Ethernet: the 8-byte lookahead fails: dropped.
 #include <core.p4>
 #include <v1model.p4>
 
