@@ -1,4 +1,3 @@
-#![allow(dead_code)]
 //! Bit-level helpers: big-endian bit fields in byte buffers, limb vectors for
 //! wide values, and conversions between byte strings, limbs and `BigInt`.
 //!
@@ -75,7 +74,7 @@ pub fn get_bits(buf: &[u8], bit_off: usize, width: u32) -> Option<u64> {
 
 /// Writes the low `width` (<= 64) bits of `v` at bit offset `bit_off`. Returns
 /// false (and writes nothing) if the range is outside `buf`.
-#[inline]
+#[cfg(test)] // the packet path writes through BitWriter; tests round-trip get_bits
 pub fn set_bits(buf: &mut [u8], bit_off: usize, width: u32, v: u64) -> bool {
     if width == 0 {
         return true;
@@ -132,6 +131,7 @@ pub fn get_bits_wide(buf: &[u8], bit_off: usize, width: u32, out: &mut [u64]) ->
 }
 
 /// Writes little-endian limbs `v` as a `width`-bit big-endian field.
+#[cfg(test)]
 pub fn set_bits_wide(buf: &mut [u8], bit_off: usize, width: u32, v: &[u64]) -> bool {
     if bit_off.checked_add(width as usize).is_none_or(|e| e > buf.len() * 8) {
         return false;
@@ -188,6 +188,20 @@ pub fn bitlen_bytes(bytes: &[u8]) -> u32 {
     0
 }
 
+/// Keeps the top `plen` bits of a `width`-bit value in limbs `v`.
+#[inline]
+pub fn apply_prefix(v: &mut [u64], width: u32, plen: u32) {
+    let low = width.saturating_sub(plen); // number of low bits to clear
+    for (i, l) in v.iter_mut().enumerate() {
+        let lo = i as u32 * 64;
+        if low >= lo + 64 {
+            *l = 0;
+        } else if low > lo {
+            *l &= !mask64(low - lo);
+        }
+    }
+}
+
 /// Mask limbs in place to `width` bits.
 pub fn mask_limbs(v: &mut [u64], width: u32) {
     for (i, l) in v.iter_mut().enumerate() {
@@ -218,22 +232,6 @@ pub fn parse_hexstr(s: &str) -> Option<BigInt> {
         BigInt::parse_bytes(body.as_bytes(), 10)?
     };
     Some(if neg { -v } else { v })
-}
-
-/// Hexstr byte width as written (`"0x0a0b"` -> 2 bytes).
-pub fn hexstr_bytes(s: &str) -> Option<Vec<u8>> {
-    let body = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
-    let body = if body.len() % 2 == 1 { format!("0{body}") } else { body.to_string() };
-    let mut out = Vec::with_capacity(body.len() / 2);
-    let b = body.as_bytes();
-    let mut i = 0;
-    while i + 1 < b.len() {
-        let hi = (b[i] as char).to_digit(16)?;
-        let lo = (b[i + 1] as char).to_digit(16)?;
-        out.push((hi * 16 + lo) as u8);
-        i += 2;
-    }
-    Some(out)
 }
 
 /// BigInt -> little-endian limbs of `width` bits, two's complement truncated.
@@ -317,7 +315,6 @@ mod tests {
         let mut o = [0u64; 1];
         bytes_to_limbs(&[0x01, 0x02], &mut o);
         assert_eq!(o[0], 0x0102);
-        assert_eq!(hexstr_bytes("0x0a0b"), Some(vec![0x0a, 0x0b]));
     }
 }
 
@@ -364,10 +361,6 @@ impl<'a> BitWriter<'a> {
             let w = if i == nl - 1 && top != 0 { top } else { 64 };
             self.put(w, v.get(i).copied().unwrap_or(0));
         }
-    }
-
-    pub fn is_aligned(&self) -> bool {
-        self.n.is_multiple_of(8)
     }
 
     /// Pads the last partial byte with zeros.

@@ -150,6 +150,7 @@ pub fn resolve_hdr(e: &Env, pkt: &Pkt, h: &HdrRef) -> Option<usize> {
             let u = resolve_union(e, pkt, u)?;
             e.prog.unions.get(u)?.headers.get(*m).copied()
         }
+        HdrRef::Cond(c, a, b) => resolve_hdr(e, pkt, if eval_i128(e, pkt, c) != 0 { a } else { b }),
     }
 }
 
@@ -197,9 +198,19 @@ fn param_i128(params: &[u64], off: u32, width: u32) -> i128 {
     ((lo | (hi << 64)) & bits::mask128(width)) as i128
 }
 
-fn lookahead(e: &Env, pkt: &Pkt, off: u32, width: u32) -> u64 {
+/// `width` bits at `off` bits after the cursor as little-endian limbs; zero
+/// where the packet has no data.
+fn lookahead_limbs(e: &Env, pkt: &Pkt, off: u32, width: u32, out: &mut [u64]) {
     let start = e.cursor.saturating_mul(8).saturating_add(off as usize);
-    bits::get_bits(&pkt.data, start, width).unwrap_or(0)
+    if !bits::get_bits_wide(&pkt.data, start, width, out) {
+        out.iter_mut().for_each(|x| *x = 0);
+    }
+}
+
+fn lookahead(e: &Env, pkt: &Pkt, off: u32, width: u32) -> u128 {
+    let mut l = [0u64; 2];
+    lookahead_limbs(e, pkt, off, width.min(128), &mut l);
+    l[0] as u128 | (l[1] as u128) << 64
 }
 
 fn reg_read_limbs(e: &Env, reg: usize, idx: i128, out: &mut [u64]) {
@@ -362,6 +373,11 @@ pub fn eval_big(e: &Env, pkt: &Pkt, x: &Expr) -> BigInt {
             let o = *off as usize;
             let n = bits::limbs(*width);
             bits::limbs_to_big(e.params.get(o..o + n).unwrap_or(&[]))
+        }
+        Lookahead { off, width } if *width > 120 => {
+            let mut l = vec![0u64; bits::limbs(*width)];
+            lookahead_limbs(e, pkt, *off, *width, &mut l);
+            bits::limbs_to_big(&l)
         }
         Valid(_) | UnionValid(_) | StackLastIndex(_) | StackSize(_) | Lookahead { .. } => {
             BigInt::from(eval_i128(e, pkt, x))

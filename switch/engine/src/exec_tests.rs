@@ -5,25 +5,29 @@ use serde_json::{json, Value};
 
 use crate::api::*;
 
-fn f(h: &str, n: &str) -> Value {
+pub(super) fn f(h: &str, n: &str) -> Value {
     json!({"type": "field", "value": [h, n]})
 }
-fn hx(v: &str) -> Value {
+pub(super) fn hx(v: &str) -> Value {
     json!({"type": "hexstr", "value": v})
 }
-fn rd(i: u32) -> Value {
+pub(super) fn rd(i: u32) -> Value {
     json!({"type": "runtime_data", "value": i})
 }
-fn ex(op: &str, l: Value, r: Value) -> Value {
+pub(super) fn ex(op: &str, l: Value, r: Value) -> Value {
     json!({"type": "expression", "value": {"op": op, "left": l, "right": r}})
 }
-fn prim(op: &str, params: Vec<Value>) -> Value {
-    json!({"op": op, "parameters": params})
+/// A primitive call; an expression parameter gets the second
+/// `{"type": "expression"}` level BMv2 wants around it.
+pub(super) fn prim(op: &str, params: Vec<Value>) -> Value {
+    let single = |p: &Value| p["type"] == "expression" && p["value"].get("op").is_some();
+    let wrap = |p: Value| if single(&p) { json!({"type": "expression", "value": p}) } else { p };
+    json!({"op": op, "parameters": params.into_iter().map(wrap).collect::<Vec<_>>()})
 }
-fn assign(dst: Value, src: Value) -> Value {
+pub(super) fn assign(dst: Value, src: Value) -> Value {
     prim("assign", vec![dst, src])
 }
-fn action(name: &str, id: u32, params: &[(&str, u32)], prims: Vec<Value>) -> Value {
+pub(super) fn action(name: &str, id: u32, params: &[(&str, u32)], prims: Vec<Value>) -> Value {
     let rd: Vec<Value> = params.iter().map(|(n, w)| json!({"name": n, "bitwidth": w})).collect();
     json!({"name": name, "id": id, "runtime_data": rd, "primitives": prims})
 }
@@ -37,7 +41,7 @@ const STD: &str = r#"[["ingress_port",9,false],["egress_spec",9,false],["egress_
 /// Base program: header `h` {a:8, b:8, c:16, d:32} parsed from the frame,
 /// `h2` (same type) not parsed, metadata `scalars` {m8, m16, m32, m128},
 /// wide header `w` {x:128} not parsed. Deparser: h, h2, w.
-fn base() -> Value {
+pub(super) fn base() -> Value {
     let std: Value = serde_json::from_str(STD).unwrap();
     json!({
       "__meta__": {"version": [2, 23]},
@@ -69,7 +73,7 @@ fn base() -> Value {
 }
 
 /// A keyless table that always runs `action_id` (how p4c lowers direct action calls).
-fn call_table(name: &str, id: u32, action_name: &str, action_id: u32, next: Value) -> Value {
+pub(super) fn call_table(name: &str, id: u32, action_name: &str, action_id: u32, next: Value) -> Value {
     json!({"name": name, "id": id, "key": [], "match_type": "exact", "type": "simple", "max_size": 1,
       "with_counters": false, "support_timeout": false, "direct_meters": null,
       "action_ids": [action_id], "actions": [action_name], "base_default_next": next,
@@ -78,7 +82,7 @@ fn call_table(name: &str, id: u32, action_name: &str, action_id: u32, next: Valu
 }
 
 /// Program whose ingress runs one action (id 0) with `prims`, egress port 1.
-fn one_action(prims: Vec<Value>) -> Value {
+pub(super) fn one_action(prims: Vec<Value>) -> Value {
     let mut v = base();
     let mut all = vec![assign(f("standard_metadata", "egress_spec"), hx("0x0001"))];
     all.extend(prims);
@@ -88,7 +92,7 @@ fn one_action(prims: Vec<Value>) -> Value {
     v
 }
 
-fn switch(v: &Value) -> Switch {
+pub(super) fn switch(v: &Value) -> Switch {
     let sw = Switch::new(SwitchConfig::default());
     match load_program(&v.to_string()) {
         Ok(p) => sw.set_program(p),
@@ -97,16 +101,16 @@ fn switch(v: &Value) -> Switch {
     sw
 }
 
-fn send(sw: &Switch, port: u32, frame: &[u8]) -> Vec<(u32, Vec<u8>)> {
+pub(super) fn send(sw: &Switch, port: u32, frame: &[u8]) -> Vec<(u32, Vec<u8>)> {
     let mut w = sw.new_worker();
     let mut out = Vec::new();
     sw.process(&mut w, port, frame, &mut |p, b| out.push((p, b.to_vec())));
     out
 }
 
-const PKT: [u8; 10] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0xee, 0xff];
+pub(super) const PKT: [u8; 10] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0xee, 0xff];
 
-fn spec(a: &str, params: Vec<Vec<u8>>) -> EntryAction {
+pub(super) fn spec(a: &str, params: Vec<Vec<u8>>) -> EntryAction {
     EntryAction::Action(ActionSpec { action: a.into(), params })
 }
 
@@ -117,7 +121,7 @@ fn load_errors_name_the_json_path() {
     let mut v = base();
     v["pipelines"][0]["tables"] = json!([{"name": "t", "id": 0, "key": [
         {"match_type": "exact", "target": ["h", "a"], "mask": null},
-        {"match_type": "foo", "target": ["h", "b"], "mask": null}], "actions": []}]);
+        {"match_type": "foo", "target": ["h", "b"], "mask": null}], "actions": [], "next_tables": {}}]);
     let e = load_program(&v.to_string()).unwrap_err();
     assert_eq!(e.to_string(), "pipelines[0].tables[0].key[1].match_type: unknown match_type \"foo\"");
 
@@ -234,7 +238,7 @@ fn jumps_and_exit() {
 
 // ----- tables ------------------------------------------------------------------
 
-fn table_prog(match_kinds: &[&str], with_prio_actions: bool) -> Value {
+pub(super) fn table_prog(match_kinds: &[&str], with_prio_actions: bool) -> Value {
     let mut v = base();
     v["actions"] = json!([
         action("set_a", 0, &[("v", 8)], vec![assign(f("h", "a"), rd(0)), assign(f("standard_metadata", "egress_spec"), hx("0x2"))]),
@@ -263,7 +267,7 @@ fn table_prog(match_kinds: &[&str], with_prio_actions: bool) -> Value {
     v
 }
 
-fn entry(key: Vec<MatchKey>, a: u8, prio: i32) -> TableEntry {
+pub(super) fn entry(key: Vec<MatchKey>, a: u8, prio: i32) -> TableEntry {
     TableEntry { key, action: spec("set_a", vec![vec![a]]), priority: prio, idle_timeout_ns: 0 }
 }
 
@@ -461,10 +465,11 @@ fn clone_e2e_and_recirculate() {
     let mut v = one_action(vec![]);
     v["actions"].as_array_mut().unwrap().push(action("eg", 1, &[], vec![
         prim("_jump_if_zero", vec![ex("b2d", Value::Null, ex("==", f("standard_metadata", "instance_type"), hx("0x0"))), hx("0x3")]),
-        prim("clone_egress_pkt_to_egress", vec![hx("0x1"), hx("0x0")]),
+        prim("clone_egress_pkt_to_egress", vec![hx("0x1"), hx("0x5")]),
         assign(f("h", "a"), hx("0x01")),
         assign(f("h", "b"), f("standard_metadata", "instance_type")),
     ]));
+    v["field_lists"] = json!([{"id": 5, "name": "empty", "elements": []}]);
     v["pipelines"][1]["tables"] = json!([call_table("t_eg", 10, "eg", 1, Value::Null)]);
     v["pipelines"][1]["init_table"] = json!("t_eg");
     let sw = switch(&v);
@@ -749,9 +754,12 @@ fn varbit_extract_and_deparse() {
     v["header_types"].as_array_mut().unwrap().push(json!({"name": "opt_t", "id": 9, "fields": [["len", 8, false], ["data", "*"]], "max_length": 9}));
     v["headers"].as_array_mut().unwrap().push(json!({"name": "opt", "id": 9, "header_type": "opt_t", "metadata": false}));
     v["deparsers"][0]["order"] = json!(["h", "opt"]);
-    v["parsers"][0]["parse_states"][0]["parser_ops"].as_array_mut().unwrap().push(json!({"op": "extract_VL", "parameters": [
-        {"type": "regular", "value": "opt"},
-        ex("<<", json!({"type": "lookahead", "value": [0, 8]}), hx("0x3"))]}));
+    // p4c's shape: m8 = lookahead<bit<8>>(); extract(opt, (bit<32>)(m8 << 3))
+    v["parsers"][0]["parse_states"][0]["parser_ops"].as_array_mut().unwrap().extend([
+        json!({"op": "set", "parameters": [f("scalars", "m8"), {"type": "lookahead", "value": [0, 8]}]}),
+        json!({"op": "extract_VL", "parameters": [
+            {"type": "regular", "value": "opt"},
+            {"type": "expression", "value": ex("<<", f("scalars", "m8"), hx("0x3"))}]})]);
     let acts = v["actions"][0]["primitives"].as_array_mut().unwrap();
     acts.push(assign(f("h", "a"), f("opt", "len")));
     let sw = switch(&v);
@@ -766,7 +774,7 @@ fn varbit_extract_and_deparse() {
 
 #[test]
 fn assert_failure_drops_and_truncate_shortens() {
-    let sw = switch(&one_action(vec![prim("assert", vec![ex("==", f("h", "a"), hx("0x00"))])]));
+    let sw = switch(&one_action(vec![prim("assert", vec![ex("b2d", Value::Null, ex("==", f("h", "a"), hx("0x00")))])]));
     assert!(send(&sw, 0, &PKT).is_empty());
     let sw = switch(&one_action(vec![prim("truncate", vec![hx("0x3")]), prim("log_msg", vec![
         json!({"type": "string", "value": "a={}"}), json!({"type": "parameters_vector", "value": [f("h", "a")]})])]));

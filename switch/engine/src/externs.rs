@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use crate::api::MeterConfig;
+use crate::types::MeterConfig;
 use crate::bits;
 
 pub const GREEN: u64 = 0;
@@ -96,14 +96,6 @@ impl RegArray {
     pub fn width(&self) -> u32 {
         match self {
             RegArray::Narrow { width, .. } | RegArray::Wide { width, .. } => *width,
-        }
-    }
-
-    #[allow(dead_code)]
-    pub fn size(&self) -> usize {
-        match self {
-            RegArray::Narrow { cells, .. } => cells.len(),
-            RegArray::Wide { width, cells } => cells.lock().map(|c| c.len() / bits::limbs(*width)).unwrap_or(0),
         }
     }
 

@@ -300,7 +300,7 @@ mod tests {
         ];
         let regs = [];
         let prog_json = r#"{"header_types":[],"headers":[],"parsers":[],"deparsers":[],"actions":[],"pipelines":[]}"#;
-        let prog = crate::loader::load(prog_json).expect("empty program");
+        let prog = crate::loader::load(prog_json, true).expect("empty program");
         for (i, &a) in vals.iter().enumerate() {
             for &b in &vals {
                 let c = vals[(i + 3) % vals.len()];

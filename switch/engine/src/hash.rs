@@ -101,18 +101,29 @@ pub fn crc(p: &CrcParams, data: &[u8]) -> u64 {
 
 /// Internet checksum (RFC 1071) of `data`, odd length padded with a zero byte.
 pub fn csum16(data: &[u8]) -> u16 {
-    let mut sum: u64 = 0;
+    !fold16(ones_sum(data, 0))
+}
+
+/// `acc` plus the big-endian 16-bit words of `data` (odd length padded with a
+/// zero byte), not folded: the Internet checksum's sum, to which a
+/// pseudo-header's words can be added before [`fold16`].
+pub fn ones_sum(data: &[u8], mut acc: u64) -> u64 {
     let mut chunks = data.chunks_exact(2);
     for c in &mut chunks {
-        sum += ((c[0] as u64) << 8) | c[1] as u64;
+        acc += ((c[0] as u64) << 8) | c[1] as u64;
     }
     if let [last] = chunks.remainder() {
-        sum += (*last as u64) << 8;
+        acc += (*last as u64) << 8;
     }
-    while sum >> 16 != 0 {
-        sum = (sum & 0xffff) + (sum >> 16);
+    acc
+}
+
+/// Folds a [`ones_sum`] to 16 bits with end-around carries (not complemented).
+pub fn fold16(mut acc: u64) -> u16 {
+    while acc >> 16 != 0 {
+        acc = (acc & 0xffff) + (acc >> 16);
     }
-    !(sum as u16)
+    acc as u16
 }
 
 pub fn xor16(data: &[u8]) -> u16 {
@@ -172,6 +183,9 @@ mod tests {
         ];
         assert_eq!(csum16(&h), 0xb861);
         assert_eq!(csum16(&[0x01]), !0x0100);
+        // the sum chains: header in two pieces gives the same checksum
+        assert_eq!(!fold16(ones_sum(&h[10..], ones_sum(&h[..10], 0))), 0xb861);
+        assert_eq!(fold16(0x2_fffe), 0x0001);
         assert_eq!(xor16(&[0x12, 0x34, 0x56, 0x78, 0x9a]), 0x1234 ^ 0x5678 ^ 0x9a00);
         assert_eq!(Algo::Identity.compute(&[1, 2, 3]), 0x010203);
     }

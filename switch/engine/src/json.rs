@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::api::LoadError;
+use crate::types::LoadError;
 
 pub type LResult<T> = Result<T, LoadError>;
 
@@ -119,6 +119,18 @@ impl<'a> J<'a> {
         match self.v.as_bool() {
             Some(b) => Ok(b),
             None => self.err("expected a boolean"),
+        }
+    }
+
+    /// A boolean as BMv2 reads one (jsoncpp `asBool`): `true`/`false` or an
+    /// integer, non-zero meaning true (p4c writes bool header fields
+    /// `["x", 1, 0]`).
+    pub fn flag(&self) -> LResult<bool> {
+        match (self.v.as_bool(), self.v.as_i64(), self.v.as_u64()) {
+            (Some(b), _, _) => Ok(b),
+            (_, Some(n), _) => Ok(n != 0),
+            (_, _, Some(n)) => Ok(n != 0),
+            _ => self.err("expected a boolean or an integer"),
         }
     }
 

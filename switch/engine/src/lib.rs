@@ -3,14 +3,18 @@
 //! v1model / simple_switch semantics. See [`api`] for the contract used by the
 //! port layer and the P4Runtime server.
 //!
-//! Module map: `loader` (JSON -> `program`), `eval` (header vector and
-//! expressions), `exec` (parser, pipelines, traffic manager, deparser),
+//! Module map: `bmv2_shapes` (what BMv2's loader refuses, checked first),
+//! `loader` (JSON -> `program`), `eval` (header vector and
+//! expressions), `exec` (traffic manager; `exec/` parser, control flow, primitives, deparser),
 //! `fast` (load-time shortcuts for common expression shapes), `flow`
 //! (both pipelines' control flow as one compact step array), `table` (match indexes), `externs` (counters, meters, registers), `hash`
 //! (calculations), `runtime` (state + control-plane operations).
 
+#![forbid(unsafe_code)]
+
 pub mod api;
 mod bits;
+mod bmv2_shapes;
 mod eval;
 mod exec;
 mod externs;
@@ -22,6 +26,7 @@ mod loader;
 mod program;
 mod runtime;
 mod table;
+mod types;
 
 pub use api::*;
 

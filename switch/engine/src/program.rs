@@ -1,4 +1,3 @@
-#![allow(dead_code)]
 //! The compiled form of a BMv2 JSON program: every name resolved to an index,
 //! every field to a slot of the flat per-packet header vector, every
 //! expression and action to a compact tree/op list. Built by `loader`, run by
@@ -6,7 +5,7 @@
 
 use num_bigint::BigInt;
 
-use crate::api::{MatchKind, ProgramInfo};
+use crate::types::{MatchKind, ProgramInfo};
 
 /// A field's place in the header vector: `nlimbs` u64 slots starting at `slot`
 /// (little-endian limbs for fields wider than 64 bits).
@@ -44,25 +43,20 @@ pub struct Header {
     pub varbit_field: Option<usize>,
     /// Union this header belongs to (index in `unions`).
     pub union: Option<usize>,
-    /// Fixed `length_exp` of the header type (legacy P4_14 varbit), if any.
-    pub length_exp: Option<Expr>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Stack {
-    pub name: String,
     pub headers: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Union {
-    pub name: String,
     pub headers: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
 pub struct UnionStack {
-    pub name: String,
     pub unions: Vec<usize>,
 }
 
@@ -109,6 +103,8 @@ pub enum HdrRef {
     StackLast(usize),
     /// Member `member` of a (possibly dynamic) union.
     UnionMember(Box<UnionRef>, usize),
+    /// `cond ? a : b` over headers (p4c writes it as a primitive's parameter).
+    Cond(Box<Expr>, Box<HdrRef>, Box<HdrRef>),
 }
 
 #[derive(Debug, Clone)]
@@ -243,6 +239,9 @@ pub enum ParserOp {
     /// Advance by a number of bits.
     Advance(CExpr),
     Prim(Prim),
+    /// `PacketTooShort` unless this many bytes remain after the cursor (BMv2
+    /// checks it before a `set` from a lookahead).
+    Require(u32),
 }
 
 #[derive(Debug, Clone)]
@@ -305,7 +304,6 @@ pub enum Node {
 pub enum KeySource {
     Field(FieldSlot),
     Valid(HdrRef),
-    DynField(HdrRef, usize),
 }
 
 #[derive(Debug, Clone)]
@@ -333,7 +331,7 @@ pub enum TableImpl {
 
 #[derive(Debug, Clone)]
 pub struct ConstEntry {
-    pub key: Vec<crate::api::MatchKey>,
+    pub key: Vec<crate::types::MatchKey>,
     pub action: usize,
     pub data: Vec<u64>,
     pub priority: i32,
@@ -355,7 +353,7 @@ pub struct Table {
     pub key_limbs: u32,
     pub imp: TableImpl,
     pub needs_priority: bool,
-    pub kind: crate::api::TableKind,
+    pub kind: crate::types::TableKind,
     pub profile: Option<usize>,
     pub actions: Vec<usize>,
     /// next node per action (indexed by action id in `Prog::actions`).
@@ -386,7 +384,6 @@ pub struct Conditional {
 
 #[derive(Debug, Clone)]
 pub struct ActionCall {
-    pub name: String,
     pub action: usize,
     pub next: Option<Node>,
 }
@@ -425,7 +422,6 @@ pub enum CalcInput {
 
 #[derive(Debug, Clone)]
 pub struct Calculation {
-    pub name: String,
     pub algo: crate::hash::Algo,
     pub input: Vec<CalcInput>,
     /// Header of each field input (for validity and payload position).
@@ -434,7 +430,6 @@ pub struct Calculation {
 
 #[derive(Debug, Clone)]
 pub struct Checksum {
-    pub name: String,
     pub target: FieldSlot,
     pub calc: usize,
     pub verify: bool,
@@ -444,7 +439,6 @@ pub struct Checksum {
 
 #[derive(Debug, Clone)]
 pub struct FieldList {
-    pub name: String,
     pub fields: Vec<FieldSlot>,
 }
 
@@ -481,7 +475,6 @@ pub struct RegisterArray {
 /// Slots of `standard_metadata` fields the target reads and writes.
 #[derive(Debug, Clone, Default)]
 pub struct StdMeta {
-    pub header: Option<usize>,
     pub ingress_port: Option<FieldSlot>,
     pub egress_spec: Option<FieldSlot>,
     pub egress_port: Option<FieldSlot>,
@@ -497,7 +490,6 @@ pub struct StdMeta {
     pub egress_rid: Option<FieldSlot>,
     pub checksum_error: Option<FieldSlot>,
     pub parser_error: Option<FieldSlot>,
-    pub priority: Option<FieldSlot>,
 }
 
 /// Parser error codes (values from the JSON's `errors`).
@@ -515,7 +507,6 @@ pub struct ErrorCodes {
 /// The whole compiled program.
 pub struct Prog {
     pub info: ProgramInfo,
-    pub header_types: Vec<HeaderType>,
     pub headers: Vec<Header>,
     pub stacks: Vec<Stack>,
     pub unions: Vec<Union>,

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
 
-use crate::api::*;
+use crate::types::*;
 use crate::bits;
 use crate::externs::{new_counter_array, new_meter_array, CounterCell, MeterCell, RegArray};
 use crate::program::Prog;
@@ -140,8 +140,6 @@ impl TableSlot {
 
 pub struct Runtime {
     pub prog: Arc<Prog>,
-    #[allow(dead_code)]
-    pub cfg: SwitchConfig,
     pub tables: Vec<TableSlot>,
     pub profiles: Vec<ArcSwap<ProfState>>,
     pub counters: Vec<Box<[CounterCell]>>,
@@ -166,7 +164,7 @@ fn nf(what: &str, name: &str) -> ApiError {
 }
 
 impl Runtime {
-    pub fn new(prog: Arc<Prog>, cfg: SwitchConfig) -> Runtime {
+    pub fn new(prog: Arc<Prog>) -> Runtime {
         let mut tables = Vec::new();
         for t in &prog.tables {
             let mut st = TableState::new(t);
@@ -198,7 +196,6 @@ impl Runtime {
             _reserved: (),
             tables,
             prog,
-            cfg,
         }
     }
 
@@ -508,8 +505,11 @@ impl Runtime {
     }
 
     fn member_data(&self, p: usize, spec: &ActionSpec) -> ApiResult<MemberData> {
-        // any table using this profile defines the allowed actions
-        let Some(t) = self.prog.tables.iter().position(|t| t.profile == Some(p)) else {
+        // The tables using this profile define its actions, resolved in their
+        // own action lists: p4c writes several actions with the same name.
+        let users = || self.prog.tables.iter().enumerate().filter(|(_, t)| t.profile == Some(p));
+        let named = |&(_, t): &(usize, &crate::program::Table)| t.actions.iter().any(|&a| self.prog.actions[a].name == spec.action);
+        let Some((t, _)) = users().find(named).or_else(|| users().next()) else {
             let a = self
                 .prog
                 .actions

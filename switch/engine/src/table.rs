@@ -17,8 +17,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex};
 
-use crate::api::*;
+use crate::types::*;
 use crate::bits;
+use crate::bits::apply_prefix;
 use crate::externs::MeterCell;
 use crate::program::{Table, TableImpl};
 
@@ -463,20 +464,6 @@ impl TableState {
                 }
                 best.map(|e| Hit { action: &e.action, entry: e })
             }
-        }
-    }
-}
-
-/// Keeps the top `plen` bits of a `width`-bit value in limbs `v`.
-#[inline]
-pub fn apply_prefix(v: &mut [u64], width: u32, plen: u32) {
-    let low = width.saturating_sub(plen); // number of low bits to clear
-    for (i, l) in v.iter_mut().enumerate() {
-        let lo = i as u32 * 64;
-        if low >= lo + 64 {
-            *l = 0;
-        } else if low > lo {
-            *l &= !bits::mask64(low - lo);
         }
     }
 }

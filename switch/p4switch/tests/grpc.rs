@@ -21,8 +21,9 @@ fn replication_prog() -> serde_json::Value {
     p.action(
         "MyIngress.mirror",
         &[],
-        vec![prim("clone_ingress_pkt_to_egress", vec![hexv("0x00000005")]), set_port(2)],
+        vec![prim("clone_ingress_pkt_to_egress", vec![hexv("0x00000005"), hexv("0x1")]), set_port(2)],
     );
+    p.j["field_lists"] = serde_json::json!([{"id": 1, "name": "empty", "elements": []}]);
     p.conditional(0, "node_1", ex("==", fld("ethernet", "etherType"), hexv("0x0800")), Some("MyIngress.t_flood"), Some("MyIngress.t_mirror"));
     p.keyless(0, "MyIngress.t_flood", "MyIngress.flood", vec![], None);
     p.keyless(0, "MyIngress.t_mirror", "MyIngress.mirror", vec![], None);

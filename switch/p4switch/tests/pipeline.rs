@@ -259,7 +259,9 @@ fn arithmetic_wraps_at_the_field_width_including_wide_fields() {
 #[test]
 fn resubmit_restarts_ingress_with_instance_type_6() {
     let mut p = Prog::new();
-    p.action("MyIngress.do_resubmit", &[], vec![prim("resubmit", vec![])]);
+    // BMv2 takes a field list id (p4c writes an empty list)
+    p.action("MyIngress.do_resubmit", &[], vec![prim("resubmit", vec![hexv("0x1")])]);
+    p.j["field_lists"] = serde_json::json!([{"id": 1, "name": "empty", "elements": []}]);
     p.action(
         "MyIngress.mark",
         &[],
@@ -292,7 +294,8 @@ fn recirculate_reenters_ingress_with_the_deparsed_packet() {
     );
     p.keyless(0, "MyIngress.t", "MyIngress.mark", vec![], None);
     p.init(0, "MyIngress.t");
-    p.action("MyEgress.do_recirculate", &[], vec![prim("recirculate", vec![])]);
+    p.action("MyEgress.do_recirculate", &[], vec![prim("recirculate", vec![hexv("0x1")])]);
+    p.j["field_lists"] = serde_json::json!([{"id": 1, "name": "empty", "elements": []}]);
     // simple_switch resets instance_type to 0 before unicast egress, also after a
     // recirculation, so egress recognises the first pass by the rewritten srcAddr.
     p.conditional(1, "node_e", ex("==", fld("ethernet", "srcAddr"), hexv("0x000000000011")),

@@ -13,6 +13,8 @@ use serde_json::{json, Value};
 
 use p4switch::pcap;
 
+pub mod netns;
+
 // ---------------------------------------------------------------- a running switch
 
 /// A switch process killed (if still running) when dropped, so a failing test
@@ -59,9 +61,12 @@ pub fn ex(op: &str, left: Value, right: Value) -> Value {
 pub fn is_valid(h: &str) -> Value {
     ex("d2b", Value::Null, fld(h, "$valid$"))
 }
-/// A primitive call.
+/// A primitive call; an expression parameter gets the second
+/// `{"type": "expression"}` level BMv2 (and so p4switch) wants around it.
 pub fn prim(op: &str, params: Vec<Value>) -> Value {
-    json!({"op": op, "parameters": params})
+    let single = |p: &Value| p["type"] == "expression" && p["value"].get("op").is_some();
+    let wrap = |p: Value| if single(&p) { json!({"type": "expression", "value": p}) } else { p };
+    json!({"op": op, "parameters": params.into_iter().map(wrap).collect::<Vec<_>>()})
 }
 /// `dst = src`.
 pub fn assign(dst: Value, src: Value) -> Value {

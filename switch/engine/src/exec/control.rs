@@ -1,0 +1,348 @@
+//! Control flow of a pipeline: conditions, tables (key, lookup, hit/miss), action runs, header and stack helpers.
+
+use super::*;
+
+pub(super) fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
+    use crate::flow::Step;
+    let p = c.p;
+    let mut i = crate::flow::index(p, Some(init));
+    let mut steps = 0;
+    while let Some(step) = p.flow.steps.get(i as usize) {
+        if pkt.exit {
+            break;
+        }
+        steps += 1;
+        if steps > MAX_NODES {
+            break;
+        }
+        i = match step {
+            Step::IfNonZero { slot, neg, cond, t, f } => {
+                let v = (pkt.hv.get(*slot as usize).copied().unwrap_or(0) != 0) != *neg;
+                branch(c, w, v, *cond, *t, *f)
+            }
+            Step::IfValid { h, neg, cond, t, f } => {
+                let v = pkt.valid.get(*h as usize).copied().unwrap_or(false) != *neg;
+                branch(c, w, v, *cond, *t, *f)
+            }
+            Step::IfCmp { op, slot, k, cond, t, f } => {
+                let v = op.test(pkt.hv.get(*slot as usize).copied().unwrap_or(0), *k);
+                branch(c, w, v, *cond, *t, *f)
+            }
+            Step::Test { b, cond, t, f } => {
+                let env = c.env(&[], 0);
+                let v = crate::fast::test(&env, pkt, b);
+                branch(c, w, v, *cond, *t, *f)
+            }
+            Step::Cond { cond, t, f } => match p.conds.get(*cond as usize) {
+                Some(cd) => {
+                    let env = c.env(&[], 0);
+                    let v = eval_bool(&env, pkt, &cd.expr);
+                    branch(c, w, v, *cond, *t, *f)
+                }
+                None => crate::flow::END,
+            },
+            Step::Fixed { table, action, has_data, next } => {
+                let tab = p.tables.get(*table as usize);
+                if w.tracing() {
+                    if let Some(tab) = tab {
+                        w.emit(&format!("table {}: miss, default action", tab.name));
+                    }
+                }
+                let data: &[u64] = match (has_data, tab.and_then(|t| t.default_entry.as_ref())) {
+                    (true, Some(d)) => &d.data,
+                    _ => &[],
+                };
+                run_action(c, w, pkt, *action as usize, data);
+                *next
+            }
+            Step::Sets { table, action, start, len, next } => {
+                if w.tracing() {
+                    trace_sets(c, w, *table, *action);
+                }
+                let (s, n) = (*start as usize, *len as usize);
+                run_set_ops(pkt, p.flow.ops.get(s..s + n).unwrap_or(&[]), &[]);
+                *next
+            }
+            Step::Table { table } => {
+                let n = apply_table(c, w, pkt, *table as usize);
+                crate::flow::index(p, n)
+            }
+            Step::Call { action, next } => {
+                run_action(c, w, pkt, *action as usize, &[]);
+                *next
+            }
+        };
+    }
+}
+
+/// The trace lines of a `Sets` step: as its table (if any) and its action.
+#[cold]
+pub(super) fn trace_sets(c: &Ctx, w: &mut WorkerState, table: u32, action: u32) {
+    if let Some(tab) = c.p.tables.get(table as usize) {
+        w.emit(&format!("table {}: miss, default action", tab.name));
+    }
+    if let Some(a) = c.p.actions.get(action as usize) {
+        w.emit(&format!("action {}", a.name));
+    }
+}
+
+/// The step after a condition with value `v` (traced when tracing).
+#[inline(always)]
+pub(super) fn branch(c: &Ctx, w: &mut WorkerState, v: bool, cond: u32, t: u32, f: u32) -> u32 {
+    if w.tracing() {
+        trace_cond(c, w, cond, v);
+    }
+    if v {
+        t
+    } else {
+        f
+    }
+}
+
+#[cold]
+pub(super) fn trace_cond(c: &Ctx, w: &mut WorkerState, cond: u32, v: bool) {
+    if let Some(cd) = c.p.conds.get(cond as usize) {
+        w.emit(&format!("condition {}: {v}", cd.name));
+    }
+}
+
+pub(super) fn build_key(c: &Ctx, pkt: &Pkt, t: &Table, key: &mut [u64]) {
+    for k in &t.keys {
+        let o = k.off as usize;
+        let n = k.nlimbs as usize;
+        let Some(dst) = key.get_mut(o..o + n) else { continue };
+        match &k.src {
+            KeySource::Field(f) => {
+                if n == 1 {
+                    dst[0] = pkt.hv.get(f.slot as usize).copied().unwrap_or(0);
+                } else {
+                    dst.copy_from_slice(pkt.limbs(*f).get(..n).unwrap_or(&[0; 0]).iter().chain(std::iter::repeat(&0)).take(n).copied().collect::<Vec<_>>().as_slice());
+                }
+            }
+            KeySource::Valid(h) => {
+                let env = c.env(&[], 0);
+                dst[0] = resolve_hdr(&env, pkt, h).map_or(0, |h| pkt.valid.get(h).copied().unwrap_or(false) as u64);
+            }
+        }
+        if let Some(m) = &k.mask {
+            for (d, m) in dst.iter_mut().zip(m) {
+                *d &= *m;
+            }
+        }
+    }
+}
+
+pub(super) fn selector_hash(w: &mut WorkerState, pkt: &Pkt, sel: &Selector) -> u64 {
+    let mut buf = std::mem::take(&mut w.calc);
+    buf.clear();
+    let mut bw = bits::BitWriter::new(&mut buf);
+    for f in &sel.input {
+        bw.put_limbs(f.width, pkt.limbs(*f));
+    }
+    bw.finish();
+    let h = sel.algo.compute(&buf);
+    w.calc = buf;
+    h
+}
+
+pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize) -> Option<Node> {
+    let p = c.p;
+    let tab = p.tables.get(t)?;
+    let guard;
+    let st: &crate::table::TableState = match c.tables.get(t) {
+        Some(Some(pinned)) => pinned,
+        _ => {
+            guard = c.rt.tables.get(t)?.load();
+            &guard
+        }
+    };
+    let kl = tab.key_limbs as usize;
+    // an empty table misses whatever the key (building a key has no side effects)
+    let hit = if kl == 0 || st.len == 0 {
+        None
+    } else {
+        let mut key = std::mem::take(&mut w.key);
+        let mut scratch = std::mem::take(&mut w.scratch);
+        if key.len() < kl {
+            key.resize(kl, 0);
+            scratch.resize(kl, 0);
+        }
+        build_key(c, pkt, tab, &mut key[..kl]);
+        let hit = st.lookup(&key[..kl], &mut scratch);
+        w.key = key;
+        w.scratch = scratch;
+        hit
+    };
+    let plen = pkt.data.len() as u64;
+    let eaction = match hit {
+        Some(ref h) => {
+            let e = h.entry;
+            if tab.direct_counter.is_some() {
+                e.stats.packets.fetch_add(1, Ordering::Relaxed);
+                e.stats.bytes.fetch_add(plen, Ordering::Relaxed);
+            }
+            if tab.support_timeout {
+                e.stats.last_hit_us.store(c.now, Ordering::Relaxed);
+                if e.stats.expired_reported.load(Ordering::Relaxed) {
+                    e.stats.expired_reported.store(false, Ordering::Relaxed);
+                }
+            }
+            if let Some(m) = tab.direct_meter {
+                let ma = &p.meters[m];
+                let amount = if ma.bytes { plen } else { 1 };
+                let color = e.stats.meter.lock().map(|mut cell| cell.execute(c.now, amount)).unwrap_or(GREEN);
+                if let Some(rt) = ma.result_target {
+                    store_i128(pkt, rt, color as i128);
+                }
+            }
+            Some(h.action)
+        }
+        None => st.default.as_ref(),
+    };
+    if w.tracing() {
+        let what = match (hit.is_some(), eaction) {
+            (true, _) => "hit",
+            (false, Some(_)) => "miss, default action",
+            (false, None) => "miss, no default action",
+        };
+        w.emit(&format!("table {}: {what}", tab.name));
+    }
+    // resolve the action
+    let mut ran: Option<usize> = None;
+    match eaction {
+        Some(EAction::Direct { action, data }) => {
+            run_action(c, w, pkt, *action, data);
+            ran = Some(*action);
+        }
+        Some(EAction::Member(m)) => {
+            if let Some(ps) = tab.profile.and_then(|pi| c.rt.profiles.get(pi)) {
+                let ps = ps.load();
+                if let Some(md) = ps.members.get(m) {
+                    run_action(c, w, pkt, md.action, &md.data);
+                    ran = Some(md.action);
+                }
+            }
+        }
+        Some(EAction::Group(g)) => {
+            if let Some(pi) = tab.profile {
+                let ps = c.rt.profiles[pi].load();
+                if let Some(gd) = ps.groups.get(g) {
+                    if !gd.expanded.is_empty() {
+                        let h = match &p.profiles[pi].selector {
+                            Some(sel) => selector_hash(w, pkt, sel),
+                            None => 0,
+                        };
+                        let md = &gd.expanded[(h % gd.expanded.len() as u64) as usize];
+                        run_action(c, w, pkt, md.action, &md.data);
+                        ran = Some(md.action);
+                    }
+                }
+            }
+        }
+        None => {}
+    }
+    if pkt.exit {
+        return None;
+    }
+    if hit.is_some() {
+        if let Some(n) = tab.next_hit {
+            return n;
+        }
+    } else if let Some(n) = tab.next_miss {
+        return n;
+    }
+    if let Some(a) = ran {
+        if let Some((_, n)) = tab.next_by_action.iter().find(|(x, _)| *x == a) {
+            return *n;
+        }
+    }
+    tab.base_default_next
+}
+
+pub(super) fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: usize, data: &[u64]) {
+    if let Some(a) = c.p.actions.get(action) {
+        if w.tracing() {
+            w.emit(&format!("action {}", a.name));
+        }
+        if let Some(Some((s, n))) = c.p.flow.actions.get(action) {
+            let (s, n) = (*s as usize, *n as usize);
+            run_set_ops(pkt, c.p.flow.ops.get(s..s + n).unwrap_or(&[]), data);
+        } else {
+            run_prims(c, w, pkt, &a.prims, data, 0);
+        }
+    }
+}
+
+/// An action body that only writes fields (see `flow::SetOp`).
+#[inline]
+pub(super) fn run_set_ops(pkt: &mut Pkt, ops: &[crate::flow::SetOp], data: &[u64]) {
+    use crate::flow::SetOp;
+    for op in ops {
+        let (dst, v) = match *op {
+            SetOp::Const { slot, v } => (slot, v),
+            SetOp::Move { dst, src, mask } => (dst, pkt.hv.get(src as usize).copied().unwrap_or(0) & mask),
+            SetOp::Param { dst, off, mask } => (dst, data.get(off as usize).copied().unwrap_or(0) & mask),
+        };
+        if let Some(x) = pkt.hv.get_mut(dst as usize) {
+            *x = v;
+        }
+    }
+}
+
+pub(super) fn header_fields_copy(p: &Prog, pkt: &mut Pkt, dst: usize, src: usize) {
+    let (Some(d), Some(s)) = (p.headers.get(dst), p.headers.get(src)) else { return };
+    for (fd, fs) in d.fields.iter().zip(&s.fields) {
+        for i in 0..fd.nlimbs().min(fs.nlimbs()) {
+            let v = pkt.hv.get(fs.slot as usize + i).copied().unwrap_or(0);
+            if let Some(x) = pkt.hv.get_mut(fd.slot as usize + i) {
+                *x = v;
+            }
+        }
+    }
+    let sv = pkt.valid.get(src).copied().unwrap_or(false);
+    let vl = pkt.vl.get(src).copied().unwrap_or(0);
+    if let Some(x) = pkt.vl.get_mut(dst) {
+        *x = vl;
+    }
+    set_valid(p, pkt, dst, sv);
+}
+
+pub(super) fn zero_header(p: &Prog, pkt: &mut Pkt, h: usize) {
+    if let Some(hd) = p.headers.get(h) {
+        for f in &hd.fields {
+            pkt.limbs_mut(*f).iter_mut().for_each(|x| *x = 0);
+        }
+    }
+}
+
+pub(super) fn stack_push(p: &Prog, pkt: &mut Pkt, hs: &[usize], n: usize, next: &mut u32) {
+    let len = hs.len();
+    let n = n.min(len);
+    if n == 0 {
+        return;
+    }
+    for i in (n..len).rev() {
+        header_fields_copy(p, pkt, hs[i], hs[i - n]);
+    }
+    for &h in &hs[..n] {
+        zero_header(p, pkt, h);
+        set_valid(p, pkt, h, false);
+    }
+    *next = (*next as usize + n).min(len) as u32;
+}
+
+pub(super) fn stack_pop(p: &Prog, pkt: &mut Pkt, hs: &[usize], n: usize, next: &mut u32) {
+    let len = hs.len();
+    let n = n.min(len);
+    if n == 0 {
+        return;
+    }
+    for i in 0..len - n {
+        header_fields_copy(p, pkt, hs[i], hs[i + n]);
+    }
+    for &h in &hs[len - n..] {
+        zero_header(p, pkt, h);
+        set_valid(p, pkt, h, false);
+    }
+    *next = (*next as usize).saturating_sub(n) as u32;
+}
