@@ -26,22 +26,9 @@ use p4engine::{Switch, SwitchConfig};
 use p4runtime_server::proto::p4::v1 as p4v1;
 use p4runtime_server::{spawn, ServerOptions};
 
-/// xorshift64*: fixed seed, so findings reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
-}
+#[path = "../tests/common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 const ROUTER_MACS: [[u8; 6]; 3] = [[0, 0, 0x5e, 0, 1, 0x0a], [0, 0, 0x5e, 0, 1, 0x14], [0, 0, 0x5e, 0, 1, 0x28]];
 const HOST: [u8; 6] = [0x02, 0, 0, 0, 0x10, 0x0b];

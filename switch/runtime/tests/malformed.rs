@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use common::client::{action, entry, exact, lpm, ternary, update};
 use common::fixture;
+use common::rng::Rng;
 use p4engine::{Switch, SwitchConfig};
 use p4runtime_server::proto::p4::v1 as p4v1;
 use p4runtime_server::Device;
@@ -17,20 +18,6 @@ use p4v1::update::Type;
 use prost::Message;
 use tokio_stream::StreamExt;
 use tonic::Code;
-
-/// xorshift64*: a fixed-seed generator, so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
     let mut b = bytes.to_vec();
@@ -272,12 +259,7 @@ async fn mutated_requests_over_grpc_never_crash_the_server() {
     let mut c = common::client::start().await;
     c.set_pipeline(fixture::JSON, fixture::p4info()).await.expect("pipeline");
     let addr = c.server.as_ref().expect("server").local_addr();
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
-        .expect("endpoint")
-        .http2_max_header_list_size(64 << 20)
-        .connect()
-        .await
-        .expect("connect");
+    let channel = common::client::channel(addr).await;
     let mut grpc = tonic::client::Grpc::new(channel).max_decoding_message_size(256 << 20);
     let elect = Some(p4v1::Uint128 { high: 0, low: 10 });
     let updates = corpus();

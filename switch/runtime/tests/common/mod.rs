@@ -2,3 +2,4 @@
 
 pub mod client;
 pub mod fixture;
+pub mod rng;
