@@ -19,15 +19,15 @@ export P4C SWITCH
 VENV_STAMP := $(VENV)/.setup-stamp
 VENV_INPUTS := requirements.txt mk/setup-venv.sh mk/p4runtime-schema.txt mk/p4runtime_stubs.py \
                mk/requirements-p4runtime-shell.txt \
-               $(wildcard */pyproject.toml)
+               $(wildcard */pyproject.toml) switch/cli/pyproject.toml
 
 # P4 programs of the repository that `make build` compiles.
 P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-p4 run run-two test test-compiler test-vrouter \
-        test-switch test-controller test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
-        fuzz clean
+        test-switch test-cli test-controller p4c-corpus test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-stop-idle bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
+        test-fuzz fuzz fuzz-libfuzzer clean
 
 help: ## List the targets (this text)
 	@echo "usage: make TARGET [P4C=p4c-bm2-ss] [SWITCH=simple_switch_grpc]"
@@ -55,13 +55,13 @@ $(BUILD)/%.json: p4src/%.p4 $(wildcard p4src/include/*.p4) | $(VENV_STAMP)
 	@mkdir -p $(BUILD)
 	$(P4C) $< -o $@ --p4runtime-files $(BUILD)/$*.p4info.txtpb
 
-run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix, iperf3, CLI if interactive (root)
-	$(PY) topo/run_campus.py
+run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix, iperf3, CLI if interactive (root); RUN_ARGS="--metrics-addr 127.0.0.1:9101 --dashboard 127.0.0.1:8080"
+	$(PY) topo/run_campus.py $(RUN_ARGS)
 
 run-two: build ## Two switches joined by a trunk (topo/two-switches.yaml) in mininet: ping matrix across switches, iperf3 (root)
 	$(PY) topo/run_campus.py --file topo/two-switches.yaml
 
-test: build test-compiler test-switch test-controller test-conformance test-p4src test-ptf test-bench ## Run every test suite (needs root)
+test: build test-compiler test-switch test-cli test-controller test-conformance test-p4src test-ptf test-bench test-fuzz ## Run every test suite (needs root)
 	@echo "test: all suites passed"
 
 test-compiler: $(VENV_STAMP) ## p4compile unit tests, bad-input corpus, every P4 program in the repo
@@ -73,6 +73,9 @@ test-switch: build-switch ## Rust unit and integration tests of the switch (rele
 	    && grep -E '^test result' $(BUILD)/cargo-test.log \
 	    || { tail -n 60 $(BUILD)/cargo-test.log; exit 1; }
 
+test-cli: $(VENV_STAMP) build-switch ## p4switch-cli (simple_switch_CLI commands over P4Runtime) against a real switch running vrouter.p4
+	$(PY) -m pytest -q switch/cli/tests
+
 test-controller: $(VENV_STAMP) build-switch ## p4rt client library against a real p4switch
 	$(PY) -m pytest -q controller/tests
 
@@ -82,6 +85,14 @@ test-vrouter: $(VENV_STAMP) build-switch build-p4 ## Only the vrouter controller
 test-conformance: $(VENV_STAMP) build-switch ## STF runner unit tests, then the STF corpus on the selected P4C/SWITCH
 	$(PY) -m pytest -q conformance/unit_tests
 	$(VENV)/bin/p4stf -j 4 --all conformance/tests
+
+P4C_SRC ?=
+REF_P4C ?= $(shell command -v p4c-bm2-ss)
+REF_SWITCH ?= $(shell command -v simple_switch_grpc)
+p4c-corpus: $(VENV_STAMP) build-switch ## p4c's v1model STF samples on P4C+SWITCH, p4c-bm2-ss+SWITCH, p4c-bm2-ss+BMv2, P4C+BMv2 (P4C_SRC=p4c checkout) -> build/p4c-corpus.md
+	@test -n "$(P4C_SRC)" || { echo "p4c-corpus: give the path of a p4c checkout: make p4c-corpus P4C_SRC=..."; exit 2; }
+	$(VENV)/bin/p4stf --corpus $(P4C_SRC) -j 4 $(if $(REF_P4C),--ref-p4c $(REF_P4C)) \
+	    $(if $(REF_SWITCH),--ref-switch $(REF_SWITCH)) --report $(BUILD)/p4c-corpus.md --json $(BUILD)/p4c-corpus.json
 
 test-p4src: $(VENV_STAMP) build-switch ## vrouter.p4: documented contract and packet scenarios (STF)
 	$(PY) -m pytest -q p4src/tests
@@ -113,7 +124,7 @@ bench-s4: build ## S4 virtual switch: VLAN isolation, policing, CPU against Linu
 bench-s5: build ## S5 firewall: 1-10,000 ACL rules, stateful on/off, against nftables
 	$(PY) -m bench.s5 $(BENCH_ARGS)
 
-bench-report: $(VENV_STAMP) ## Refresh docs/results.md from the newest bench/results runs
+bench-report: $(VENV_STAMP) ## docs/results.md with the studies' tables beside ours and every figure (PNG+SVG) from stored results (no new run)
 	$(PY) -m bench.summary
 
 GEN_RATE ?= 1000000
@@ -124,6 +135,9 @@ bench-gen: build-switch ## Pacing proof of the generator p4gen: GEN_RATE frames/
 bench-switch: build-switch build-p4 ## Switch speed: in-process pps (L3 fixture and vrouter.p4), veth zero-loss rate against the Linux bridge, P4Runtime inserts/s (root)
 	CARGO=$(CARGO) switch/p4switch/bench/bench-switch.sh
 	$(CARGO) run --release --quiet -p p4runtime-server --example bench | tee bench/results/p4runtime-inserts.txt
+
+bench-stop-idle: build-switch build-p4 ## p4switch: time from SIGTERM to exit and rebinding the gRPC port, idle CPU over 10 s with 2 ports (root)
+	switch/p4switch/bench/stop-idle.sh
 
 bench-controller: build ## vrouter apply of 10,000 routes / 1,000 ACL rules against raw p4rt inserts
 	$(PY) -m vrouter.bench
@@ -137,11 +151,24 @@ bench-recovery: build ## Campus on veths: forwarding gap after a switch restart,
 soak: build ## vrouter.p4 at 90 % of its zero-loss rate for DURATION s (default 3600) while vrouter churns 1,000 route updates/s: memory, loss, latency per 5 min (root)
 	$(PY) -m bench.soak --duration $(or $(DURATION),3600) $(if $(WINDOW),--window $(WINDOW))
 
-bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program
-	$(PY) compiler/bench_compile.py
+bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program (FABRIC=checkout: also fabric-tna's largest profile)
+	$(PY) compiler/bench_compile.py $(if $(FABRIC),--fabric $(FABRIC))
+
+test-fuzz: build ## Deterministic fuzz smoke: 300,000 frames through vrouter.p4 as vrouter configures it, 1,000 P4 mutants through p4compile (10,000 malformed P4Runtime requests run in test-switch)
+	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
+	$(PY) fuzz/frames.py --frames 300000 --seed 1
+	$(PY) fuzz/p4_mutants.py --count 1000 --seed 1
+
+FUZZ_SEED ?= $(shell date +%s)
+FUZZ_FRAMES ?= 10000000
+FUZZ_MUTANTS ?= 20000
+fuzz: ## Long fuzz runs from a new seed (FUZZ_SEED): FUZZ_FRAMES frames through vrouter.p4, FUZZ_MUTANTS P4 mutants; findings in build/fuzz/
+	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
+	$(PY) fuzz/frames.py --frames $(FUZZ_FRAMES) --seed $(FUZZ_SEED) --timeout 36000
+	$(PY) fuzz/p4_mutants.py --count $(FUZZ_MUTANTS) --seed $(FUZZ_SEED) --coverage
 
 FUZZ_SECONDS ?= 60
-fuzz: ## Fuzz the switch's JSON loader and packet path, FUZZ_SECONDS each (cargo-fuzz, nightly)
+fuzz-libfuzzer: ## Coverage-guided: the engine's JSON loader and packet path, FUZZ_SECONDS each (cargo-fuzz, needs a nightly toolchain)
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install --locked --quiet cargo-fuzz
 	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run load -- -max_total_time=$(FUZZ_SECONDS) -max_len=20000
 	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run process -- -max_total_time=$(FUZZ_SECONDS)

@@ -1,1 +1,1 @@
-"""bench: RFC 2544 measurements and the published scenarios of SCENARIOS.md (issue 9)."""
+"""bench: RFC 2544 measurements and the published scenarios of docs/scenarios.md (issue 9)."""

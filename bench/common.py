@@ -23,6 +23,17 @@ def parser(doc: str) -> argparse.ArgumentParser:
     prof.add_argument("--standard", action="store_true",
                       help="every point the study asks for, shorter trials and coarser searches (`make bench`: "
                            "all five scenarios in about 30 minutes on 2 cores; see bench/README.md)")
+    prof.add_argument("--full", action="store_true",
+                      help="the study's method: its trial length and repetitions, medians with min-max (the default "
+                           "when no profile is given; hours)")
+    ap.add_argument("--repetitions", type=int,
+                    help="runs of each point, reported as median and min-max (default: the study's under --full, "
+                         "else 1)")
+    ap.add_argument("--json", type=Path, metavar="FILE",
+                    help="also write the results (with the machine, load average and git revision) to FILE")
+    ap.add_argument("--pcap", type=Path, metavar="DIR",
+                    help="capture every port of the run (hosts' and switch's interfaces) during its first trial "
+                         "into DIR/<namespace>-<interface>.pcap")
     ap.add_argument("--trial-seconds", type=float, help="length of one trial (default 10, standard 2, quick 0.5)")
     ap.add_argument("--resolution", type=float,
                     help="binary search stops at this fraction (default 0.01, standard 0.02, quick 0.1)")
@@ -38,6 +49,15 @@ def parser(doc: str) -> argparse.ArgumentParser:
 def profile(args) -> str:
     """quick, standard or full (no profile option)."""
     return "quick" if args.quick else "standard" if getattr(args, "standard", False) else "full"
+
+
+def repetitions(args, study: int) -> int:
+    """Runs per point: --repetitions, else the study's count under the full profile, else 1."""
+    if args.repetitions is not None:
+        if args.repetitions < 1:
+            raise BenchError("--repetitions: at least 1")
+        return args.repetitions
+    return study if profile(args) == "full" else 1
 
 
 def pick(args, full, standard, quick):
@@ -149,6 +169,21 @@ def dut_names(args) -> list[str]:
 
 def say(msg: str) -> None:
     print(msg, flush=True)
+
+
+class Progress:
+    """`SN [k/n] what (elapsed, about M min left)` lines: the time left is the mean time of the
+    steps so far times the steps to go (bench.all reads these lines for its total)."""
+
+    def __init__(self, scenario: str, total: int):
+        self.scenario, self.total, self.done, self.t0 = scenario, max(total, 1), 0, time.monotonic()
+
+    def step(self, what: str) -> None:
+        elapsed = time.monotonic() - self.t0
+        left = (f", about {elapsed / self.done * (self.total - self.done) / 60:.1f} min left"
+                if self.done else "")
+        self.done += 1
+        say(f"{self.scenario} [{self.done}/{self.total}] {what} ({elapsed:.0f} s elapsed{left})")
 
 
 def main_guard(fn) -> int:

@@ -5,13 +5,22 @@ import json
 import subprocess
 import time
 
+from . import capture
 from .netns import BenchError, Host
 
 PORT = 5210   # not iperf3's default, so a stray server elsewhere does not answer
 
 
-def start(pairs: list[tuple[Host, Host, float | None]], seconds: float, streams: int = 1) -> list[dict]:
-    """Run the (client, server, udp Mb/s or None for TCP) measurements at the same time."""
+def start(pairs: list[tuple[Host, Host, float | None]], seconds: float, streams: int = 1,
+          tcp_mbps: float | None = None) -> list[dict]:
+    """Run the (client, server, udp Mb/s or None for TCP) measurements at the same time; TCP
+    capped at `tcp_mbps` when given (iperf3 -b, as an offered load)."""
+    what = ", ".join(f"{c.name}->{s.name} {'TCP' if u is None else f'UDP {u:g} Mb/s'}" for c, s, u in pairs)
+    with capture.once(f"iperf3 {what}, {seconds:g} s"):
+        return _start(pairs, seconds, streams, tcp_mbps)
+
+
+def _start(pairs, seconds: float, streams: int, tcp_mbps: float | None) -> list[dict]:
     servers, clients = [], []
     try:
         for i, (_, srv, _) in enumerate(pairs):
@@ -23,6 +32,8 @@ def start(pairs: list[tuple[Host, Host, float | None]], seconds: float, streams:
                    f"{seconds:g}", "-J", "-P", str(streams)]
             if udp is not None:
                 cmd += ["-u", "-b", f"{udp / streams:g}M", "-l", "1400"]
+            elif tcp_mbps:
+                cmd += ["-b", f"{tcp_mbps / streams:g}M"]
             clients.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
         out = []
         for (cli, srv, udp), p in zip(pairs, clients):
@@ -33,7 +44,10 @@ def start(pairs: list[tuple[Host, Host, float | None]], seconds: float, streams:
                 raise BenchError(f"iperf3 {cli.name} -> {srv.name}: {(err or text).strip()[:300]}")
             if "error" in j:
                 raise BenchError(f"iperf3 {cli.name} -> {srv.name}: {j['error']}")
-            out.append(reduce(j, udp))
+            r = reduce(j, udp)
+            if udp is None and tcp_mbps:
+                r["offered_mbps"] = tcp_mbps
+            out.append(r)
         return out
     finally:
         for p in servers + clients:

@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from . import capture
 from .netns import BenchError, Host
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -137,7 +138,8 @@ def _combine(rows: list[dict], offered_pps: float, seconds: float) -> Trial:
 def trial(flows: list[Flow], frame: int, total_pps: float, seconds: float) -> Trial:
     """All flows at once, each at total_pps / len(flows), for `seconds`."""
     per = max(1, int(total_pps / len(flows)))
-    rows = _run_p4gen("trial", flows, frame, ["--rate", str(per), "--seconds", f"{seconds:g}"], seconds + 60)
+    with capture.once(f"p4gen trial, {frame} B, {per * len(flows)} frames/s, {seconds:g} s"):
+        rows = _run_p4gen("trial", flows, frame, ["--rate", str(per), "--seconds", f"{seconds:g}"], seconds + 60)
     return _combine(rows, per * len(flows), seconds)
 
 
@@ -281,9 +283,10 @@ def pace_proof(rate: float, seconds: float, size: int = 64, prefix: str = "hgen"
         for ns, dev in ((a, f"{a}0"), (b, f"{b}0")):
             subprocess.run(["ip", "netns", "exec", ns, "ethtool", "-K", dev, "tx", "off", "rx", "off", "tso", "off",
                             "gso", "off", "gro", "off"], capture_output=True)
-        p = subprocess.run([str(P4GEN), "pace", "--tx-ns", a, "--tx", f"{a}0", "--rx-ns", b, "--rx", f"{b}0",
-                            "--rate", f"{rate:g}", "--seconds", f"{seconds:g}", "--size", str(size - 4)],
-                           capture_output=True, text=True, timeout=seconds + 60)
+        with capture.once(f"p4gen pace, {rate:g} frames/s, {size} B, {seconds:g} s"):
+            p = subprocess.run([str(P4GEN), "pace", "--tx-ns", a, "--tx", f"{a}0", "--rx-ns", b, "--rx", f"{b}0",
+                                "--rate", f"{rate:g}", "--seconds", f"{seconds:g}", "--size", str(size - 4)],
+                               capture_output=True, text=True, timeout=seconds + 60)
         if p.returncode != 0:
             raise BenchError(f"p4gen pace failed (exit {p.returncode}): {(p.stderr or p.stdout).strip()[:300]}")
         return p.stdout
@@ -302,6 +305,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=10.0, help="trial length (default 10)")
     ap.add_argument("--size", type=int, default=64, help="frame size with FCS (default 64)")
     ap.add_argument("--prefix", default="hgen", help="namespace name prefix (default hgen)")
+    ap.add_argument("--json", type=Path, metavar="FILE",
+                    help="also write the result lines, parsed, with the machine, load average and git revision")
+    ap.add_argument("--pcap", type=Path, metavar="DIR", help="capture both ends of the veth pair during the trial")
     args = ap.parse_args(argv)
     if not 64 <= args.size <= 9220 or args.rate < 1 or args.seconds <= 0:
         ap.error("--size must be 64..9220, --rate at least 1 and --seconds positive")
@@ -309,7 +315,18 @@ def main(argv: list[str] | None = None) -> int:
         load = " ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"# p4gen pace, {args.rate:g} frames/s of {args.size} B for {args.seconds:g} s, "
               f"{os.cpu_count()} CPUs, load average {load}")
-        print(pace_proof(args.rate, args.seconds, args.size, args.prefix), end="")
+        capture.arm(args.pcap, args.prefix)
+        out = pace_proof(args.rate, args.seconds, args.size, args.prefix)
+        print(out, end="")
+        if args.json:
+            import json
+            from .report import loadavg, machine
+            m = machine()
+            m["loadavg_end"] = loadavg()
+            lines = [dict(kv.split("=", 1) for kv in l.split()[1:] if "=" in kv) | {"kind": l.split()[0]}
+                     for l in out.splitlines() if "=" in l]
+            args.json.write_text(json.dumps({"benchmark": "p4gen pace", "rate": args.rate, "seconds": args.seconds,
+                                             "size": args.size, "machine": m, "lines": lines}, indent=1))
     except BenchError as e:
         print(f"bench: error: {e}", file=sys.stderr)
         return 1

@@ -6,10 +6,12 @@ Host a (10.0.10.2) - s1 - s2 - ... - sN - host b (10.0.20.2). Every switch is a 
 (or $SWITCH) running vrouter.p4 in one switch namespace, all configured by one
 `vrouter run` daemon from a generated description: two routed VLANs per switch, /30
 subnets between neighbours, static routes to both host subnets. Per hop count: iperf3
-UDP at each offered load (received rate, jitter, loss) and iperf3 TCP. Baselines: the same
+UDP at each offered load (received rate, jitter, loss) and iperf3 TCP capped at the same
+load (the study ran both at each of its ten loads). Baselines: the same
 line of Linux router namespaces, and of Open vSwitch bridges (userspace datapath) whose
 OpenFlow rules do each hop's MAC rewrite and TTL decrement. Published: Larasati et al.,
-SCENARIOS.md S2. --standard: 100, 200, 400, 600, 800, 1000 Mb/s offered, 3 s per point.
+docs/scenarios.md S2. --full (the default): the study's 10 loads, 30 runs of 1 s per point
+(its "30 attempts every second"), median and min-max. --standard: the 10 loads once, 3 s per point. --quick: 100, 500, 1000.
 Results: bench/results/<stamp>-s2/.
 """
 from __future__ import annotations
@@ -22,12 +24,15 @@ from pathlib import Path
 
 import yaml
 
-from . import iperf, report
-from .common import dut_names, main_guard, parser, pick, profile, profile_note, say, settings
+from statistics import median
+
+from . import capture, compare, figures, iperf, published, report
+from .common import Progress, dut_names, main_guard, parser, pick, profile, profile_note, repetitions, say, settings
 from .dut import ROOT, OvsNetdev, stop_process, switch_command
 from .netns import BenchError, Host, Topology, sh
 
-PUBLISHED = report.reference("s2_larasati.json")   # the study's figures, with citation
+STUDY_REPETITIONS = 30      # Larasati et al.: each test 30 times, averaged
+LOADS = [100.0 * i for i in range(1, 11)]
 
 
 class Chain:
@@ -226,15 +231,35 @@ class OvsChain(Chain):
         super().down()
 
 
-def sweep(a: Host, b: Host, loads: list[float], secs: float) -> dict:
-    out = {"udp": []}
+def repeated(runs: list[dict], keys: tuple[str, ...]) -> dict:
+    """One point from repeated runs: the median of each key, the runs' values in KEY_repetitions."""
+    out = dict(runs[len(runs) // 2])
+    for k in keys:
+        vals = [r[k] for r in runs if r.get(k) is not None]
+        if vals:
+            out[k] = median(vals)
+            if len(runs) > 1:
+                out[f"{k}_repetitions"] = vals
+    out["repetitions"] = len(runs)
+    return out
+
+
+def sweep(a: Host, b: Host, loads: list[float], secs: float, reps: int = 1, progress: Progress | None = None,
+          what: str = "") -> dict:
+    """At each offered load: iperf3 UDP (received rate, loss, jitter) and iperf3 TCP capped at
+    the load, each `reps` times."""
+    out = {"udp": [], "tcp": []}
     for load in loads:
-        r = iperf.start([(a, b, load)], secs)[0]
-        out["udp"].append(r)
-        say(f"    UDP {load:g} Mb/s offered: {r['received_mbps']:.1f} received, loss {r['lost_percent']:.2f} %, "
-            f"jitter {r['jitter_ms']:.3f} ms")
-    out["tcp"] = iperf.start([(a, b, None)], secs)[0]
-    say(f"    TCP: {out['tcp']['received_mbps']:.1f} Mb/s")
+        if progress:
+            progress.step(f"{what}, {load:g} Mb/s offered")
+        udp = [iperf.start([(a, b, load)], secs)[0] for _ in range(reps)]
+        tcp = [iperf.start([(a, b, None)], secs, tcp_mbps=load)[0] for _ in range(reps)]
+        u = repeated(udp, ("received_mbps", "lost_percent", "jitter_ms", "sent_mbps"))
+        t = repeated(tcp, ("received_mbps", "sent_mbps"))
+        out["udp"].append(u)
+        out["tcp"].append(t)
+        say(f"    {load:g} Mb/s offered: UDP {u['received_mbps']:.1f} received, loss {u['lost_percent']:.2f} %, "
+            f"jitter {u['jitter_ms']:.3f} ms; TCP {t['received_mbps']:.1f}" + (f" (medians of {reps})" if reps > 1 else ""))
     return out
 
 
@@ -242,83 +267,90 @@ def write_report(d: Path, data: dict) -> None:
     m = data["machine"]
     md = [f"# S2 router chain ({data['stamp']})", "",
           f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
-          f"git {m['git']}{data.get('profile_note', '')}. iperf3 UDP 1400-byte datagrams, "
-          f"{data['seconds_per_point']:g} s per point.", "",
-          f"Published: {PUBLISHED['citation']}: one router TCP {PUBLISHED['one_router']['tcp_max_mbps']} Mb/s, "
-          f"UDP {PUBLISHED['one_router']['udp_at_1000_mbps']} Mb/s and {PUBLISHED['one_router']['udp_loss_percent_at_1000']} % "
-          f"loss at 1000 offered; three routers {PUBLISHED['three_routers']['udp_loss_percent_at_1000']} % loss at 1000.", "",
+          f"git {m['git']}{data.get('profile_note', '')}. iperf3 UDP 1400-byte datagrams and TCP capped at the "
+          f"offered load, {data['seconds_per_point']:g} s per point, {data.get('repetitions', 1)} run(s) each "
+          "(median; min-max below when more).", "",
+          f"Published: {published.citation(published.load('s2'))}: every table beside ours below.", "",
           "Baselines: `linux-router` = one namespace per hop with IP forwarding; `ovs-openflow` = one Open vSwitch "
           "bridge per hop (userspace datapath, all in one ovs-vswitchd, joined by the same veths), whose OpenFlow "
           "rules rewrite the MACs and decrement the TTL as a router hop does; its hosts have static neighbour "
           "entries for their gateways (no ARP responder).", ""]
-    rows, series = [], {}
+    rows = []
     for r in data["runs"]:
+        tcp = {t["offered_mbps"]: t for t in r["tcp"]} if isinstance(r["tcp"], list) else {}
         for u in r["udp"]:
-            rows.append([r["dut"], r["hops"], u["offered_mbps"], u["received_mbps"], u["lost_percent"], u["jitter_ms"]])
-        rows.append([r["dut"], r["hops"], "TCP", r["tcp"]["received_mbps"], None, None])
-        series[f"{r['dut']} {r['hops']} hop(s)"] = ([u["offered_mbps"] for u in r["udp"]],
-                                                    [u["received_mbps"] for u in r["udp"]])
-    md += [report.md_table(["DUT", "hops", "offered Mb/s", "received Mb/s", "loss %", "jitter ms"], rows), ""]
+            rows.append([r["dut"], r["hops"], u["offered_mbps"], compare.cell(u, "received_mbps"),
+                         compare.cell(u, "lost_percent"), compare.cell(u, "jitter_ms"),
+                         compare.cell(tcp.get(u["offered_mbps"]), "received_mbps")])
+        if isinstance(r["tcp"], dict):          # results before TCP ran at each load
+            rows.append([r["dut"], r["hops"], "TCP", r["tcp"]["received_mbps"], None, None, None])
+    md += [report.md_table(["DUT", "hops", "offered Mb/s", "UDP received Mb/s", "UDP loss %", "jitter ms",
+                            "TCP Mb/s"], rows), ""]
     p4 = {r["hops"]: r for r in data["runs"] if r["dut"] == "p4switch"}
     ratios = []
     for r in data["runs"]:
         mine = p4.get(r["hops"])
-        if r["dut"] == "p4switch" or not mine or not r["tcp"]["received_mbps"]:
+        if r["dut"] == "p4switch" or not mine:
             continue
         udp_top = lambda x: max((u["received_mbps"] for u in x["udp"]), default=0.0)
-        ratios.append([r["hops"], r["dut"], mine["tcp"]["received_mbps"] / r["tcp"]["received_mbps"],
+        tcp_top = lambda x: (max((t["received_mbps"] for t in x["tcp"]), default=0.0) if isinstance(x["tcp"], list)
+                             else x["tcp"]["received_mbps"])
+        ratios.append([r["hops"], r["dut"], tcp_top(mine) / tcp_top(r) if tcp_top(r) else None,
                        udp_top(mine) / udp_top(r) if udp_top(r) else None])
     if ratios:
-        md += ["Ratios, p4switch / baseline at the same hop count (TCP; highest UDP received rate of the sweep):", "",
+        md += ["Ratios, p4switch / baseline at the same hop count (highest TCP and UDP received rate of the sweep):", "",
                report.md_table(["hops", "baseline", "TCP ratio", "UDP ratio"], ratios), ""]
-    if series:
-        png = report.plot_lines(d / "s2-udp.png", "S2 chain: UDP received vs offered", "offered Mb/s",
-                                "received Mb/s", series, {"CSR 1000V, 1 router": ([1000], [657.8])})
-        md += [f"![S2]({png.name})", ""]
+    md += compare.sections("s2", data)
+    md += [f"![{label}]({png.name})" for label, png in figures.make("s2", data, d)] + [""]
     report.write_md(d, md, [(e["what"], e["error"]) for e in data.get("errors", [])])
 
 
 def main() -> int:
     ap = parser(__doc__)
     ap.add_argument("--hops", default="1,2,3", help="comma list of chain lengths (default 1,2,3)")
-    ap.add_argument("--loads", help="UDP offered loads in Mb/s (default 100..1000 step 100; standard "
-                    "100,200,400,600,800,1000; quick 100,500,1000)")
+    ap.add_argument("--loads", help="offered loads in Mb/s, UDP and TCP at each (default and standard: 100..1000 "
+                    "step 100, the study's ten; quick 100,500,1000)")
     args = ap.parse_args()
     settings(args)
     try:
         hops = [int(x) for x in args.hops.split(",")]
         loads = ([float(x) for x in args.loads.split(",")] if args.loads
-                 else pick(args, [100.0 * i for i in range(1, 11)], [100.0, 200.0, 400.0, 600.0, 800.0, 1000.0],
-                           [100.0, 500.0, 1000.0]))
+                 else pick(args, LOADS, LOADS, [100.0, 500.0, 1000.0]))
     except ValueError:
         raise BenchError("--hops/--loads take comma-separated numbers")
     if any(h < 1 or h > 8 for h in hops):
         raise BenchError("--hops: 1..8 switches")
-    secs = args.trial_seconds or pick(args, 30.0, 3.0, 2.0)
+    # the study: "30 attempts every second" per point, averaged: read as 30 runs of 1 s
+    secs = args.trial_seconds or pick(args, 1.0, 3.0, 2.0)
     duts = dut_names(args)
+    reps = repetitions(args, STUDY_REPETITIONS)
+    capture.arm(args.pcap, args.prefix)
     d = report.new_run("s2", args.out)
     data = {"scenario": "S2", "stamp": d.name, "quick": args.quick, "profile": profile(args),
-            "profile_note": profile_note(args), "machine": report.machine(), "seconds_per_point": secs, "runs": []}
+            "profile_note": profile_note(args), "machine": report.machine(), "seconds_per_point": secs,
+            "repetitions": reps, "loads": loads, "runs": []}
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="h10-s2-") as tmp:
         wd = Path(tmp)
         kinds = [(n, c, label) for n, c, label in (("p4switch", Chain, "p4switch"), ("linux", LinuxChain, "linux-router"),
                                                    ("ovs", OvsChain, "ovs-openflow")) if n in duts]
+        progress = Progress("S2", len(hops) * len(kinds) * len(loads))
         for n in hops:
             for _, cls, label in kinds:
-                say(f"S2 chain of {n} x {label} ({time.monotonic() - t0:.0f} s elapsed)")
+                say(f"S2 chain of {n} x {label}")
                 chain = cls(args.prefix, n, wd)
                 try:
                     chain.up()
                     chain.start()
-                    data["runs"].append({"dut": label, "hops": n, **sweep(chain.a, chain.b, loads, secs)})
+                    data["runs"].append({"dut": label, "hops": n, **sweep(chain.a, chain.b, loads, secs, reps, progress,
+                                                                          f"{n} x {label}")})
                 except BenchError as e:
                     say(f"  {e}")
                     data.setdefault("errors", []).append({"what": f"{label} chain of {n}", "error": str(e)})
                 finally:
                     chain.down()
                 report.write_json(d, data)
-    report.finish(d, data, t0, "S2", lambda: write_report(d, data))
+    report.finish(d, data, t0, "S2", lambda: write_report(d, data), args.json)
     return 0
 
 

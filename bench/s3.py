@@ -19,7 +19,7 @@ Baselines (this kernel has no mpls_router module, so neither carries Ethernet ov
 `ovs` = three Open vSwitch bridges (userspace datapath) with OpenFlow push_mpls at PE1,
 pop_mpls (PHP) or a swap to label 0 at P, pop_mpls at PE2 for explicit null, carrying
 routed IPv4; `linux` = the same line of Linux routers without MPLS (plain IP, the "no
-MPLS" reference). Published: Myers (MikroTik CHR VPLS, MUM), SCENARIOS.md S3.
+MPLS" reference). Published: Myers (MikroTik CHR VPLS, MUM), docs/scenarios.md S3.
 --standard: 10 s per run. Results: bench/results/<stamp>-s3/.
 """
 from __future__ import annotations
@@ -32,8 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import iperf, report
-from .common import dut_names, main_guard, parser, pick, profile, profile_note, say, settings
+from . import capture, compare, figures, iperf, published, report
+from .common import Progress, dut_names, main_guard, parser, pick, profile, profile_note, say, settings
 from .dut import ROOT, cpu_seconds
 from .netns import BenchError, sh
 from .s2 import Chain, LinuxChain, OvsChain
@@ -41,7 +41,7 @@ from .s2 import Chain, LinuxChain, OvsChain
 LABEL = 1001
 SERVICES = ("vpls", "ip")
 
-PUBLISHED = report.reference("s3_myers.json")   # the study's figures, with citation
+PUBLISHED = published.load("s3")   # the study's figures, with citation
 
 
 class MplsChain(Chain):
@@ -146,10 +146,10 @@ class OvsMplsChain(OvsChain):
         return sum(int(x) for x in re.findall(r"n_packets=(\d+)", out))
 
 
-def published(mtu: int, mode: str) -> str | None:
+def published_figure(mtu: int, mode: str) -> str | None:
     """The study's figure for this MTU and null mode, as text."""
-    pub = PUBLISHED["gbps"].get(str(mtu), {}).get(mode)
-    return f"{pub[0]} Gb/s at {pub[1]} % CPU" if pub else None
+    pub = next((t["rows"][0] for t in PUBLISHED["tables"] if t["rows"][0][:2] == [mtu, mode]), None)
+    return f"{pub[2]:g} Gb/s at {pub[3]:g} % CPU" if pub else None
 
 
 def service_of(r: dict) -> str:
@@ -162,7 +162,8 @@ def write_report(d: Path, data: dict, secs: float) -> None:
     md = [f"# S3 MPLS PE - P - PE with VPLS ({data['stamp']})", "",
           f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
           f"git {m['git']}{data.get('profile_note', '')}. iperf3 TCP, one stream, {secs:g} s.", "",
-          f"Published: {PUBLISHED['citation']} (Gb/s, CPU %), VPLS throughput: set beside the `vpls` rows.", "",
+          f"Published: {published.citation(PUBLISHED)} (Gb/s, peak VM CPU %), VPLS throughput: set beside the "
+          "`vpls` rows.", "",
           "Services: `vpls` = hosts a and b in one VLAN, bridged across a pseudowire between the PEs (the frame "
           "under pseudowire and transport labels, RFC 4448 raw mode with control word; host MTU = MPLS MTU - 26); "
           "`ip` = routed IPv4 over the LSP (host MTU = MPLS MTU - 4). The P router pops the transport label "
@@ -175,10 +176,12 @@ def write_report(d: Path, data: dict, secs: float) -> None:
           "a process.", ""]
     rows = [[r.get("dut", "p4switch"), service_of(r), r["mtu"], r["mode"], r["tcp_mbps"],
              *[r["cpu_s_per_gb"].get(k) for k in ("pe1", "p", "pe2")], r.get("cpu_s_per_gb_all"),
-             r.get("pw_frames_at_pe2"), published(r["mtu"], r["mode"]) if service_of(r) == "vpls" else None]
+             ", ".join(f"{k} {v:.0f}" for k, v in (r.get("cpu_percent") or {}).items() if v is not None) or None,
+             r.get("pw_frames_at_pe2"), published_figure(r["mtu"], r["mode"]) if service_of(r) == "vpls" else None]
             for r in data["runs"]]
     md += [report.md_table(["DUT", "service", "MPLS MTU", "mode", "TCP Mb/s", "PE1 CPU s/GB", "P CPU s/GB",
-                            "PE2 CPU s/GB", "all hops CPU s/GB", "frames off the PW at PE2", "published (VPLS)"],
+                            "PE2 CPU s/GB", "all hops CPU s/GB", "CPU % of one core", "frames off the PW at PE2",
+                            "published (VPLS)"],
                            rows), ""]
     p4 = {(service_of(r), r["mtu"], r["mode"]): r["tcp_mbps"] for r in data["runs"]
           if r.get("dut", "p4switch") == "p4switch"}
@@ -189,6 +192,8 @@ def write_report(d: Path, data: dict, secs: float) -> None:
               for svc in SERVICES if (svc, r["mtu"], m) in p4]
     if ratios:
         md += ["Throughput ratios: " + "; ".join(ratios) + ".", ""]
+    md += compare.sections("s3", data)
+    md += [f"![{label}]({png.name})" for label, png in figures.make("s3", data, d)] + [""]
     report.write_md(d, md, [(e["what"], e["error"]) for e in data.get("errors", [])])
 
 
@@ -215,16 +220,18 @@ def main() -> int:
     if not services or any(x not in SERVICES for x in services):
         raise BenchError(f"--services: {', '.join(SERVICES)}")
     secs = args.trial_seconds or pick(args, 30.0, 10.0, 3.0)
+    capture.arm(args.pcap, args.prefix)
     d = report.new_run("s3", args.out)
     data = {"scenario": "S3", "stamp": d.name, "quick": args.quick, "profile": profile(args),
-            "profile_note": profile_note(args), "machine": report.machine(), "runs": []}
+            "profile_note": profile_note(args), "machine": report.machine(), "seconds_per_run": secs, "runs": []}
     plan = [(mtu, svc, mode, dut) for mtu in mtus for dut in duts
             for svc in (services if dut == "p4switch" else ["ip" if dut == "ovs" else "-"])
             for mode in (modes if dut != "linux" else ["no MPLS"])]
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="h10-s3-") as tmp:
+        progress = Progress("S3", len(plan))
         for k, (mtu, svc, mode, dut) in enumerate(plan):
-            say(f"S3 [{k + 1}/{len(plan)}] MTU {mtu}, {svc}, {mode}, {dut} ({time.monotonic() - t0:.0f} s elapsed)")
+            progress.step(f"MTU {mtu}, {svc}, {mode}, {dut}")
             if dut == "p4switch":
                 chain = (VplsChain if svc == "vpls" else MplsChain)(args.prefix, Path(tmp), mode, mtu)
             elif dut == "ovs":
@@ -237,14 +244,15 @@ def main() -> int:
                 chain.up()
                 chain.start()
                 pids = chain.pids()
-                c0 = [cpu_seconds([p]) for p in pids]
+                c0, w0 = [cpu_seconds([p]) for p in pids], time.monotonic()
                 r = iperf.start([(chain.a, chain.b, None)], secs)[0]
-                c1 = [cpu_seconds([p]) for p in pids]
+                c1, wall = [cpu_seconds([p]) for p in pids], time.monotonic() - w0
                 gb = r["received_mbps"] * secs / 8 / 1000
                 keys = ("pe1", "p", "pe2") if len(pids) == 3 else ("all",) * len(pids)
                 cpu = {n: (b - a) / gb if gb else None for n, a, b in zip(keys, c0, c1)}
                 row = {"dut": name, "service": svc, "mtu": mtu, "mode": mode, "tcp_mbps": r["received_mbps"],
                        "cpu_s_per_gb": cpu,
+                       "cpu_percent": {n: 100 * (b - a) / wall for n, a, b in zip(keys, c0, c1)},
                        "cpu_s_per_gb_all": sum(v for v in cpu.values() if v is not None) if cpu else None}
                 if isinstance(chain, OvsMplsChain):
                     row["lsp_packets_at_p"] = chain.lsp_packets()
@@ -263,7 +271,7 @@ def main() -> int:
             finally:
                 chain.down()
             report.write_json(d, data)
-    report.finish(d, data, t0, "S3", lambda: write_report(d, data, secs))
+    report.finish(d, data, t0, "S3", lambda: write_report(d, data, secs), args.json)
     return 0
 
 

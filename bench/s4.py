@@ -13,7 +13,7 @@ policing   ingress rate limit on the senders' switch ports: a=100 and b=50 Mb/s 
 cpu        one iperf3 flow a -> c through each DUT, UDP at the same offered rate (--cpu-mbps)
            and TCP unlimited: CPU seconds of the DUT process (p4switch, ovs-vswitchd; the Linux
            bridge works inside the senders' kernel context, counted in iperf3's CPU) and iperf3's
-           own CPU figures. Published: Utomo et al., SCENARIOS.md S4.
+           own CPU figures. Published: Utomo et al., docs/scenarios.md S4.
 Results: bench/results/<stamp>-s4/.
 """
 from __future__ import annotations
@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import iperf, report
-from .common import choose, DUTS, dut_names, main_guard, parser, pick, profile, profile_note, say, settings
+from . import capture, compare, figures, iperf, published, report
+from .common import choose, DUTS, Progress, dut_names, main_guard, parser, pick, profile, profile_note, say, settings
 from .dut import OvsNetdev, P4Switch, cpu_seconds
 from .netns import BenchError, Topology, sh
 
@@ -121,14 +121,18 @@ def policing(name: str, args, wd: Path) -> dict:
 
 
 def cpu(name: str, args, wd: Path) -> dict:
+    """CPU of the switch and of the iperf3 ends for UDP and TCP a -> c, with all four hosts in
+    one VLAN (before isolation) and with a, c in VLAN 10 and b, d in VLAN 20 (after), as the
+    study measured before and after isolation (Figure 6) and per protocol (Table 3)."""
     secs = pick(args, 30, 8, 3)
     res = {"runs": []}
-    for proto, rate in (("udp", args.cpu_mbps), ("tcp", None)):
+    for (phase, vlan_of), (proto, rate) in ((p, q) for p in (("before", None), ("after", {"a": 10, "b": 20, "c": 10, "d": 20}))
+                                            for q in (("udp", args.cpu_mbps), ("tcp", None))):
         topo = topology(args.prefix, 4)
         with topo:
             dut = DUTS[name](topo, wd)
             try:
-                dut.l2()
+                dut.l2({f"{topo.prefix}-{k}": v for k, v in vlan_of.items()} if vlan_of else None)
                 res["dut"] = dut.name
                 sh("ping", "-n", "-c1", "-W1", "10.0.0.3", ns=topo.host("a").name, check=False)
                 pids = dut.pids()
@@ -139,55 +143,54 @@ def cpu(name: str, args, wd: Path) -> dict:
                 dut.stop()
         dut_cpu = 100 * (c1 - c0) / (t1 - t0) if pids else None
         gbytes = g["received_mbps"] * secs / 8 / 1000
-        res["runs"].append({"protocol": proto, **g, "dut_cpu_percent": dut_cpu,
+        res["runs"].append({"protocol": proto, "phase": phase, **g, "dut_cpu_percent": dut_cpu,
                             "dut_cpu_seconds_per_gb": (c1 - c0) / gbytes if pids and gbytes else None})
-        say(f"  cpu {proto} on {res['dut']}: {g['received_mbps']:.1f} Mb/s, DUT CPU "
+        say(f"  cpu {proto} {phase} isolation on {res['dut']}: {g['received_mbps']:.1f} Mb/s, DUT CPU "
             f"{'-' if dut_cpu is None else f'{dut_cpu:.0f} %'}, iperf3 sender {g['sender_cpu_percent']:.0f} %")
     return res
 
 
 def write_report(d: Path, data: dict) -> None:
-    ref = report.reference("s4_utomo.json")
+    ref = published.load("s4")
     m = data["machine"]
     md = [f"# S4 virtual switch: isolation, policing, CPU ({data['stamp']})", "",
           f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at "
           f"start, git {m['git']}, {m['ovs'] or 'no OVS'}{data.get('profile_note', '')}. iperf3 runs of "
           f"{data.get('seconds_per_run', '?')} s.", "",
-          f"Published: {ref['citation']}.", ""]
+          f"Published: {published.citation(ref)}: every table beside ours in \"Published beside ours\".", ""]
     iso = data.get("isolation", {})
     if iso:
         md += ["## VLAN isolation (ping matrix: reaching pairs of 12)", ""]
         rows = [[r["dut"], sum(r["before"]["matrix"].values()), sum(r["after"]["matrix"].values()),
                  ", ".join(r["after"]["unexpected"] + r["before"]["unexpected"]) or "none"] for r in iso.values()]
         md += [report.md_table(["DUT", "before (expect 12)", "after (expect 4)", "unexpected pairs"], rows),
-               "", f"Published: {ref['isolation']}.", ""]
+               ""]
     pol = data.get("policing", {})
     if pol:
         md += ["## Ingress policing: configured versus measured", ""]
-        pub = dict(zip(ref["policing_mbps"]["configured"], ref["policing_mbps"]["measured"]))
+        fig7 = published.table(ref, "Figure 7 and text")
+        pub = published.series(fig7, "configured_mbps", "measured_mbps")
+        unpoliced = published.table(ref, "Figure 7 and text (unpoliced)")["rows"][0][0]
         rows = []
         for r in pol.values():
             for x in r["runs"]:
                 rows.append([r["dut"], x["run"], x["host"], x["configured_mbps"], x["received_mbps"],
                              x["error_percent"], pub.get(x["configured_mbps"]) if x["run"] == "three tenants"
-                             else (ref["policing_mbps"]["unpoliced"] if x["run"] == "unpoliced" else None)])
+                             else (unpoliced if x["run"] == "unpoliced" else None)])
         md += [report.md_table(["DUT", "run", "sender", "configured Mb/s", "measured Mb/s", "error %",
                                 "published Mb/s"], rows), ""]
-        labels = [f"{x['run'][:5]} {x['host']}" for x in next(iter(pol.values()))["runs"]]
-        groups = {r["dut"]: [x["received_mbps"] for x in r["runs"]] for r in pol.values()}
-        groups["configured"] = [x["configured_mbps"] or 0 for x in next(iter(pol.values()))["runs"]]
-        png = report.plot_bars(d / "s4-policing.png", "S4 policing: measured rate", "Mb/s", labels, groups)
-        md += [f"![policing]({png.name})", ""]
     cp = data.get("cpu", {})
     if cp:
         md += ["## CPU at the same load", ""]
-        rows = [[r["dut"], x["protocol"], x["offered_mbps"], x["received_mbps"], x["dut_cpu_percent"],
+        rows = [[r["dut"], x.get("phase", "before"), x["protocol"], x["offered_mbps"], x["received_mbps"], x["dut_cpu_percent"],
                  x["dut_cpu_seconds_per_gb"], x["sender_cpu_percent"], x["receiver_cpu_percent"]]
                 for r in cp.values() for x in r["runs"]]
-        md += [report.md_table(["DUT", "proto", "offered Mb/s", "received Mb/s", "DUT process CPU %",
+        md += [report.md_table(["DUT", "isolation", "proto", "offered Mb/s", "received Mb/s", "DUT process CPU %",
                                 "DUT CPU s/GB", "iperf3 sender CPU %", "iperf3 receiver CPU %"], rows), "",
                "The Linux bridge has no process of its own: its work is in the senders' kernel context.",
-               f"Published host CPU, TCP send: {ref['cpu_percent_host_tcp_send']}.", ""]
+               ""]
+    md += compare.sections("s4", data)
+    md += [f"![{label}]({png.name})" for label, png in figures.make("s4", data, d)] + [""]
     report.write_md(d, md, [(f"{e['part']} on {e['dut']}", e["error"]) for e in data.get("errors", [])])
 
 
@@ -202,22 +205,24 @@ def main() -> int:
     args.cpu_mbps = args.cpu_mbps or (100.0 if args.quick else 200.0)
     parts = choose(args.parts, PARTS, "--parts")
     duts = dut_names(args)
+    capture.arm(args.pcap, args.prefix)
     d = report.new_run("s4", args.out)
     data = {"scenario": "S4", "stamp": d.name, "quick": args.quick, "profile": profile(args),
             "profile_note": profile_note(args), "seconds_per_run": pick(args, 30, 8, 3), "machine": report.machine()}
     t0 = time.monotonic()
     fns = {"isolation": isolation, "policing": policing, "cpu": cpu}
     with tempfile.TemporaryDirectory(prefix="h10-s4-") as tmp:
+        progress = Progress("S4", len(parts) * len(duts))
         for part in parts:
             for name in duts:
-                say(f"S4 {part} on {name} ({time.monotonic() - t0:.0f} s elapsed)")
+                progress.step(f"{part} on {name}")
                 try:
                     data.setdefault(part, {})[name] = fns[part](name, args, Path(tmp))
                 except BenchError as e:
                     say(f"  {name}: {e}")
                     data.setdefault("errors", []).append({"part": part, "dut": name, "error": str(e)})
                 report.write_json(d, data)
-    report.finish(d, data, t0, "S4", lambda: write_report(d, data))
+    report.finish(d, data, t0, "S4", lambda: write_report(d, data), args.json)
     return 0
 
 

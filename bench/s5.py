@@ -17,7 +17,7 @@ address (the translation happened).
 Correctness checks per run: a flow whose source matches the first decoy rule must not
 arrive at b (p4gen, 1 s), and afterwards the per-rule counters (p4switch: the ACL's
 direct counters via `vrouter show acl`; nftables: `counter` on every rule) must show
-packets only on that decoy and the intended rule. Published: Hokkanen, SCENARIOS.md S5.
+packets only on that decoy and the intended rule. Published: Hokkanen, docs/scenarios.md S5.
 Results: bench/results/<stamp>-s5/.
 """
 from __future__ import annotations
@@ -31,12 +31,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import iperf, report, rfc2544
-from .common import DUTS, main_guard, parser, pick, profile, profile_note, say, settings, throughput_from
+from . import capture, compare, figures, iperf, published, report, rfc2544
+from .common import DUTS, Progress, main_guard, parser, pick, profile, profile_note, say, settings, throughput_from
 from .dut import ROOT, P4Switch, l3_plan
 from .netns import BenchError, Topology, sh
 
-PUBLISHED = report.reference("s5_hokkanen.json")   # the study's figures, with citation
+PUBLISHED = published.load("s5")   # the study's tables, with citation
+STUDY_TCP_SECONDS = 900.0      # Hokkanen, section 6: iperf3 -t 900 -P 10
+TABLE11 = {r[0]: r for r in published.table(PUBLISHED, "Table 11")["rows"]}   # policies -> [n, no NAT, NAT]
 
 
 ACL_TABLE = "ingress.acl.acl_ingress_table"
@@ -200,7 +202,7 @@ def measure(name: str, n: int, stateful: bool, nat: bool, args, st, wd: Path, se
             seen_from = connection_source(a, b)
             gw = dut.gateway_mac(a)
             dec = decoy_flow(a, b, gw, n)
-            tcp = iperf.start([(a, b, None)], pick(args, 30, 5, 3), streams=10)[0]
+            tcp = iperf.start([(a, b, None)], args.tcp_seconds, streams=10)[0]
             flows = [rfc2544.Flow(a, b, gw)]
             s = throughput_from(flows, 64, st, seed, progress=say)
             counts = (p4_counts(topo.sw, dut.workdir / f"{dut.name}-vrouter.yaml") if isinstance(dut, P4Switch)
@@ -227,20 +229,21 @@ def write_report(d: Path, data: dict) -> None:
     md = [f"# S5 virtual firewall ({data['stamp']})", "",
           f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
           f"git {m['git']}{data.get('profile_note', '')}. Only the last rule matches the traffic.", "",
-          f"Published: {PUBLISHED['citation']}: server to server {PUBLISHED['server_to_server_mbps']} Mb/s, VM to VM "
-          f"{PUBLISHED['vm_to_vm_mbps']} Mb/s, through the firewall 1900/1890 Mb/s with 1, 100 and 1000 policies, NAT off and on (iperf3, 10 streams).", "",
+          f"Published: {published.citation(PUBLISHED)}: Table 11 (stateful, 1/100/1000 policies, NAT off and on) "
+          "beside the stateful rows; every table in \"Published beside ours\".", "",
           "NAT: the stateful rule sets run with NAT off and on on both DUTs (masquerade towards b: p4switch's "
           "data-plane NAPT, docs/p4-program.md 11a; nftables `masquerade`).", ""]
     yes = lambda ok: "yes" if ok else "**no**"
     rows = [[r["dut"], r["rules"], "on" if r["stateful"] else "off", "on" if r.get("nat") else "off",
-             r["tcp10_mbps"], PUBLISHED["firewall_mbps"].get(str(r["rules"])), r["rfc2544_64_pps"],
+             r["tcp10_mbps"], compare.pub(TABLE11[r["rules"]][2 if r.get("nat") else 1])
+             if r["stateful"] and r["rules"] in TABLE11 else None, r["rfc2544_64_pps"],
              r["rfc2544_64_mbps"], yes(r["firewall_as_expected"]),
              f"{yes(r['decoy_flow']['dropped_all'])} ({r['decoy_flow']['received']}/{r['decoy_flow']['sent']})"
              if r.get("decoy_flow") else "no decoy (1 rule)",
              yes(r["rule_counters"]["ok"]) if "rule_counters" in r else None,
              f"{yes(r['nat_as_expected'])} ({r['b_sees_source']})" if "nat_as_expected" in r else None]
             for r in data["runs"]]
-    md += [report.md_table(["DUT", "rules", "stateful", "NAT", "iperf3 TCP x10 Mb/s", "published Mb/s",
+    md += [report.md_table(["DUT", "rules", "stateful", "NAT", "iperf3 TCP x10 Mb/s", "published Mb/s (Table 11)",
                             "64 B zero-loss pps", "64 B Mb/s", "b->a blocked iff stateful",
                             "decoy flow dropped (arrived/sent)", "only intended + decoy rule counted",
                             "b sees a's TCP from the router iff NAT (source seen)"], rows), "",
@@ -267,16 +270,8 @@ def write_report(d: Path, data: dict) -> None:
         md.append(f"- {r['dut']} {r['rules']} rules stateful={r['stateful']}: counters {r['rule_counters']}")
     if bad:
         md.append("")
-    series = {}
-    for r in data["runs"]:
-        key = f"{r['dut']} stateful {'on' if r['stateful'] else 'off'}{' NAT' if r.get('nat') else ''}"
-        xs, ys = series.setdefault(key, ([], []))
-        xs.append(r["rules"])
-        ys.append(r["tcp10_mbps"])
-    if series:
-        png = report.plot_lines(d / "s5-tcp.png", "S5 firewall: iperf3 TCP, 10 streams", "rules", "Mb/s", series,
-                                {"Fortigate-VM": ([1, 100, 1000], [1900, 1900, 1900])}, logx=True)
-        md += [f"![S5]({png.name})", ""]
+    md += compare.sections("s5", data)
+    md += [f"![{label}]({png.name})" for label, png in figures.make("s5", data, d)] + [""]
     report.write_md(d, md, [(e["what"], e["error"]) for e in data.get("errors", [])])
 
 
@@ -285,8 +280,11 @@ def main() -> int:
     ap.set_defaults(duts="p4switch,linux")
     ap.add_argument("--rules", help="comma list of rule counts (default 1,100,1000,10000; quick 1,1000)")
     ap.add_argument("--nat", default="off,on", help="NAT modes of the stateful runs (both DUTs): off,on")
+    ap.add_argument("--tcp-seconds", type=float, help="length of the iperf3 TCP run (--full: the study's 900; "
+                    "standard 5, quick 3)")
     args = ap.parse_args()
     st = settings(args)
+    args.tcp_seconds = args.tcp_seconds or pick(args, STUDY_TCP_SECONDS, 5.0, 3.0)
     try:
         counts = [int(x) for x in args.rules.split(",")] if args.rules else ([1, 1000] if args.quick
                                                                             else [1, 100, 1000, 10000])
@@ -300,18 +298,20 @@ def main() -> int:
     nats = [x.strip() for x in args.nat.split(",") if x.strip()]
     if not nats or any(x not in ("off", "on") for x in nats):
         raise BenchError("--nat: off, on or off,on")
+    capture.arm(args.pcap, args.prefix)
     d = report.new_run("s5", args.out)
     data = {"scenario": "S5", "stamp": d.name, "quick": args.quick, "profile": profile(args),
-            "profile_note": profile_note(args), "machine": report.machine(), "runs": []}
+            "profile_note": profile_note(args), "machine": report.machine(), "tcp_seconds": args.tcp_seconds,
+            "runs": []}
     t0 = time.monotonic()
     plan = [(n, stateful, name, nat) for n in counts for stateful in (False, True) for name in duts
             for nat in ([x == "on" for x in nats] if stateful else [False])]
     seeds: dict[tuple, float] = {}
     cap = acl_capacity()
     with tempfile.TemporaryDirectory(prefix="h10-s5-") as tmp:
+        progress = Progress("S5", len(plan))
         for k, (n, stateful, name, nat) in enumerate(plan):
-            say(f"S5 [{k + 1}/{len(plan)}] {n} rules, stateful {stateful}, NAT {nat}, {name} "
-                f"({time.monotonic() - t0:.0f} s elapsed)")
+            progress.step(f"{n} rules, stateful {stateful}, NAT {nat}, {name}")
             if name == "p4switch" and cap is not None and n > cap:
                 gap = (f"vrouter.p4's ACL table ({ACL_TABLE}) holds {cap} entries (its size in "
                        f"build/vrouter.p4info.txtpb); {n} rules do not fit, not measured")
@@ -329,7 +329,7 @@ def main() -> int:
                 data.setdefault("errors", []).append({"what": f"{name} {n} rules stateful={stateful} nat={nat}",
                                                       "error": str(e)})
             report.write_json(d, data)
-    report.finish(d, data, t0, "S5", lambda: write_report(d, data))
+    report.finish(d, data, t0, "S5", lambda: write_report(d, data), args.json)
     return 0
 
 

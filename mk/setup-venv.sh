@@ -25,7 +25,7 @@ trap 'rm -rf "$wheels"' EXIT
 "${pip[@]}" download --no-deps --only-binary :all: -d "$wheels" -r mk/p4runtime-schema.txt
 rm -rf "$site/p4"
 $venv/bin/python mk/p4runtime_stubs.py "$wheels"/p4runtime-*.whl "$site"
-for pkg in compiler controller conformance; do
+for pkg in compiler controller conformance switch/cli; do
     if [[ -f $pkg/pyproject.toml ]]; then
         "${pip[@]}" install --no-deps --no-build-isolation -e "$pkg"
     fi

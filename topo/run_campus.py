@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import yaml
@@ -157,6 +158,46 @@ def iperf(net, client, server, seconds: int = 3) -> float | None:
         return None
 
 
+def metrics_summary(address: str) -> str:
+    """One line from the controller's metrics endpoint."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as resp:
+            text = resp.read().decode()
+    except OSError as exc:
+        return f"metrics http://{address}/metrics: not answering ({exc})"
+    total: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "vrouter_writes_total" and sample.labels.get("outcome") != "ok":
+                continue
+            total[sample.name] = total.get(sample.name, 0) + sample.value
+    return (f"metrics http://{address}/metrics: {total.get('vrouter_reconcile_runs_total', 0):.0f} reconcile runs, "
+            f"{total.get('vrouter_writes_total', 0):.0f} updates written, "
+            f"{total.get('vrouter_neighbors', 0):.0f} neighbours, "
+            f"{total.get('vrouter_learned_stations', 0):.0f} learned stations")
+
+
+def dashboard_summary(address: str) -> str:
+    """One line from the dashboard's JSON (waits for its first sample of every switch)."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://{address}/api/state", timeout=5) as resp:
+                state = json.loads(resp.read())
+            if all(s["ok"] for s in state["switches"]) or time.monotonic() > deadline:
+                break
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                return f"dashboard http://{address}/: not answering ({exc})"
+        time.sleep(0.3)
+    ok = [s for s in state["switches"] if s["ok"]]
+    rx = sum(p["rx_packets"] for s in ok for p in s["ports"])
+    return (f"dashboard http://{address}/: {len(ok)}/{len(state['switches'])} switches sampled, "
+            f"{rx} packets received on their ports")
+
+
 def clean(nodes: dict[str, str], plans, links) -> None:
     """`mn -c` for this topology's own names only: links left behind by an interrupted run."""
     ends = [(h.switch, h.port) for h in plans] + [(l.a, l.a_port) for l in links] + [(l.b, l.b_port) for l in links]
@@ -172,6 +213,8 @@ def main() -> int:
     ap.add_argument("--grpc-port", type=int, help="override the gRPC ports of the description: switch i (from 0, in "
                     "file order) listens on N+i")
     ap.add_argument("--log-dir", type=Path, default=ROOT / "build" / "run")
+    ap.add_argument("--metrics-addr", metavar="HOST:PORT", help="the controller serves Prometheus metrics there")
+    ap.add_argument("--dashboard", metavar="HOST:PORT", help="serve `vrouter dashboard` there while the network runs")
     args = ap.parse_args()
     if os.geteuid() != 0:
         print("run_campus: needs root (mininet)", file=sys.stderr)
@@ -212,7 +255,7 @@ def main() -> int:
     clean(nodes, plans, links)
     topo = CampusTopo(switches=switches, hosts=plans, links=links, log_dir=str(args.log_dir))
     net = Mininet(topo=topo, switch=P4Switch, controller=None, build=True, autoStaticArp=False)
-    daemon = None
+    daemon = dashboard = None
     status = 1
     try:
         try:
@@ -227,9 +270,14 @@ def main() -> int:
             host.cmd(f"ethtool -K {host.defaultIntf().name} tx off rx off tso off gso off gro off >/dev/null 2>&1")
         log_path = args.log_dir / "vrouter.log"
         log = log_path.open("w")
-        daemon = subprocess.Popen([sys.executable, "-m", "vrouter.cli", "run", str(desc_file)], stdout=log,
-                                  stderr=subprocess.STDOUT, cwd=ROOT / "controller",
-                                  env={**os.environ, "PYTHONPATH": str(ROOT / "controller")})
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "controller")}
+        extra = ["--metrics-addr", args.metrics_addr] if args.metrics_addr else []
+        daemon = subprocess.Popen([sys.executable, "-m", "vrouter.cli", "run", str(desc_file), *extra], stdout=log,
+                                  stderr=subprocess.STDOUT, cwd=ROOT / "controller", env=env)
+        if args.dashboard:
+            dashboard = subprocess.Popen([sys.executable, "-m", "vrouter.cli", "dashboard", str(desc_file),
+                                          "--listen", args.dashboard], stdout=log, stderr=subprocess.STDOUT,
+                                         cwd=ROOT / "controller", env=env)
         deadline = time.monotonic() + 30
         while not all(f"event=reconciled switch={name} " in log_path.read_text() for name in switches):
             if daemon.poll() is not None or time.monotonic() > deadline:
@@ -263,17 +311,22 @@ def main() -> int:
             print(f"iperf3 {client.name} (VLAN {client.vlan}) -> {server.name} (VLAN {server.vlan}), routed: "
                   f"{mbps:.1f} Mbit/s")
         status = 0 if bad == 0 and mbps is not None else 1
+        if args.metrics_addr:
+            print(metrics_summary(args.metrics_addr))
+        if args.dashboard:
+            print(dashboard_summary(args.dashboard))
         if sys.stdin.isatty() and not args.no_cli:
             from mininet.cli import CLI
             print("mininet CLI (the controller keeps running; `exit` tears everything down)")
             CLI(net)
     finally:
-        if daemon is not None and daemon.poll() is None:
-            daemon.send_signal(signal.SIGTERM)
-            try:
-                daemon.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                daemon.kill()
+        for proc in (dashboard, daemon):
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
         net.stop()
         clean(nodes, plans, links)
     return status

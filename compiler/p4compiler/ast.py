@@ -1,12 +1,20 @@
 """The P4-16 abstract syntax tree, declared once. Every node carries a source span.
 
-Expression nodes get a `type` attribute from the checker (p4compiler.check).
+The checker (p4compiler.check) fills in the fields declared with `checked()`: every
+expression's `type` (and folded constant value), what each name (`sym`) and call
+(`target`) resolves to, the types of parameters, instances and type references. They
+are not constructor arguments; lowering reads them, and only the checker writes them.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, is_dataclass
 
 from .diag import Span
+
+
+def checked(default=None):
+    """A field the checker fills in (not set by the parser, not shown in dumps)."""
+    return field(default=default, init=False, repr=False, compare=False)
 
 
 @dataclass(eq=False)
@@ -39,17 +47,10 @@ class Annotation(Node):
         return self.args[i] if i < len(self.args) else None
 
 
-def find_annotation(annos: list[Annotation], name: str) -> Annotation | None:
-    for a in annos:
-        if a.name == name:
-            return a
-    return None
-
-
 # ------------------------------------------------------------------- types
 @dataclass(eq=False)
 class TypeRef(Node):
-    pass
+    resolved: "Type | None" = checked()
 
 
 @dataclass(eq=False)
@@ -93,7 +94,8 @@ class TupleType(TypeRef):
 # -------------------------------------------------------------- expressions
 @dataclass(eq=False)
 class Expr(Node):
-    pass
+    type: "Type | None" = checked()
+    folded: object = checked()   # the value of a constant expression, before conversion to its type
 
 
 @dataclass(eq=False)
@@ -117,6 +119,7 @@ class StringLiteral(Expr):
 class Name(Expr):
     name: str
     top_level: bool = False  # `.name`
+    sym: "Symbol | None" = checked()
 
 
 @dataclass(eq=False)
@@ -149,6 +152,10 @@ class Call(Expr):
     func: Expr
     type_args: list[TypeRef]
     args: list[Argument]
+    target: "CallTarget | None" = checked()
+
+    def target_kind(self) -> str | None:
+        return self.target.kind if self.target is not None else None
 
 
 @dataclass(eq=False)
@@ -301,11 +308,13 @@ class FieldDecl(Decl):
 @dataclass(eq=False)
 class HeaderDecl(Decl):
     fields: list[FieldDecl]
+    type_params: list[str] = field(default_factory=list)
 
 
 @dataclass(eq=False)
 class HeaderUnionDecl(Decl):
     fields: list[FieldDecl]
+    type_params: list[str] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -347,6 +356,7 @@ class Param(Decl):
     direction: str  # '', 'in', 'out', 'inout'
     type_ref: TypeRef
     default: Expr | None = None
+    resolved_type: "Type | None" = checked()
 
 
 @dataclass(eq=False)
@@ -356,6 +366,7 @@ class MethodProto(Decl):
     type_params: list[str]
     params: list[Param]
     abstract: bool = False
+    extern_type_params: list = checked()   # the type parameters of the extern a method belongs to
 
 
 @dataclass(eq=False)
@@ -373,6 +384,7 @@ class ExternFunctionDecl(Decl):
 class FunctionDecl(Decl):
     proto: MethodProto
     body: Block
+    ret_type: "Type | None" = checked()
 
 
 @dataclass(eq=False)
@@ -404,6 +416,7 @@ class Instantiation(Decl, Stmt):
     type_ref: TypeRef
     args: list[Argument]
     initializer: list[Decl] | None = None
+    resolved_type: "Type | None" = checked()
 
 
 @dataclass(eq=False)
@@ -454,6 +467,7 @@ class ActionRef(Node):
     args: list[Argument]
     annotations: list[Annotation]
     expr: Expr | None = None
+    sym: "Symbol | None" = checked()
 
 
 @dataclass(eq=False)
@@ -476,6 +490,7 @@ class TableProperty(Node):
 @dataclass(eq=False)
 class TableDecl(Decl):
     properties: list[TableProperty]
+    action_syms: dict = checked()   # action name -> Symbol, of the `actions` list
 
     def prop(self, name: str) -> TableProperty | None:
         for p in self.properties:

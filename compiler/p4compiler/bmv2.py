@@ -181,6 +181,8 @@ class Document:
         return {"filename": span.file, "line": span.line, "column": span.col, "source_fragment": fragment}
 
     def finish(self) -> dict:
+        """The finished JSON document, its sections in the order of BMv2's JSON_format.md;
+        metadata header types are padded to whole bytes and internal keys dropped."""
         # pad metadata header types (scalars) to whole bytes, as BMv2 expects
         for ht in self.header_types:
             if ht["name"] == "scalars_0" or ht.get("_metadata"):

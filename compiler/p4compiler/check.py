@@ -49,6 +49,9 @@ class Checker(ExprChecker, Visitor):
                 self.err(d, "declaration nested too deeply")
 
     def global_decl(self, d: A.Decl) -> None:
+        """Declare one top-level declaration (types, errors, match kinds, externs, parsers,
+        controls, actions, functions, constants, instances) in the top scope and check what can
+        be checked on its own."""
         s = self.top
         if isinstance(d, (A.HeaderDecl, A.HeaderUnionDecl, A.StructDecl)):
             kind = {A.HeaderDecl: "header", A.HeaderUnionDecl: "header_union", A.StructDecl: "struct"}[type(d)]
@@ -63,13 +66,8 @@ class Checker(ExprChecker, Visitor):
                 if f.name in seen:
                     self.err(f, f"duplicate field '{f.name}' in {kind} {d.name}")
                 seen.add(f.name)
-                if kind == "header":
-                    sft = strip_newtype(ft)
-                    if not _header_field_type(sft, nested=False):
-                        self.err(f.type_ref, f"header field '{f.name}' must be bit<W>, int<W>, bool, varbit<W>, a serializable enum or a struct of those, not {ft}")
-                elif kind == "header_union":
-                    if not (isinstance(ft, Composite) and ft.is_header) and ft is not UNKNOWN:
-                        self.err(f.type_ref, f"header_union field '{f.name}' must be a header, not {ft}")
+                if not isinstance(ft, TypeVar):  # a generic type's fields are checked where it is specialized
+                    self.check_field_type(kind, f.name, ft, f.type_ref)
                 t.fields.append((f.name, ft))
                 t.field_annotations[f.name] = f.annotations
             if kind == "header":
@@ -104,7 +102,7 @@ class Checker(ExprChecker, Visitor):
         elif isinstance(d, A.ExternDecl):
             sym = Symbol("extern_type", d.name, d, ObjectT("extern", d.name, d))
             for m in d.methods:
-                m._extern_tps = d.type_params
+                m.extern_type_params = d.type_params
             self.declare(s, sym, d.span)
         elif isinstance(d, A.ExternFunctionDecl):
             self.declare(s, Symbol("extern_function", d.name, d, None, overloads=[d.proto]), d.span)
@@ -238,6 +236,14 @@ class Checker(ExprChecker, Visitor):
         self.err(ref, "unsupported: this kind of type")
         return UNKNOWN
 
+    def check_field_type(self, kind: str, name: str, ft: Type, node) -> None:
+        if kind == "header":
+            if not _header_field_type(strip_newtype(ft), nested=False):
+                self.err(node, f"header field '{name}' must be bit<W>, int<W>, bool, varbit<W>, a serializable enum or a struct of those, not {ft}")
+        elif kind == "header_union":
+            if not (isinstance(ft, Composite) and ft.is_header) and ft is not UNKNOWN:
+                self.err(node, f"header_union field '{name}' must be a header, not {ft}")
+
     def specialize_struct(self, sym: Symbol, args: list[Type], ref) -> Type:
         d = sym.decl
         if len(args) != len(d.type_params):
@@ -249,7 +255,9 @@ class Checker(ExprChecker, Visitor):
         name = d.name + "<" + ", ".join(str(a) for a in args) + ">"
         t = Composite(sym.type.kind, name, [], d, d.annotations)
         for f in d.fields:
-            t.fields.append((f.name, self.resolve_type(f.type_ref, inner)))
+            ft = self.resolve_type(f.type_ref, inner)
+            self.check_field_type(t.kind, f.name, ft, ref)
+            t.fields.append((f.name, ft))
         return t
 
     def width_value(self, e: A.Expr, s: Scope) -> int | None:
@@ -365,6 +373,8 @@ class Checker(ExprChecker, Visitor):
             self.err(d, f"instance of {decl.name} does not implement abstract method '{name}'")
 
     def parser_body(self, d: A.ParserDecl, s: Scope) -> None:
+        """Check a parser's parameters, locals and states (transitions name declared states; a
+        state without a transition goes to reject)."""
         scope = Scope(s, d)
         for tp in d.type_params:
             scope.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
@@ -389,7 +399,6 @@ class Checker(ExprChecker, Visitor):
             tr = st.transition
             if tr is None:
                 st.transition = "reject"
-                st.implicit_reject = True
             elif isinstance(tr, str):
                 sym = scope.lookup(tr)
                 if sym is None or sym.kind != "state":
@@ -442,7 +451,7 @@ class Checker(ExprChecker, Visitor):
             item.type = t
             return
         self.expr(item, scope)
-        if isinstance(item, A.Name) and getattr(item, "sym", None) is not None and item.sym.kind == "value_set":
+        if isinstance(item, A.Name) and item.sym is not None and item.sym.kind == "value_set":
             return
         self.coerce(item, t, "keyset value")
 
@@ -487,6 +496,8 @@ class Checker(ExprChecker, Visitor):
 
     # ------------------------------------------------------------ tables
     def table(self, t: A.TableDecl, scope: Scope) -> None:
+        """Check a table's properties: keys and match kinds, the actions list (directional
+        arguments bound), default action, entries, size, implementation, counters and meters."""
         seen = set()
         for p in t.properties:
             if p.name in seen:
@@ -586,7 +597,7 @@ class Checker(ExprChecker, Visitor):
         params = decl.params if len(ar.args) == len(decl.params) else decl.params[:len(ar.args)] if partial else [p for p in decl.params if not p.direction]
         for a, p in zip(ar.args, params):
             self.expr(a.expr, scope)
-            pt = getattr(p, "resolved_type", None)
+            pt = p.resolved_type
             if pt is not None:
                 self.coerce(a.expr, pt, f"argument '{p.name}' of action '{ar.name}'")
 
@@ -698,7 +709,7 @@ class Checker(ExprChecker, Visitor):
         while isinstance(base, (A.Member, A.Index, A.Slice)):
             base = base.expr
         if isinstance(base, A.Name):
-            sym = getattr(base, "sym", None)
+            sym = base.sym
             if sym is None:
                 return
             if sym.kind == "param" and sym.direction in ("in", "") and isinstance(sym.owner, (A.ActionDecl, A.FunctionDecl, A.ControlDecl, A.ParserDecl)):

@@ -4,7 +4,7 @@ struct initialisers to the type a context expects. A mixin of check.Checker."""
 from __future__ import annotations
 
 from . import ast as A
-from .check_types import UNKNOWN, ActionRun, MethodRef, TableResult, TypeName
+from .check_types import UNKNOWN, ActionRun, CallTarget, MethodRef, TableResult, TypeName
 from .consteval import const_value
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
@@ -181,6 +181,8 @@ class ExprChecker:
         return UNKNOWN
 
     def member(self, e: A.Member, scope: Scope) -> Type:
+        """Type of `x.f`: enum and error members, header/struct/union fields, stack properties
+        (next, last, size, lastIndex), methods of externs, headers and tables."""
         bt = self.expr(e.expr, scope)
         if bt is UNKNOWN:
             return UNKNOWN
@@ -279,6 +281,9 @@ class ExprChecker:
         return t
 
     def binary(self, e: A.Binary, scope: Scope) -> Type:
+        """Type of a binary expression: operands coerced to one another (an int constant takes
+        the other side's width), the spec's rules for shifts, concatenation, comparisons and
+        boolean operators."""
         op = e.op
         lt = self.expr(e.left, scope)
         rt = self.expr(e.right, scope)
@@ -374,6 +379,8 @@ class ExprChecker:
         return same_type(a, b)
 
     def cast(self, e: A.Cast, scope: Scope) -> Type:
+        """Check an explicit cast against the casts the spec allows (bit/int widths, bool,
+        serializable enums, new types, structs from lists)."""
         to = self.resolve_type(e.to, scope)
         ft = self.expr(e.expr, scope)
         if to is UNKNOWN or ft is UNKNOWN:
@@ -433,6 +440,9 @@ class ExprChecker:
         return out
 
     def call(self, e: A.Call, scope: Scope, stmt_ctx: bool) -> Type:
+        """Type of a call and what it resolves to (its CallTarget): a constructor, an action, a
+        table or parser/control apply, a function, an extern function or method (overloads by
+        arity), or a builtin method."""
         ft = self.expr(e.func, scope)
         targs = [self.resolve_type(t, scope) for t in e.type_args]
         for a in e.args:
@@ -443,12 +453,12 @@ class ExprChecker:
         if ft is UNKNOWN:
             return UNKNOWN
         if isinstance(ft, ObjectT) and ft.kind in ("parser", "control", "extern") and isinstance(e.func, A.Name) \
-                and getattr(e.func, "sym", None) is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
-            e.target = ("ctor", ft.decl)
+                and e.func.sym is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
+            e.target = CallTarget("ctor", decl=ft.decl)
             return ft
         if isinstance(ft, ObjectT) and ft.kind == "action":
             decl = ft.decl
-            e.target = ("action", decl)
+            e.target = CallTarget("action", decl=decl)
             if len(e.args) != len(decl.params):
                 self.err(e, f"wrong number of arguments to action '{decl.name}': expected {len(decl.params)}, got {len(e.args)}")
                 return UNKNOWN
@@ -466,17 +476,17 @@ class ExprChecker:
         if ft.kind == "table_apply":
             if e.args:
                 self.err(e, "table apply takes no arguments")
-            e.target = ("table_apply", ft.decl)
+            e.target = CallTarget("table_apply", decl=ft.decl)
             return TableResult(ft.decl)
         if ft.kind == "apply":
             decl = ft.decl
-            e.target = ("apply", decl)
+            e.target = CallTarget("apply", decl=decl)
             params = decl.params
             if len(e.args) != len(params):
                 self.err(e, f"wrong number of arguments to {decl.name}.apply: expected {len(params)}, got {len(e.args)}")
                 return UNKNOWN
             for a, p in zip(e.args, params):
-                pt = getattr(p, "resolved_type", None)
+                pt = p.resolved_type
                 if pt is not None and not isinstance(pt, TypeVar):
                     self.coerce(a.expr, pt, f"argument '{p.name}' of {decl.name}.apply")
             return VOID
@@ -499,10 +509,13 @@ class ExprChecker:
                 self.err(e, f"'{ft.mname}' expects {len(proto.type_params)} type arguments, got {len(targs)}")
             binding.update({tp: t for tp, t in zip(proto.type_params, targs) if t != DONTCARE})
         ret = self.bind_args(proto, e.args, binding, e, ft.mname, scope)
-        e.target = (ft.kind, proto, ft.obj, ft.decl, binding)
+        e.target = CallTarget(ft.kind, decl=ft.decl, proto=proto, obj=ft.obj, binding=binding, name=ft.mname)
         return ret
 
     def bind_args(self, proto: A.MethodProto, args: list[A.Argument], binding: dict, node, fname: str, scope: Scope, type_binding=None) -> Type:
+        """Match arguments to a prototype's parameters (by position or name, defaults and
+        @optional), infer type parameters, check directions and l-values; returns the result
+        type."""
         ordered = self.order_args(proto.params, args)
         for p, a in zip(proto.params, ordered):
             pt = self.resolve_type(p.type_ref, self.generic_scope(proto, binding))
@@ -544,7 +557,7 @@ class ExprChecker:
 
     def generic_scope(self, proto: A.MethodProto, binding: dict) -> Scope:
         s = Scope(self.top)
-        ext = getattr(proto, "_extern_tps", None)
+        ext = proto.extern_type_params
         for tp in list(proto.type_params) + list(ext or []):
             s.names[tp] = Symbol("type", tp, None, binding.get(tp, TypeVar(tp)))
         for tp, t in binding.items():
@@ -553,9 +566,11 @@ class ExprChecker:
         return s
 
     def builtin_call(self, e: A.Call, ft: MethodRef, targs: list[Type], scope: Scope) -> Type:
+        """Type of a builtin method call: header validity, stack push/pop, packet_in/packet_out
+        methods (extract, lookahead, advance, length, emit), minSizeInBits and friends."""
         n = ft.mname
         args = e.args
-        e.target = ("builtin", n, ft.obj, ft.recv_type)
+        e.target = CallTarget("builtin", obj=ft.obj, name=n, recv_type=ft.recv_type)
         rt = ft.recv_type
 
         def nargs(*ok):
@@ -606,7 +621,10 @@ class ExprChecker:
                 self.err(e, "lookahead needs one type argument")
                 return UNKNOWN
             t = targs[0]
-            if not (bit_width(t) or isinstance(t, Composite) and t.is_header):
+            st = strip_newtype(t)
+            fixed = isinstance(st, Composite) and st.kind in ("header", "struct") \
+                and all(bit_width(lt) for _, lt, _ in st.layout())
+            if not (bit_width(t) or fixed):
                 self.err(e, f"lookahead of {t} is not supported")
             return t
         if n == "advance":
@@ -667,6 +685,8 @@ class ExprChecker:
         return False
 
     def coerce_aggregate(self, e: A.Expr, tt: Type, what: str) -> bool:
+        """Check a list or struct expression against a struct, header, tuple or stack type,
+        element by element."""
         if isinstance(e, A.ListExpr):
             if isinstance(tt, Composite):
                 if len(e.items) != len(tt.fields):

@@ -1,7 +1,7 @@
 """Types the checker gives to expressions that are not P4 values (errors, methods, table results)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .types import Type
 
@@ -27,6 +27,18 @@ class MethodRef(Type):
 
     def name(self) -> str:
         return f"method {self.mname}"
+
+
+@dataclass(eq=False)
+class CallTarget:
+    """What a call resolves to: the checker's answer for every A.Call (its `target`)."""
+    kind: str              # ctor, action, table_apply, apply, function, extern_function, extern_method, builtin
+    decl: object = None    # the type (ctor), action, table, parser/control, function or extern declaration
+    proto: object = None   # the chosen A.MethodProto (function, extern_function, extern_method)
+    obj: object = None     # the receiver expression (extern methods, builtins)
+    binding: dict = field(default_factory=dict)   # type parameter -> type (extern functions and methods)
+    name: str = ""         # the method's name (builtins: isValid, extract, lookahead, ...)
+    recv_type: Type | None = None   # the receiver's type (builtins)
 
 
 @dataclass(eq=False)

@@ -48,6 +48,8 @@ def render(err: CompileError, sources: SourceCache) -> str:
 
 
 def run(argv: list[str]) -> int:
+    """The p4compile command: parse options, compile, print diagnostics and dumps, write the
+    JSON and P4Info files; returns the exit status."""
     from .driver import Compilation, Options
     from .p4info import serialize
     ap = make_parser()

@@ -29,8 +29,10 @@ def _wrap(v: int, t) -> int:
 
 
 def _const(e: A.Expr):
-    t = getattr(e, "type", None)
-    folded = getattr(e, "folded", None)
+    if not isinstance(e, A.Expr):  # e.g. a missing optional argument
+        return None
+    t = e.type
+    folded = e.folded
     if folded is not None:
         return _wrap(folded, t)
     if isinstance(e, A.IntLiteral):
@@ -40,13 +42,13 @@ def _const(e: A.Expr):
     if isinstance(e, A.BoolLiteral):
         return e.value
     if isinstance(e, A.Name):
-        sym = getattr(e, "sym", None)
+        sym = e.sym
         if sym is not None and sym.kind == "const" and isinstance(sym.value, (int, bool)):
             v = sym.value
             return v if isinstance(v, bool) else _wrap(v, t)
         return None
     if isinstance(e, A.Member):
-        bt = getattr(e.expr, "type", None)
+        bt = e.expr.type
         if type(bt).__name__ == "TypeName" and isinstance(bt.target, Enum) and bt.target.underlying:
             return bt.target.values.get(e.name)
         if isinstance(strip_newtype(bt), Stack) and e.name == "size":
@@ -136,12 +138,12 @@ def _const(e: A.Expr):
             return None
         return (v >> lo) & ((1 << (hi - lo + 1)) - 1)
     if isinstance(e, A.Call):
-        tgt = getattr(e, "target", None)
-        if tgt and tgt[0] == "builtin" and tgt[1] in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
-            rt = tgt[3]
+        tgt = e.target
+        if tgt and tgt.kind == "builtin" and tgt.name in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
+            rt = tgt.recv_type
             if isinstance(rt, Composite):
                 bits = header_bits(rt)
-                if tgt[1].startswith("max"):
+                if tgt.name.startswith("max"):
                     bits += sum(ft.width for _, ft in rt.fields if isinstance(ft, Varbit))
-                return bits if tgt[1].endswith("Bits") else (bits + 7) // 8
+                return bits if tgt.name.endswith("Bits") else (bits + 7) // 8
     return None

@@ -91,6 +91,3 @@ class Reporter:
         if self.diagnostics:
             raise CompileError(list(self.diagnostics))
 
-
-def fail(span: Span | None, message: str) -> CompileError:
-    return CompileError([Diagnostic(span or NO_SPAN, message)])

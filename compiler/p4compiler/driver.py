@@ -59,6 +59,8 @@ class Compilation:
         return [w for r in self.reporters for w in r.warnings]
 
     def run(self) -> Result:
+        """Run the phases in order (preprocess, lex, parse, AST passes, check, lower, P4Info),
+        stopping after the first phase that reports errors."""
         o = self.opts
         rep = self.phase()
         pp = Preprocessor(include_dirs=list(o.include_dirs), sources=self.sources, reporter=rep)
@@ -91,7 +93,7 @@ class Compilation:
         rep.check()
         if o.arch != "v1model":
             package = {"tna": "Switch"}.get(o.arch)
-            main_type = getattr(getattr(ck.main, "resolved_type", None), "tname", None)
+            main_type = getattr(ck.main.resolved_type, "tname", None) if ck.main is not None else None
             if main_type != package:
                 rep.error(ck.main.span, f"--arch {o.arch}: 'main' must instantiate the {package} package, "
                                         f"not {main_type}")

@@ -7,11 +7,9 @@ blocks becomes hidden tables with a constant default action, as p4c does.
 """
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
-
 from . import ast as A
-from .bmv2 import Document, bmv2_param, const, expr, scalar_width
+from .bmv2 import Document, const, expr, scalar_width
+from .context import ActionBody, CallFrame, Ctx
 from .check import Checker, ActionRun, const_value
 from .diag import Reporter, Span
 from .lower_expr import ExprLowering, Unsupported, unsupported
@@ -22,55 +20,6 @@ from .lower_parser import ParserLowering
 from .lower_externs import ExternLowering
 from .model import Model
 from .visitor import Visitor
-
-
-@dataclass(eq=False)
-class ActionBody:
-    """Primitive calls of one BMv2 action being built."""
-    prims: list = field(default_factory=list)
-    runtime_data: list = field(default_factory=list)
-    in_parser: bool = False
-    end_jumps: list = field(default_factory=list)   # indexes of _jump to the end of the action
-    return_stack: list = field(default_factory=list)  # lists of jump indexes per inlined callee
-
-    def emit(self, op: str, params: list, span: Span | None = None, doc=None) -> int:
-        # BMv2 builds a parser `verify`'s operands as plain expressions; every other op takes parameters.
-        if op == "set" and params[1].get("type") not in ("field", "hexstr", "lookahead", "expression"):
-            params = [params[0], {"type": "expression", "value": params[1]}]  # e.g. a stack_field source
-        p = {"op": op, "parameters": params if op == "verify" else [bmv2_param(x) for x in params]}
-        if span is not None and doc is not None:
-            si = doc.source_info(span)
-            if si:
-                p["source_info"] = si
-        self.prims.append(p)
-        return len(self.prims) - 1
-
-    def patch(self, idx: int, target: int) -> None:
-        params = self.prims[idx]["parameters"]
-        params[-1] = const(target)
-
-
-@dataclass(eq=False)
-class Ctx:
-    """Lowering context of one block instance (control, parser, action body)."""
-    prefix: str
-    decl: object
-    env: dict = field(default_factory=dict)
-    parent: "Ctx | None" = None
-    body: ActionBody | None = None
-    pipeline: dict | None = None
-    return_next: str | None = None
-    kind: str = "control"
-    stack_cursor: object = None
-    value_call: object = None
-
-    def child(self, **kw) -> "Ctx":
-        c = copy.copy(self)
-        c.env = {}
-        c.parent = self
-        for k, v in kw.items():
-            setattr(c, k, v)
-        return c
 
 
 class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Visitor):
@@ -84,11 +33,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         self.errors = list(checker.errors)
         self.action_cache: dict = {}
         self.applied_tables: dict = {}  # name -> (edges of its first apply, entry node)
-        self.objects: dict = {}   # (decl id, prefix) -> ObjLoc of extern instances
         self.field_list_ids: dict = {}
         self.std_meta: StructLoc | None = None
-        self.global_ctx = Ctx("", None, {})
-        self.hidden_action_count = 0
+        self.global_ctx = Ctx("", None)
 
     # ------------------------------------------------------------ plumbing
     def lookup(self, ctx: Ctx, sym) -> Loc | None:
@@ -122,7 +69,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         return None
 
     def report(self, u: Unsupported) -> None:
-        self.rep.error(u.span, f"unsupported: {u.what}")
+        self.rep.error(u.span, u.message)
 
     def name_of(self, decl, prefix: str) -> str:
         """Fully qualified control-plane name, honouring @name (a leading '.' is absolute)."""
@@ -136,6 +83,9 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
 
     # ------------------------------------------------------------ storage
     def alloc(self, t: Type, name: str, metadata: bool, scalar_name: str | None = None) -> Loc:
+        """Storage for a value of type t: a BMv2 header instance for a header, stacks and unions
+        of them, a struct of locations for structs and tuples, a field of `scalars` for anything
+        else."""
         t0 = t
         t = strip_newtype(t)
         if isinstance(t, Composite) and t.kind == "header":
@@ -186,7 +136,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         w = scalar_width(t)
         if w is None:
             if isinstance(t, Varbit):
-                raise Unsupported(None, f"varbit variable '{name}' outside a header")
+                raise Unsupported(None, f"varbit variable '{name}' outside a header (BMv2 keeps varbit fields only in headers)")
             raise Unsupported(None, f"variable '{name}' of type {t0}")
         fname = self.doc.add_scalar(scalar_name or name, w, isinstance(t, Bits) and t.signed)
         return FieldLoc("scalars", fname, t0)
@@ -215,10 +165,13 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
 
     # ------------------------------------------------------------ program
     def run(self) -> None:
+        """Lower the program: elaborate `V1Switch(p, vr, ig, eg, ck, dep)`, allocate the shared
+        headers/metadata/standard_metadata, then the parser, the checksum controls, both
+        pipelines and the deparser."""
         main = self.ck.main
         if main is None:
             return
-        mt = getattr(main, "resolved_type", None)
+        mt = main.resolved_type
         if mt is None or getattr(mt, "tname", "") != "V1Switch":
             self.rep.error(main.span, f"unsupported: package {getattr(mt, 'tname', '?')} (only v1model's V1Switch)")
             return
@@ -231,14 +184,13 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             self.rep.error(main.span, "V1Switch needs all six arguments")
             return
         for e in ordered:
-            tgt = getattr(e, "target", None)
-            if not (isinstance(e, A.Call) and tgt and tgt[0] == "ctor"):
+            if not (isinstance(e, A.Call) and e.target_kind() == "ctor"):
                 self.rep.error(e.span, "unsupported: V1Switch argument that is not a parser/control instantiation")
                 return
             if e.args:
                 self.rep.error(e.span, "unsupported: constructor arguments for top-level parsers/controls")
                 return
-            blocks.append(tgt[1])
+            blocks.append(e.target.decl)
         p, vr, ig, eg, ck, dep = blocks
         kinds = [A.ParserDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl, A.ControlDecl]
         for b, k, a in zip(blocks, kinds, ordered):
@@ -269,7 +221,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             hdr = self.alloc(H, "", False)
             meta = self.alloc(M, "userMetadata", True, "userMetadata")
         except Unsupported as u:
-            self.rep.error(u.span or main.span, f"unsupported: {u.what}")
+            self.rep.error(u.span or main.span, u.message)
             return
         self.std_meta = sm
         self.collect_field_lists(M, meta)
@@ -338,10 +290,6 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         return fid
 
     # ------------------------------------------------------------ actions
-    def action_name(self, decl: A.ActionDecl, prefix: str) -> str:
-        owner_prefix = prefix if getattr(decl, "_local", True) else ""
-        return self.name_of(decl, owner_prefix)
-
     def table_action(self, ar: A.ActionRef, ctx: Ctx) -> dict:
         """The BMv2 action for an action listed in a table (directional args bound)."""
         decl = ar.sym.decl
@@ -462,8 +410,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
     def prim_Exit(self, st, ctx, body):
         # out/inout arguments of every call being exited are still copied back (spec: exit)
         for frame in reversed(body.return_stack):
-            if frame.get("copy_back"):
-                self.do_copy_back(frame["copy_back"], frame["caller"], body)
+            if frame.copy_back:
+                self.do_copy_back(frame.copy_back, frame.caller, body)
         body.emit("exit", [], st.span, self.doc)
         body.end_jumps.append(body.emit("_jump", [const(0)]))
 
@@ -473,8 +421,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             return
         frame = body.return_stack[-1]
         if st.value is not None:
-            self.assign_to(frame["ret"], st.value, ctx, body, st.span)
-        frame["jumps"].append(body.emit("_jump", [const(0)]))
+            self.assign_to(frame.ret, st.value, ctx, body, st.span)
+        frame.jumps.append(body.emit("_jump", [const(0)]))
 
     def prim_Switch(self, st, ctx, body):
         self.switch_in_action(st, ctx, body)
@@ -515,6 +463,12 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         st = strip_newtype(t)
         if isinstance(st, (Composite, Stack, Tuple)):
             loc = self.alloc(t, self.doc.fresh(base), True if not (isinstance(st, Composite) and st.is_header) else False, base)
+        elif isinstance(st, Varbit):
+            # BMv2 keeps varbit values only in headers: a metadata header of its own, as p4c does
+            tn = self.doc.header_type(Composite("header", f"$varbit{st.width}", [("field", st)]))
+            name = self.doc.fresh(base)
+            self.doc.add_header(name, tn, True)
+            loc = FieldLoc(name, "field", t)
         else:
             loc = self.temp(t, base)
         ctx.env[d] = loc
@@ -522,13 +476,7 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
 
     def assign(self, lhs: A.Expr, rhs: A.Expr, ctx: Ctx, body: ActionBody, span) -> None:
         if isinstance(lhs, A.Slice):
-            base = self.loc(lhs.expr, ctx)
-            hi, lo = const_value(lhs.hi), const_value(lhs.lo)
-            w = scalar_width(lhs.expr.type)
-            m = ((1 << (hi - lo + 1)) - 1) << lo
-            keep = expr("&", base.json(), const(((1 << w) - 1) ^ m))
-            new = expr("&", expr("<<", self.val(rhs, ctx), const(lo)), const(m))
-            self.emit_assign(base, expr("|", keep, new), body, span)
+            self.write_slice(lhs, self.val(rhs, ctx), ctx, body, span)
             return
         loc = self.loc(lhs, ctx)
         self.assign_to(loc, rhs, ctx, body, span)
@@ -540,9 +488,12 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             body.emit("assign", [loc.json(), value], span, self.doc)
 
     def assign_to(self, loc: Loc, rhs: A.Expr, ctx: Ctx, body: ActionBody, span) -> None:
+        """Assign an expression to a location: fields directly (calls write their result in
+        place), composites field by field or with BMv2's header/union/stack copies, list and
+        struct initialisers, lookahead into headers and structs."""
         rt = strip_newtype(rhs.type)
         if isinstance(loc, (FieldLoc,)):
-            if isinstance(rhs, A.Call) and getattr(rhs, "target", (None,))[0] in ("extern_method", "extern_function"):
+            if isinstance(rhs, A.Call) and rhs.target_kind() in ("extern_method", "extern_function"):
                 r = self.call_stmt(rhs, ctx, body, result=loc)
                 return
             if isinstance(loc.type, Varbit) or isinstance(strip_newtype(loc.type), Varbit):
@@ -552,8 +503,8 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             return
         if isinstance(loc, ValueLoc):
             raise unsupported(rhs, "assignment to a read-only value")
-        if isinstance(rhs, A.Call) and getattr(rhs, "target", (None,))[0] in ("extern_method", "extern_function", "function"):
-            if getattr(rhs, "target")[0] == "function":
+        if isinstance(rhs, A.Call) and rhs.target_kind() in ("extern_method", "extern_function", "function"):
+            if rhs.target_kind() == "function":
                 self.inline_function(rhs, ctx, result=loc)
                 return
             self.call_stmt(rhs, ctx, body, result=loc)
@@ -580,16 +531,28 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             raise unsupported(rhs, "this initializer")
         if isinstance(rhs, A.Ternary) and not isinstance(loc, FieldLoc):
             raise unsupported(rhs, "'?:' on headers or structs")
-        if isinstance(rhs, A.Call) and getattr(rhs, "target", (None,))[0] == "builtin" and rhs.target[1] == "lookahead" \
-                and isinstance(loc, HeaderLoc):
-            self.prim(body, "add_header", [loc.json()], span)
-            off = 0
-            for f in loc.leaf_fields():
+        if isinstance(rhs, A.Call) and rhs.target_kind() == "builtin" and rhs.target.name == "lookahead" \
+                and isinstance(loc, (HeaderLoc, StructLoc)):
+            self.assign_lookahead(loc, body, span)
+            return
+        self.copy_loc(loc, self.loc(rhs, ctx), body, span, rhs)
+
+    def assign_lookahead(self, loc: Loc, body: ActionBody, span) -> None:
+        """`x = packet.lookahead<T>()` for a header or struct x: each field from its bit
+        offset in the packet ahead (a header becomes valid)."""
+        off = 0
+        for leaf in leaves(loc):
+            if isinstance(leaf, HeaderLoc):
+                self.prim(body, "add_header", [leaf.json()], span)
+                fields = leaf.leaf_fields()
+            elif isinstance(leaf, FieldLoc):
+                fields = [leaf]
+            else:
+                raise Unsupported(span, "lookahead into this value")
+            for f in fields:
                 w = scalar_width(f.type) or 0
                 self.emit_assign(f, {"type": "lookahead", "value": [off, w]}, body, span)
                 off += w
-            return
-        self.copy_loc(loc, self.loc(rhs, ctx), body, span, rhs)
 
     def copy_loc(self, loc: Loc, src: Loc, body: ActionBody, span, node) -> None:
         """Copy one stored composite value (header, union, stack, struct) onto another."""
@@ -677,21 +640,23 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
             if not isinstance(tmp, (FieldLoc, ValueLoc)):
                 self.copy_loc(target, tmp, body, arg.span, arg)
             elif target is None:
-                fake = A.Name(arg.span, "__tmp")
-                fake.type = tmp.type
-                fake.sym = None
-                self.assign_slice_from(arg, tmp, caller, body)
+                self.write_slice(arg, tmp.json(), caller, body, arg.span)
             else:
                 self.emit_assign(target, tmp.json(), body, arg.span)
 
-    def assign_slice_from(self, lhs: A.Slice, tmp: FieldLoc, ctx: Ctx, body: ActionBody) -> None:
-        base = self.loc(lhs.expr, ctx)
-        hi, lo = const_value(lhs.hi), const_value(lhs.lo)
-        w = scalar_width(lhs.expr.type)
+    def write_slice(self, lhs: A.Slice, value: dict, ctx: Ctx, body: ActionBody, span) -> None:
+        """`x[hi:lo] = value`, also through nested slices (`x[7:4][2:1]` is `x[6:5]`): the
+        other bits of the innermost variable are kept."""
+        base, hi, lo = lhs.expr, const_value(lhs.hi), const_value(lhs.lo)
+        while isinstance(base, A.Slice):
+            offset = const_value(base.lo)
+            hi, lo, base = hi + offset, lo + offset, base.expr
+        loc = self.loc(base, ctx)
+        w = scalar_width(base.type)
         m = ((1 << (hi - lo + 1)) - 1) << lo
-        keep = expr("&", base.json(), const(((1 << w) - 1) ^ m))
-        new = expr("&", expr("<<", tmp.json(), const(lo)), const(m))
-        self.emit_assign(base, expr("|", keep, new), body, lhs.span)
+        keep = expr("&", loc.json(), const(((1 << w) - 1) ^ m))
+        new = expr("&", expr("<<", value, const(lo)), const(m))
+        self.emit_assign(loc, expr("|", keep, new), body, span)
 
     def inline_action(self, call: A.Call, decl: A.ActionDecl, ctx: Ctx, body: ActionBody) -> None:
         actx_parent = ctx if self.is_local_action(decl) else Ctx("", decl)
@@ -705,11 +670,11 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         args = self.ck.order_args(decl.params, call.args)
         for p, a in zip(decl.params, args):
             self.bind_param(p, a, ctx, callee, body, copy_back)
-        frame = {"ret": None, "jumps": [], "copy_back": copy_back, "caller": ctx}
+        frame = CallFrame(ctx, copy_back)
         body.return_stack.append(frame)
         self.body_stmt(decl.body, callee, body)
         body.return_stack.pop()
-        for j in frame["jumps"]:
+        for j in frame.jumps:
             body.patch(j, len(body.prims))
         self.do_copy_back(copy_back, ctx, body)
 
@@ -717,33 +682,36 @@ class Lowerer(ExprLowering, ControlLowering, ParserLowering, ExternLowering, Vis
         return not any(decl is d for d in self.ck.program.decls)
 
     def inline_function(self, call: A.Call, ctx: Ctx, result: Loc | None = None) -> dict:
+        """Inline a function call into the current action body: parameters bound with copy-
+        in/copy-out, `return` jumps to the end, the result in a temporary copied to `result`
+        after the copy-back."""
         body = ctx.body
         if body is None:
             raise unsupported(call, "function call in a condition or key (assign it to a variable first)")
         tgt = call.target
-        proto = tgt[1]
-        decl = tgt[3]
+        proto = tgt.proto
+        decl = tgt.decl
         if not isinstance(decl, A.FunctionDecl):
             raise unsupported(call, f"call of '{proto.name}'")
-        fctx = Ctx("", decl, {}, None, body, ctx.pipeline, None, "action")
+        fctx = Ctx("", decl, body=body, pipeline=ctx.pipeline, kind="action")
         copy_back: list = []
         args = self.ck.order_args(proto.params, call.args)
         for p, a in zip(proto.params, args):
             p.resolved_type = p.type_ref.resolved
             self.bind_param(p, a, ctx, fctx, body, copy_back)
         ret = None
-        rt = getattr(decl, "ret_type", None)
+        rt = decl.ret_type
         # the result goes to a temporary: the caller's destination is written only after the
         # out/inout arguments are copied back (`h = f(h.x)` ends with f's result in h)
         if rt is not None and scalar_width(rt) is not None:
             ret = self.temp(rt, f"{decl.name}_ret")
         elif rt is not None and strip_newtype(rt) != Simple("void"):
             ret = self.alloc(rt, self.doc.fresh(f"{decl.name}_ret"), True)
-        frame = {"ret": ret, "jumps": [], "copy_back": copy_back, "caller": ctx}
+        frame = CallFrame(ctx, copy_back, ret)
         body.return_stack.append(frame)
         self.body_stmt(decl.body, fctx, body)
         body.return_stack.pop()
-        for j in frame["jumps"]:
+        for j in frame.jumps:
             body.patch(j, len(body.prims))
         self.do_copy_back(copy_back, ctx, body)
         if isinstance(ret, FieldLoc):

@@ -4,6 +4,7 @@ from __future__ import annotations
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
 from .check import ActionRun, const_value
+from .context import Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import MatchFieldInfo, TableInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, ValueLoc
@@ -39,7 +40,6 @@ def expr_text(e: A.Expr) -> str:
 class ControlLowering:
     # ------------------------------------------------------------ pipelines
     def lower_pipeline(self, pname: str, decl: A.ControlDecl, locs: list) -> None:
-        from .lower import Ctx
         pipe = {"name": pname, "id": len(self.doc.pipelines),
                 "source_info": self.doc.source_info(decl.span, decl.name),
                 "init_table": None, "tables": [], "action_profiles": [], "conditionals": []}
@@ -49,12 +49,12 @@ class ControlLowering:
         ctx = self.control_ctx(decl, self.name_of(decl, ""), locs, pipe)
         pipe["init_table"] = self.control_apply(decl, ctx, None)
 
-    def control_ctx(self, decl: A.ControlDecl, prefix: str, locs: list, pipe: dict, parent=None):
-        from .lower import Ctx
-        ctx = Ctx(prefix, decl, {}, parent, None, pipe, None, "control")
+    def control_ctx(self, decl: A.ControlDecl, prefix: str, locs: list, pipe: dict, parent=None, objects=None):
+        """The context of one apply of a control instance; `objects`: the instance's extern
+        objects made by an earlier apply (every apply shares them), filled in by this one."""
+        ctx = Ctx(prefix, decl, dict(objects or {}), parent=parent, pipeline=pipe, kind="control")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
-        ctx.var_inits = []
         for loc in decl.locals:
             try:
                 self.control_local(loc, ctx)
@@ -62,6 +62,8 @@ class ControlLowering:
                 if u.span is None:
                     u.span = loc.span
                 self.report(u)
+        if objects is not None:
+            objects.update((d, ctx.env[d]) for d in decl.locals if isinstance(d, A.Instantiation) and d in ctx.env)
         return ctx
 
     def control_local(self, d, ctx) -> None:
@@ -70,7 +72,8 @@ class ControlLowering:
             if d.init is not None:
                 ctx.var_inits.append(d)
         elif isinstance(d, A.Instantiation):
-            self.instantiate(d, ctx)
+            if d not in ctx.env:
+                self.instantiate(d, ctx)
         elif isinstance(d, (A.ActionDecl, A.TableDecl, A.ConstDecl)):
             pass
         else:
@@ -78,7 +81,7 @@ class ControlLowering:
 
     def control_apply(self, decl: A.ControlDecl, ctx, nxt):
         ctx.return_next = nxt
-        stmts = list(getattr(ctx, "var_inits", [])) + list(decl.body.stmts)
+        stmts = list(ctx.var_inits) + list(decl.body.stmts)
         return self.lower_stmts(stmts, ctx, nxt)
 
     # ------------------------------------------------------------ statement graph
@@ -86,14 +89,13 @@ class ControlLowering:
         if isinstance(st, (A.Assign, A.VarDecl, A.ConstDecl, A.Empty)):
             return True
         if isinstance(st, A.CallStmt):
-            tgt = getattr(st.call, "target", None)
-            return not (tgt and tgt[0] in ("table_apply", "apply"))
+            return st.call.target_kind() not in ("table_apply", "apply")
         return False
 
     def lower_stmts(self, stmts: list, ctx, nxt):
         inner = ctx.child()
         for st in stmts:
-            if isinstance(st, A.VarDecl) and st not in getattr(ctx, "var_inits", []):
+            if isinstance(st, A.VarDecl) and st not in ctx.var_inits:
                 try:
                     self.alloc_local(st, inner)
                 except Unsupported as u:
@@ -151,10 +153,10 @@ class ControlLowering:
         if len(stmts) != 1 or not isinstance(stmts[0], A.CallStmt):
             return None, None
         call = stmts[0].call
-        tgt = getattr(call, "target", None)
-        if not tgt or tgt[0] != "action":
+        tgt = call.target
+        if not tgt or tgt.kind != "action":
             return None, None
-        decl = tgt[1]
+        decl = tgt.decl
         if any(p.direction for p in decl.params):
             return None, None
         args = self.ck.order_args(decl.params, call.args)
@@ -204,9 +206,9 @@ class ControlLowering:
 
     def flow_CallStmt(self, st, ctx, nxt):
         tgt = st.call.target
-        if tgt[0] == "table_apply":
-            return self.lower_table(tgt[1], ctx, None, nxt, st.call)
-        if tgt[0] == "apply":
+        if tgt.kind == "table_apply":
+            return self.lower_table(tgt.decl, ctx, None, nxt, st.call)
+        if tgt.kind == "apply":
             return self.apply_control(st.call, ctx, nxt)
         return self.flow_default(st, ctx, nxt)
 
@@ -220,9 +222,9 @@ class ControlLowering:
             neg = not neg
             e = e.expr
         if isinstance(e, A.Member) and e.name in ("hit", "miss") and isinstance(e.expr, A.Call):
-            tgt = getattr(e.expr, "target", None)
-            if tgt and tgt[0] == "table_apply":
-                return tgt[1], e.expr, (e.name == "hit") != neg
+            tgt = e.expr.target
+            if tgt and tgt.kind == "table_apply":
+                return tgt.decl, e.expr, (e.name == "hit") != neg
         return None
 
     def lower_if(self, st: A.If, ctx, nxt):
@@ -268,14 +270,16 @@ class ControlLowering:
         return self.cond_node(self.cond(e, ctx), ctx, t, f, e.span)
 
     def has_call(self, e, kinds) -> bool:
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in kinds:
+        if isinstance(e, A.Call) and e.target_kind() in kinds:
             return True
         return any(self.has_call(c, kinds) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
 
     def lower_switch(self, st: A.Switch, ctx, nxt):
+        """`switch` in an apply block: on `t.apply().action_run` through the table's next_tables
+        by action, on a value through a chain of conditionals."""
         if isinstance(st.expr.type, ActionRun):
             call = st.expr.expr
-            tdecl = call.target[1]
+            tdecl = call.target.decl
             next_map = {}
             default_target = nxt
             labels: list = []
@@ -326,7 +330,7 @@ class ControlLowering:
                 locs.append(ValueLoc(const(int(v)), p.resolved_type))
             else:
                 locs.append(self.loc(a.expr, ctx))
-        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline)
+        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline, objects=inst.info.setdefault("objects", {}))
         for d, loc in inst.info.get("ctor_env", {}).items():
             sub.env[d] = loc
         return self.control_apply(cdecl, sub, nxt)
@@ -335,7 +339,7 @@ class ControlLowering:
     def table_object(self, p, ctx, tname: str):
         """The object named by a table property: an instance name or an inline instantiation."""
         v = p.value
-        if isinstance(v, A.Call) and getattr(v, "target", (None,))[0] == "ctor":
+        if isinstance(v, A.Call) and v.target_kind() == "ctor":
             d = A.Instantiation(v.span, tname.split(".")[-1], [], None, v.args)
             d.resolved_type = v.type
             prefix = tname.rsplit(".", 1)[0] if "." in tname else ""
@@ -511,8 +515,8 @@ class ControlLowering:
 
     def key_target(self, e: A.Expr, ctx, prep: list):
         t = strip_newtype(e.type)
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] == "builtin" and e.target[1] == "isValid":
-            loc = self.loc(e.target[2], ctx)
+        if isinstance(e, A.Call) and e.target_kind() == "builtin" and e.target.name == "isValid":
+            loc = self.loc(e.target.obj, ctx)
             if isinstance(loc, HeaderLoc):
                 return [loc.name, "$valid$"], 1
         w = scalar_width(t)
@@ -592,6 +596,9 @@ class ControlLowering:
         return out
 
     def entry_key(self, k: A.Expr, kinfo: MatchFieldInfo) -> dict:
+        """One key of a constant table entry as BMv2 JSON: exact, lpm (prefix length),
+        ternary/optional (value and mask) or range, from a constant, `_`, a mask, a range or a
+        serializable enum."""
         w = kinfo.bitwidth
         full = (1 << w) - 1
         mt = "ternary" if kinfo.match_type == "optional" else kinfo.match_type

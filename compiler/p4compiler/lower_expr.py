@@ -4,23 +4,35 @@ from __future__ import annotations
 from . import ast as A
 from .bmv2 import const, expr, scalar_width
 from .check import TypeName, const_value
-from .diag import CompileError, Diagnostic, Span
+from .diag import Span
 from .storage import DynHeaderLoc, FieldLoc, HeaderLoc, LastLoc, Loc, StackLoc, StructLoc, UnionLoc, ValueLoc
-from .types import BOOL, ERROR, Bits, Composite, Enum, Stack, strip_newtype
+from .types import BOOL, ERROR, Bits, Composite, Enum, Stack, Tuple, strip_newtype
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
 _CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
 
 
 class Unsupported(Exception):
-    def __init__(self, span: Span | None, what: str):
+    """A construct lowering cannot translate. `by_target`: BMv2's JSON has no way to
+    express it at all (p4c refuses it too), as opposed to a gap in this compiler."""
+
+    def __init__(self, span: Span | None, what: str, by_target: bool = False):
         super().__init__(what)
         self.span = span
         self.what = what
+        self.by_target = by_target
+
+    @property
+    def message(self) -> str:
+        return f"unsupported on this target: {self.what}" if self.by_target else f"unsupported: {self.what}"
 
 
 def unsupported(node, what: str) -> Unsupported:
     return Unsupported(getattr(node, "span", None), what)
+
+
+def unsupported_by_target(node, what: str) -> Unsupported:
+    return Unsupported(getattr(node, "span", None), what, by_target=True)
 
 
 class ExprLowering:
@@ -28,8 +40,10 @@ class ExprLowering:
 
     # ------------------------------------------------------------ l-values
     def loc(self, e: A.Expr, ctx) -> Loc:
+        """The storage location an l-value expression names (field, header, stack element, union
+        member, struct, extern object)."""
         if isinstance(e, A.Name):
-            sym = getattr(e, "sym", None)
+            sym = e.sym
             loc = self.lookup(ctx, sym) if sym is not None else None
             if loc is None:
                 raise unsupported(e, f"reference to '{e.name}' in this context")
@@ -47,10 +61,10 @@ class ExprLowering:
             if isinstance(base, UnionLoc):
                 return base.members[e.name]
             if isinstance(base, StackLoc):
-                if e.name == "last" and getattr(ctx, "kind", "") == "parser" and not base.is_union_stack:
+                if e.name == "last" and ctx.kind == "parser" and not base.is_union_stack:
                     return LastLoc(base)
                 if e.name in ("next", "last"):
-                    dyn = getattr(ctx, "stack_cursor", None)
+                    dyn = ctx.stack_cursor
                     if dyn is not None:
                         return dyn(base, e.name, e)
                     raise unsupported(e, f"header stack '.{e.name}' outside a parser")
@@ -66,13 +80,15 @@ class ExprLowering:
                 if base.is_union_stack:
                     raise unsupported(e, "header union stack index that is not a compile-time constant")
                 return DynHeaderLoc(base, self.val(e.index, ctx))
+            if isinstance(base, StructLoc) and isinstance(strip_newtype(e.expr.type), Tuple):
+                return base.fields[str(const_value(e.index))]  # tuples are stored as structs "0", "1", ...
             raise unsupported(e, "indexing this value")
         raise unsupported(e, "this expression as a location")
 
     def is_loc_expr(self, e: A.Expr) -> bool:
         while isinstance(e, (A.Member, A.Index)):
             e = e.expr
-        return isinstance(e, A.Name) and getattr(e, "sym", None) is not None and e.sym.kind in ("var", "param")
+        return isinstance(e, A.Name) and e.sym is not None and e.sym.kind in ("var", "param")
 
     # ------------------------------------------------------------ r-values
     def val(self, e: A.Expr, ctx) -> dict:
@@ -102,20 +118,18 @@ class ExprLowering:
             return expr("not", None, self.cond(e.expr, ctx))
         if isinstance(e, A.Binary):
             if e.op in ("&&", "||"):
-                if getattr(ctx, "body", None) is not None and self.has_calls(e.right):
+                if ctx.body is not None and self.has_calls(e.right):
                     return self.short_circuit(e, ctx)
                 return expr("and" if e.op == "&&" else "or", self.cond(e.left, ctx), self.cond(e.right, ctx))
             if e.op in _CMP:
                 lt = strip_newtype(e.left.type)
-                if lt == BOOL:
-                    return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
-                if isinstance(lt, (Composite, Stack)) or isinstance(strip_newtype(e.right.type), (Composite, Stack)):
+                if lt != BOOL and (isinstance(lt, (Composite, Stack)) or isinstance(strip_newtype(e.right.type), (Composite, Stack))):
                     return self.compare_aggregate(e, ctx)
-                return expr(_CMP[e.op], self.val(e.left, ctx), self.val(e.right, ctx))
+                return expr(_CMP[e.op], *self.operands(e.left, e.right, ctx))
         if isinstance(e, A.Call):
-            tgt = getattr(e, "target", None)
-            if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
-                loc = self.loc(tgt[2], ctx)
+            tgt = e.target
+            if tgt and tgt.kind == "builtin" and tgt.name == "isValid":
+                loc = self.loc(tgt.obj, ctx)
                 return self.valid_expr(loc, e)
         if isinstance(e, A.Ternary):
             return expr("d2b", None, expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx)))
@@ -124,8 +138,28 @@ class ExprLowering:
         d = self.val_nobool(e, ctx)
         return expr("d2b", None, d)
 
+    def operands(self, left: A.Expr, right: A.Expr, ctx) -> tuple[dict, dict]:
+        """Both operands' values, left first: when the right one calls something that may
+        write what the left one reads (`x + f(x)` with `inout x`), the left value is taken
+        into a temporary before the call runs."""
+        l = self.val(left, ctx)
+        body = ctx.body
+        if body is not None and l.get("type") not in ("hexstr", "bool") and self.writes_arguments(right):
+            tmp = self.temp(left.type, "operand")
+            self.emit_assign(tmp, l, body, left.span)
+            l = tmp.json()
+        return l, self.val(right, ctx)
+
+    def writes_arguments(self, e) -> bool:
+        """Whether evaluating e calls something with an out/inout parameter."""
+        tgt = e.target if isinstance(e, A.Call) else None
+        if tgt and tgt.kind in ("function", "extern_function", "extern_method") \
+                and any(p.direction in ("out", "inout") for p in tgt.proto.params):
+            return True
+        return any(self.writes_arguments(c) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
+
     def has_calls(self, e) -> bool:
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] in ("function", "extern_function", "extern_method"):
+        if isinstance(e, A.Call) and e.target_kind() in ("function", "extern_function", "extern_method"):
             return True
         return any(self.has_calls(c) for c in e.children() if isinstance(c, (A.Expr, A.Argument)))
 
@@ -243,7 +277,7 @@ class ExprLowering:
         return const(int(e.value))
 
     def val_Name(self, e, ctx) -> dict:
-        sym = getattr(e, "sym", None)
+        sym = e.sym
         if sym is not None and sym.kind == "const":
             v = sym.value
             if isinstance(v, (int, bool)):
@@ -287,7 +321,7 @@ class ExprLowering:
     def parser_lookahead(self, e, ctx) -> dict | None:
         """In a parser, `lookahead<..>()` (or a field of it) used inside an expression: BMv2
         reads lookahead only as the source of a `set`, so it goes through a temporary."""
-        body = getattr(ctx, "body", None)
+        body = ctx.body
         ahead = self.lookahead_source(e) if body is not None and body.in_parser else None
         if ahead is None:
             return None
@@ -327,34 +361,41 @@ class ExprLowering:
             return expr("b2d", None, self.cond(e, ctx))
         if op == "++":
             rw = scalar_width(e.right.type) or 0
-            r = self.val(e.right, ctx)
+            l, r = self.operands(e.left, e.right, ctx)
             rt = strip_newtype(e.right.type)
             if isinstance(rt, Bits) and rt.signed:
                 r = expr("&", r, const((1 << rw) - 1))
-            return self.mask(expr("|", expr("<<", self.val(e.left, ctx), const(rw)), r), t)
+            return self.mask(expr("|", expr("<<", l, const(rw)), r), t)
         if op in ("|+|", "|-|"):
-            inner = expr("+" if op == "|+|" else "-", self.val(e.left, ctx), self.val(e.right, ctx))
+            inner = expr("+" if op == "|+|" else "-", *self.operands(e.left, e.right, ctx))
             if isinstance(t, Bits):
                 return expr("sat_cast" if t.signed else "usat_cast", inner, const(t.width))
             return inner
         if op in ("/", "%"):
-            d = const_value(e.right)
-            if isinstance(d, int) and d > 0 and d & (d - 1) == 0:
-                if op == "/":
-                    return expr(">>", self.val(e.left, ctx), const(d.bit_length() - 1))
-                return expr("&", self.val(e.left, ctx), const(d - 1))
-            raise unsupported(e, f"'{op}' with a run-time operand (BMv2 has no division)")
+            return self.division(e, ctx)
         if op in _ARITH:
-            l = self.val(e.left, ctx)
-            r = self.val(e.right, ctx)
-            d = expr(_ARITH[op], l, r)
+            d = expr(_ARITH[op], *self.operands(e.left, e.right, ctx))
             if op in ("+", "-", "*", "<<"):
                 return self.mask(d, t)
             return d
         return self.val_default(e, ctx)
 
+    def division(self, e: A.Binary, ctx) -> dict:
+        """BMv2 has no division: only the forms p4c's strength reduction removes compile
+        (`0 / x`, `0 % x`, `x % 1`, and a power-of-two divisor). An operand that is dropped
+        is still evaluated, for its side effects."""
+        d, n = const_value(e.right), const_value(e.left)
+        if n == 0 or (e.op == "%" and d == 1):
+            self.val(e.right if n == 0 else e.left, ctx)
+            return const(0)
+        if isinstance(d, int) and d > 0 and d & (d - 1) == 0:
+            if e.op == "/":
+                return expr(">>", self.val(e.left, ctx), const(d.bit_length() - 1))
+            return expr("&", self.val(e.left, ctx), const(d - 1))
+        raise unsupported_by_target(e, f"'{e.op}' with a divisor known only at run time (BMv2 has no division)")
+
     def val_Ternary(self, e, ctx) -> dict:
-        body = getattr(ctx, "body", None)
+        body = ctx.body
         if body is not None and not body.in_parser and (self.has_calls(e.then) or self.has_calls(e.other)):
             return self.branching_ternary(e, ctx, body)
         return expr("?", self.val(e.then, ctx), self.val(e.other, ctx), cond=self.cond(e.cond, ctx))
@@ -406,23 +447,19 @@ class ExprLowering:
         return inner
 
     def call_value(self, e: A.Call, ctx) -> dict:
-        tgt = getattr(e, "target", None)
-        if tgt and tgt[0] == "builtin" and tgt[1] == "isValid":
+        tgt = e.target
+        if tgt and tgt.kind == "builtin" and tgt.name == "isValid":
             return expr("b2d", None, self.cond(e, ctx))
-        if tgt and tgt[0] == "function":
+        if tgt and tgt.kind == "function":
             return self.inline_function(e, ctx)
-        if tgt and tgt[0] == "builtin" and tgt[1] in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
+        if tgt and tgt.kind == "builtin" and tgt.name in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
             return const(const_value(e) or 0)
-        hook = getattr(ctx, "value_call", None)
+        hook = ctx.value_call
         if hook is not None:
             r = hook(e)
             if r is not None:
                 return r
         raise unsupported(e, "this call as a value")
-
-
-def unsupported_diag(u: Unsupported) -> CompileError:
-    return CompileError([Diagnostic(u.span, f"unsupported: {u.what}")])
 
 
 def _all(conds: list) -> dict:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import ast as A
 from .bmv2 import const, expr, hexstr, scalar_width
 from .check import TypeName, const_value
-from .lower_expr import unsupported
+from .lower_expr import unsupported, unsupported_by_target
 from .model import DigestInfo, ResourceInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, StructLoc, ValueLoc, leaves
 from .types import Composite, ObjectT, Tuple, strip_newtype
@@ -20,11 +20,14 @@ class ExternLowering:
         return d.args[i].expr
 
     def enum_member(self, e) -> str | None:
-        if isinstance(e, A.Member) and isinstance(getattr(e.expr, "type", None), TypeName):
+        if isinstance(e, A.Member) and isinstance(e.expr.type, TypeName):
             return e.name
         return None
 
     def instantiate(self, d: A.Instantiation, ctx) -> None:
+        """Create the BMv2 object of an instantiation (counter, meter, register, action
+        profile/selector, digest, hash, user extern) or, for a parser/control, the instance with
+        its constructor arguments bound."""
         t = d.resolved_type
         if not isinstance(t, ObjectT):
             raise unsupported(d, "this instantiation")
@@ -34,7 +37,7 @@ class ExternLowering:
         if isinstance(decl, (A.ControlDecl, A.ParserDecl)):
             ctor_env = {}
             for p, a in zip(decl.ctor_params, self.ck.order_args(decl.ctor_params, d.args)):
-                obj = self.loc(a, ctx) if isinstance(a, A.Name) and getattr(a.sym, "kind", None) == "instance" else None
+                obj = self.loc(a, ctx) if isinstance(a, A.Name) and a.sym is not None and a.sym.kind == "instance" else None
                 if isinstance(obj, ObjLoc):  # an extern instance passed on: the callee uses the caller's object
                     ctor_env[p] = obj
                     continue
@@ -109,22 +112,22 @@ class ExternLowering:
 
     # ------------------------------------------------------------ calls
     def call_stmt(self, call: A.Call, ctx, body, result=None):
-        tgt = getattr(call, "target", None)
+        tgt = call.target
         if tgt is None:
             raise unsupported(call, "this call")
-        kind = tgt[0]
+        kind = tgt.kind
         if kind == "action":
-            self.inline_action(call, tgt[1], ctx, body)
+            self.inline_action(call, tgt.decl, ctx, body)
             return
         if kind == "function":
             self.inline_function(call, ctx, result)
             return
         if kind == "builtin":
-            return self.builtin_stmt(call, tgt[1], tgt[2], ctx, body)
+            return self.builtin_stmt(call, tgt.name, tgt.obj, ctx, body)
         if kind == "extern_function":
-            return self.extern_function(call, tgt[1], tgt[4], ctx, body, result)
+            return self.extern_function(call, tgt.proto, tgt.binding, ctx, body, result)
         if kind == "extern_method":
-            return self.extern_method(call, tgt[1], tgt[2], tgt[3], ctx, body, result)
+            return self.extern_method(call, tgt.proto, tgt.obj, tgt.decl, ctx, body, result)
         raise unsupported(call, f"{kind} call in an action")
 
     def args(self, call: A.Call, proto) -> list:
@@ -144,7 +147,7 @@ class ExternLowering:
             return
         if name == "isValid":
             return
-        hook = getattr(ctx, "packet_call", None)
+        hook = ctx.packet_call
         if hook is not None:
             return hook(call, name, obj, body)
         raise unsupported(call, f"'{name}' here")
@@ -235,6 +238,8 @@ class ExternLowering:
         return loc
 
     def extern_function(self, call, proto, binding, ctx, body, result):
+        """Primitives for a call of a v1model extern function (mark_to_drop, clone, resubmit,
+        recirculate, digest, hash, random, truncate, assert/assume, log_msg, verify, ...)."""
         n = proto.name
         a = self.args(call, proto)
         sp = call.span
@@ -306,7 +311,7 @@ class ExternLowering:
         elif n == "static_assert":
             pass
         else:
-            raise unsupported(call, f"extern function '{n}' on BMv2")
+            raise unsupported_by_target(call, f"extern function '{n}' (BMv2 runs only the externs of v1model)")
 
     def field_list_for_index(self, e) -> int:
         idx = const_value(e)
@@ -317,6 +322,8 @@ class ExternLowering:
         return self.add_field_list(idx, [], f"field_list{idx}")
 
     def extern_method(self, call, proto, obj_expr, ext_decl, ctx, body, result):
+        """Primitives for a method call on an extern instance (counter.count,
+        meter.execute_meter, register.read/write, direct counters and meters, user externs)."""
         obj = self.loc(obj_expr, ctx)
         n = proto.name
         a = self.args(call, proto)

@@ -6,6 +6,7 @@ from itertools import product
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
 from .check import const_value
+from .context import ActionBody, Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import ValueSetInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc
@@ -29,12 +30,10 @@ def range_to_masks(lo: int, hi: int, w: int) -> list[tuple[int, int]]:
 class ParserLowering:
     # ------------------------------------------------------------ parser
     def lower_parser_block(self, decl: A.ParserDecl, locs: list) -> None:
-        from .lower import Ctx
         pj = {"name": "parser", "id": len(self.doc.parsers), "init_state": "start", "parse_states": []}
         self.doc.parsers.append(pj)
         self.parser_json = pj
-        self.reject_state = None
-        ctx = Ctx("", decl, {}, None, None, None, None, "parser")
+        ctx = Ctx("", decl, kind="parser")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         self.parser_instance(decl, ctx, "", None, top=True)
@@ -45,9 +44,11 @@ class ParserLowering:
         for loc in decl.locals:
             try:
                 if isinstance(loc, A.VarDecl):
-                    lv = self.alloc_local(loc, ctx)
+                    self.alloc_local(loc, ctx)
                     if loc.init is not None:
-                        ctx.var_inits = getattr(ctx, "var_inits", []) + [loc]
+                        ctx.var_inits = ctx.var_inits + [loc]
+                elif loc in ctx.env:  # an instance's object, already made by an earlier apply
+                    pass
                 elif isinstance(loc, A.ValueSetDecl):
                     self.value_set(loc, ctx, prefix)
                 elif isinstance(loc, A.Instantiation):
@@ -66,7 +67,7 @@ class ParserLowering:
         ctx.accept_to = accept_to
         for st in decl.states:
             try:
-                self.parse_state(st, ctx, names[st.name], first=(st.name == "start" and bool(getattr(ctx, "var_inits", []))))
+                self.parse_state(st, ctx, names[st.name], first=(st.name == "start" and bool(ctx.var_inits)))
             except Unsupported as u:
                 u.span = u.span or st.span
                 self.report(u)
@@ -116,15 +117,16 @@ class ParserLowering:
         return s
 
     def parse_state(self, st: A.ParserState, ctx, name: str, first=False) -> None:
-        from .lower import ActionBody
+        """Emit one parser state: its statements as parser ops, split into new states at sub-
+        parser calls and `if` statements, then its transition."""
         sj = self.new_state(name)
         body = ActionBody(in_parser=True)
         sctx = ctx.child(body=body, kind="parser")
         sctx.packet_call = lambda call, n, obj, b: self.packet_call(call, n, obj, b, sctx)
         sctx.value_call = lambda call: self.parser_value_call(call, sctx, body)
-        stmts = list(getattr(ctx, "var_inits", [])) + list(st.stmts) if first else list(st.stmts)
+        stmts = list(ctx.var_inits) + list(st.stmts) if first else list(st.stmts)
         for i, s in enumerate(stmts):
-            if isinstance(s, A.CallStmt) and getattr(s.call, "target", (None,))[0] == "apply":
+            if isinstance(s, A.CallStmt) and s.call.target_kind() == "apply":
                 # sub-parser: split this state
                 cont = self.doc.fresh(f"{name}_0")
                 sub_start = self.subparser(s.call, sctx, cont)
@@ -164,12 +166,13 @@ class ParserLowering:
         inst = self.loc(call.func.expr, ctx)
         if not isinstance(inst, ObjLoc) or inst.kind != "parser":
             raise unsupported(call, "apply of this object in a parser")
-        if inst.info.get("applied"):
-            raise unsupported(call, f"sub-parser '{inst.name}' applied more than once")
-        inst.info["applied"] = True
+        # every apply gets its own copy of the sub-parser's states (p4c inlines each call site);
+        # the instance's objects (value sets, externs) are made once and shared by all copies
+        applies = inst.info.setdefault("applies", 0)
+        inst.info["applies"] = applies + 1
+        objects = inst.info.setdefault("objects", {})
         pdecl = inst.decl
-        from .lower import Ctx
-        sub = Ctx(inst.name, pdecl, dict(inst.info.get("ctor_env", {})), None, None, None, None, "parser")
+        sub = Ctx(inst.name, pdecl, {**inst.info.get("ctor_env", {}), **objects}, kind="parser")
         for p, a in zip(pdecl.params, call.args):
             v = const_value(a.expr)
             if p.direction in ("", "in") and isinstance(v, (int, bool)):
@@ -180,7 +183,11 @@ class ParserLowering:
                 loc = self.loc(a.expr, ctx) if not (isinstance(a.expr, A.Name) and getattr(a.expr.sym, "type", None) is not None
                                                     and str(a.expr.sym.type) == "packet_in") else ObjLoc("packet", "packet", None)
                 sub.env[p] = loc
-        return self.parser_instance(pdecl, sub, inst.name.replace(".", "_") + "_", cont)
+        prefix = inst.name.replace(".", "_") + (f"_{applies}_" if applies else "_")
+        start = self.parser_instance(pdecl, sub, prefix, cont)
+        objects.update((d, sub.env[d]) for d in pdecl.locals
+                       if isinstance(d, (A.ValueSetDecl, A.Instantiation)) and d in sub.env)
+        return start
 
     # packet_in methods inside states
     def packet_call(self, call, n, obj, body, ctx):
@@ -200,7 +207,12 @@ class ParserLowering:
             v = self.val(call.args[0].expr, ctx)
             body.emit("advance", [v], call.span, self.doc)
             return
-        if n in ("lookahead", "length"):
+        if n == "lookahead":  # value unused, but a packet too short for it still fails the parser (as in p4c)
+            t = strip_newtype(call.type)
+            w = scalar_width(t) or sum(scalar_width(lt) or 0 for _, lt, _ in t.layout())
+            body.emit("set", [self.temp(Bits(w), "lookahead").json(), {"type": "lookahead", "value": [0, w]}], call.span, self.doc)
+            return
+        if n == "length":
             return
         raise unsupported(call, f"packet method '{n}' here")
 
@@ -228,13 +240,13 @@ class ParserLowering:
         raise unsupported(node, f"header stack '.{which}' in this position (extract into '.next' or use constant indexes)")
 
     def parser_value_call(self, call, ctx, body):
-        tgt = getattr(call, "target", None)
-        if tgt and tgt[0] == "builtin" and tgt[1] == "lookahead":
+        tgt = call.target
+        if tgt and tgt.kind == "builtin" and tgt.name == "lookahead":
             w = scalar_width(call.type)
             if w is None:
                 raise unsupported(call, "lookahead of a header as a value (use a field of it in select)")
             return {"type": "lookahead", "value": [0, w]}
-        if tgt and tgt[0] == "builtin" and tgt[1] == "length":
+        if tgt and tgt.kind == "builtin" and tgt.name == "length":
             raise unsupported(call, "packet_in.length() on BMv2")
         return None
 
@@ -242,10 +254,10 @@ class ParserLowering:
         """`lookahead<bit<N>>()` or `lookahead<H>().field` as BMv2's lookahead operand
         (bit offset, width), or None for any other expression."""
         w = scalar_width(e.type)
-        if isinstance(e, A.Call) and getattr(e, "target", (None,))[0] == "builtin" and e.target[1] == "lookahead":
+        if isinstance(e, A.Call) and e.target_kind() == "builtin" and e.target.name == "lookahead":
             return ({"type": "lookahead", "value": [0, w]}, w) if w is not None else None
-        if isinstance(e, A.Member) and isinstance(e.expr, A.Call) and getattr(e.expr, "target", (None,))[0] == "builtin" \
-                and e.expr.target[1] == "lookahead":
+        if isinstance(e, A.Member) and isinstance(e.expr, A.Call) and e.expr.target_kind() == "builtin" \
+                and e.expr.target.name == "lookahead":
             ht = strip_newtype(e.expr.type)
             off = 0
             for path, ft, _ in ht.layout():
@@ -260,8 +272,8 @@ class ParserLowering:
         ahead = self.lookahead_source(e)
         if ahead is not None:
             return ahead
-        if isinstance(e, A.Slice) and isinstance(e.expr, A.Call) and getattr(e.expr, "target", (None,))[0] == "builtin" \
-                and e.expr.target[1] == "lookahead":
+        if isinstance(e, A.Slice) and isinstance(e.expr, A.Call) and e.expr.target_kind() == "builtin" \
+                and e.expr.target.name == "lookahead":
             tw = scalar_width(e.expr.type)
             hi, lo = const_value(e.hi), const_value(e.lo)
             return {"type": "lookahead", "value": [tw - 1 - hi, hi - lo + 1]}, w
@@ -278,6 +290,9 @@ class ParserLowering:
         return tmp.json(), w
 
     def select(self, sel: A.Select, ctx, sj: dict, body) -> None:
+        """A state's `transition select(...)`: the transition key (fields, lookahead,
+        expressions through temporaries) and one BMv2 transition per case (value/mask, ranges as
+        masks, value sets, default)."""
         keys = []
         widths = []
         for e in sel.exprs:
@@ -298,7 +313,7 @@ class ParserLowering:
                 has_default = True
                 break
             items = ks.items if isinstance(ks, A.ListExpr) else [ks]
-            if len(items) == 1 and isinstance(items[0], A.Name) and getattr(items[0], "sym", None) is not None \
+            if len(items) == 1 and isinstance(items[0], A.Name) and items[0].sym is not None \
                     and items[0].sym.kind == "value_set":
                 vs = self.loc(items[0], ctx)
                 trans.append({"type": "parse_vset", "value": vs.name, "mask": None, "next_state": nxt})
@@ -351,8 +366,7 @@ class ParserLowering:
 
     # ------------------------------------------------------------ checksums
     def lower_checksum_block(self, decl: A.ControlDecl, locs: list, verify: bool) -> None:
-        from .lower import Ctx
-        ctx = Ctx(decl.name, decl, {}, None, None, None, None, "control")
+        ctx = Ctx(decl.name, decl, kind="control")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         for loc in decl.locals:
@@ -375,7 +389,7 @@ class ParserLowering:
                         nc = {"type": "expression", "value": {"op": "not", "left": None, "right": c}}
                         both = nc if cond is None else {"type": "expression", "value": {"op": "and", "left": cond, "right": nc}}
                         self.checksum_stmts([st.other], ctx, both, verify)
-                elif isinstance(st, A.CallStmt) and getattr(st.call, "target", (None,))[0] == "extern_function":
+                elif isinstance(st, A.CallStmt) and st.call.target_kind() == "extern_function":
                     self.checksum_call(st.call, ctx, cond, verify)
                 else:
                     raise unsupported(st, "statement in a checksum control (only verify_checksum/update_checksum calls)")
@@ -384,7 +398,7 @@ class ParserLowering:
                 self.report(u)
 
     def checksum_call(self, call, ctx, cond, verify: bool) -> None:
-        proto = call.target[1]
+        proto = call.target.proto
         n = proto.name
         want = ("verify_checksum", "verify_checksum_with_payload") if verify else ("update_checksum", "update_checksum_with_payload")
         if n not in want:
@@ -413,8 +427,7 @@ class ParserLowering:
 
     # ------------------------------------------------------------ deparser
     def lower_deparser(self, decl: A.ControlDecl, locs: list) -> None:
-        from .lower import Ctx
-        ctx = Ctx(decl.name, decl, {}, None, None, None, None, "control")
+        ctx = Ctx(decl.name, decl, kind="control")
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         order: list[str] = []
@@ -434,8 +447,8 @@ class ParserLowering:
                     self.deparse_stmts(st.stmts, ctx, order)
                 elif isinstance(st, A.Empty):
                     pass
-                elif isinstance(st, A.CallStmt) and getattr(st.call, "target", (None,))[0] == "builtin" \
-                        and st.call.target[1] == "emit":
+                elif isinstance(st, A.CallStmt) and st.call.target_kind() == "builtin" \
+                        and st.call.target.name == "emit":
                     loc = self.loc(st.call.args[0].expr, ctx)
                     self.emit_order(loc, order, st)
                 else:

@@ -244,6 +244,9 @@ class P4InfoBuilder:
         add_annotations(msg.preamble, getattr(decl, "annotations", None), skip)
 
     def build(self) -> p4info_pb2.P4Info:
+        """Build the P4Info message from the control-plane model: tables, actions, profiles,
+        counters, meters, registers, digests, value sets, controller headers, type_info and
+        pkg_info, with p4c's ids and names."""
         m = self.m
         info = self.info
         info.pkg_info.arch = "v1model"
@@ -411,6 +414,8 @@ class P4InfoBuilder:
         add_annotations(pkg, main.annotations, skip=("pkginfo", "platform_property"))
 
     def controller_headers(self) -> list:
+        """The @controller_header headers (packet-in/packet-out metadata) with their fields, as
+        P4Info ControllerPacketMetadata."""
         out = []
         H = self.m.H
         seen = set()
@@ -494,6 +499,8 @@ class P4InfoBuilder:
             nt.original_type.bitstring.bit.bitwidth = scalar_width(base) or 0
 
     def type_spec(self, spec, t) -> None:
+        """Fill a P4DataTypeSpec for type t, adding named types (structs, headers, enums, new
+        types) to type_info."""
         if isinstance(t, NewType):
             spec.new_type.name = t.tname
             self.add_new_type(t)

@@ -125,6 +125,8 @@ class Parser:
             self.next()
 
     def annotations(self) -> list[A.Annotation]:
+        """Parse any annotations before a declaration: `@name`, `@name(tokens)` and structured
+        `@name[...]`."""
         annos = []
         while self.at("@"):
             at = self.next()
@@ -160,6 +162,8 @@ class Parser:
         return annos
 
     def declaration(self) -> A.Decl | None:
+        """Parse one top-level declaration, dispatching on its first keyword (a function when
+        a type and a name are followed by a parameter list); an error otherwise."""
         annos = self.annotations()
         t = self.tok
         k = t.kind
@@ -217,6 +221,8 @@ class Parser:
         return t.kind == "id" and self.is_type_name(t.text)
 
     def type_ref(self) -> A.TypeRef:
+        """Parse a type: base types, bit/int/varbit with widths, named types with type
+        arguments, tuples, stacks (`T[n]`)."""
         t = self.tok
         k = t.kind
         if k in ("bit", "int"):
@@ -350,6 +356,8 @@ class Parser:
         return A.MethodProto(name.span, name.text, annos, ret, tps, ps)
 
     def extern_decl(self, annos) -> A.Decl:
+        """Parse an extern object type (constructors, methods, abstract methods) or an extern
+        function."""
         self.expect("extern")
         t = self.tok
         is_object = False
@@ -528,6 +536,8 @@ class Parser:
         return e
 
     def control_decl(self, annos) -> A.Decl:
+        """Parse a control type declaration or a control with parameters, constructor
+        parameters, locals and an apply block."""
         self.expect("control")
         name = self.ident("control name")
         self.type_names.add(name.text)
@@ -636,7 +646,7 @@ class Parser:
         kw = self.next().kind
         name = self.ident("type name")
         self.type_names.add(name.text)
-        tps = self.type_params() if kw == "struct" else []
+        tps = self.type_params()
         self.push_type_params(tps)
         try:
             self.expect("{")
@@ -653,9 +663,9 @@ class Parser:
         finally:
             self.pop_type_params()
         if kw == "header":
-            return A.HeaderDecl(name.span, name.text, annos, fields)
+            return A.HeaderDecl(name.span, name.text, annos, fields, tps)
         if kw == "header_union":
-            return A.HeaderUnionDecl(name.span, name.text, annos, fields)
+            return A.HeaderUnionDecl(name.span, name.text, annos, fields, tps)
         return A.StructDecl(name.span, name.text, annos, fields, tps)
 
     def enum_decl(self, annos) -> A.EnumDecl:
@@ -839,6 +849,8 @@ class Parser:
             k += 1
 
     def statement(self) -> A.Stmt:
+        """Parse one statement (assignment, call, if, switch, block, return, exit, variable or
+        constant declaration, ...)."""
         annos = self.annotations()
         t = self.tok
         k = t.kind
@@ -1007,6 +1019,9 @@ class Parser:
         return False
 
     def primary(self) -> A.Expr:
+        """Parse a primary expression: literals, names, parenthesised expressions, lists and
+        struct expressions, casts, `_`, followed by member accesses, indexes, slices and
+        calls."""
         t = self.tok
         k = t.kind
         if k == "num":

@@ -204,14 +204,6 @@ def bit_width(t: Type) -> int | None:
     return None
 
 
-def is_bits(t: Type) -> bool:
-    return isinstance(strip_newtype(t), Bits)
-
-
-def is_header_like(t: Type) -> bool:
-    return isinstance(t, Composite) and t.kind in ("header", "header_union")
-
-
 def same_type(a: Type, b: Type) -> bool:
     if a is b:
         return True

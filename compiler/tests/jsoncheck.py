@@ -24,6 +24,16 @@ def problems(j: dict) -> list[str]:
         "header_union_stack": union_stacks, "extern": {e["name"] for e in j["extern_instances"]},
     }
 
+    # BMv2 refuses two objects of one kind with the same name ("Duplicate objects of type ...")
+    for key in ("header_types", "headers", "header_stacks", "header_unions", "header_union_stacks", "calculations",
+                "register_arrays", "counter_arrays", "meter_arrays", "extern_instances", "actions", "learn_lists",
+                "field_lists", "parse_vsets"):
+        seen: set = set()
+        for obj in j.get(key, []):
+            if obj["name"] in seen and key != "actions":
+                out.append(f"{key}: duplicate name {obj['name']}")
+            seen.add(obj["name"])
+
     def field_ok(h, f, where):
         if h not in headers:
             out.append(f"{where}: unknown header {h}")

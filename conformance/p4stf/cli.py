@@ -126,10 +126,26 @@ def main(argv: list[str] | None = None) -> int:
                          "gRPC and Thrift ports and device id)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="print details of passing cases too")
+    corpus = ap.add_argument_group(
+        "p4c corpus", "--corpus P4C_CHECKOUT runs p4c's v1model STF samples in configurations "
+                      "a (p4compile + p4switch), b (p4c-bm2-ss + p4switch), c (p4c-bm2-ss + "
+                      "simple_switch_grpc), d (p4compile + simple_switch_grpc) and classifies every failure")
+    corpus.add_argument("--corpus", metavar="P4C_CHECKOUT", help="path of a p4c source checkout")
+    corpus.add_argument("--configs", default="a,b,c,d", help="configurations to run (default %(default)s)")
+    corpus.add_argument("--ref-p4c", help="reference compiler (default: p4c-bm2-ss on PATH)")
+    corpus.add_argument("--ref-switch", help="reference switch (default: simple_switch_grpc on PATH)")
+    corpus.add_argument("--report", metavar="FILE.md", help="write the Markdown report here")
     a = ap.parse_args(argv)
     sys.stdout = _QuietPipe(sys.stdout)
     opts = Options(p4c=a.p4c or _default_p4c(), switch=a.switch or _default_switch(),
                    build_dir=a.build_dir, wait=a.wait, ports=a.ports)
+    if a.corpus:
+        from . import corpus as corpus_mod
+        build = a.build_dir if a.build_dir != ap.get_default("build_dir") else os.path.join("build", "p4c-corpus")
+        shown = ["p4stf"] + [x for x in (argv if argv is not None else sys.argv[1:])]
+        return corpus_mod.main(a.corpus, a.configs, opts.p4c, opts.switch, a.ref_p4c, a.ref_switch,
+                               build, a.jobs, a.wait, a.k, a.report, a.json, " ".join(shown),
+                               verbose=a.verbose)
     if a.all:
         if a.files:
             ap.error("give either --all DIR or PROG.p4 PROG.stf")

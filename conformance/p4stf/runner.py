@@ -1,9 +1,10 @@
-"""Run one STF test: compile, start the switch on pcap-file ports, program it, compare.
+"""Run one STF test: compile, start the switch, program it, send, compare.
 
-The switch runs with `--use-files WAIT_S`: it waits WAIT_S seconds before reading
-`pN_in.pcap`, and the runner installs every control command over P4Runtime in that
-window. Packets therefore all see the state the file's control commands build, so a
-control command after the first packet cannot be honoured and the file is refused.
+With pcap-file ports the switch runs with `--use-files WAIT_S`: it waits WAIT_S seconds
+before reading `pN_in.pcap`, and the runner carries out the control commands over
+P4Runtime in that window. A switch reads all its input files at once, so a file whose
+control or check commands sit between packets runs in phases, one switch run each
+(split_phases). With veth ports one switch serves the whole file in file order.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 
 from . import compare, pcap, stf
 from .control import ControlError, Controller, wait_for_port
+from .execute import ControlState, apply_control, enable_digests, run_checks
 
 PASS, FAIL, NOT_RUN = "passed", "failed", "not run"
 
@@ -115,85 +117,221 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
     return res
 
 
+@dataclass
+class Phase:
+    """A stretch of the file that one switch run covers with pcap-file ports.
+
+    `before`: control and check commands carried out (in file order) before the phase's
+    packets flow; `packets`; `after` (last phase only): the commands after the last
+    packet; `end_line`: where the next phase starts (the expect lines above it are
+    this phase's)."""
+    before: list = field(default_factory=list)
+    packets: list = field(default_factory=list)
+    after: list = field(default_factory=list)
+    end_line: float = float("inf")
+
+
+def split_phases(cmds: list) -> list[Phase]:
+    """Cut the file where a control or check command follows packets and more packets
+    come after it: with pcap files a switch reads all its input at once, so each such
+    stretch gets a switch run of its own."""
+    phases = [Phase()]
+    for c in cmds:
+        ph = phases[-1]
+        if isinstance(c, stf.Packet):
+            if ph.after:
+                ph.end_line = ph.after[0].line
+                phases.append(Phase(before=ph.after, packets=[c]))
+                ph.after = []
+            else:
+                ph.packets.append(c)
+        elif isinstance(c, stf.CONTROL_COMMANDS + stf.CHECK_COMMANDS):
+            (ph.after if ph.packets else ph.before).append(c)
+    return phases
+
+
 def _execute(opts: Options, cmds: list, js: str, info_path: str, work: str, res: Result) -> None:
+    """Run the file with pcap-file ports, one switch run per phase (see split_phases).
+
+    A later phase's switch gets the control commands of the phases before it again and
+    the data-plane state they left (registers, counters, direct counters: read at the end
+    of one phase, written at the start of the next), so it continues where the last
+    one stopped; meter buckets start full again."""
     packets = [c for c in cmds if isinstance(c, stf.Packet)]
     expects = [c for c in cmds if isinstance(c, stf.Expect)]
-    controls = [c for c in cmds if isinstance(c, stf.CONTROL_COMMANDS)]
-    checks = [c for c in cmds if isinstance(c, stf.CHECK_COMMANDS)]
-    first_pkt = packets[0].line if packets else None
-    late = [c for c in controls if first_pkt is not None and c.line > first_pkt]
-    if late:
-        res.status = NOT_RUN
-        res.reason = "control commands after the first packet (pcap-file ports take all input at once)"
-        res.skipped = [_cmd_text(c) for c in late]
-        return
+    needs_rt = [c for c in cmds if isinstance(c, stf.CONTROL_COMMANDS + stf.CHECK_COMMANDS)]
     ports = sorted(set(opts.extra_ports) | {c.port for c in packets} | {c.port for c in expects})
     bad = [p for p in ports if p < 0 or p > 510]
     if bad:
         res.reason = f"port(s) {bad} outside 0..510"
         return
-    for f in os.listdir(work):
-        if f.endswith(".pcap") or f == "switch.log":
-            os.remove(os.path.join(work, f))
-    base = time.time()
-    by_port: dict[int, list[tuple[float, bytes]]] = {p: [] for p in ports}
-    for i, c in enumerate(packets):
-        by_port[c.port].append((base + i * 0.001, c.data))
-    for p, lst in by_port.items():
-        pcap.write(os.path.join(work, f"p{p}_in.pcap"), [d for _, d in lst], [t for t, _ in lst])
-    need_rt = bool(controls or checks)
-    wait = opts.wait if need_rt else 0
-    addr = f"127.0.0.1:{_free_port()}"
-    # A free Thrift port too: simple_switch_grpc opens one (9090 by default), p4switch
-    # accepts and ignores the option.
-    device = next(_DEVICE_IDS)
-    argv = shlex.split(opts.switch) + ["--use-files", str(int(wait + 0.999)),
-                                       "--thrift-port", str(_free_port()),
-                                       "--device-id", str(device)]
-    for p in ports:
-        argv += ["-i", f"{p}@p{p}"]
-    argv += [os.path.abspath(js), "--", "--grpc-server-addr", addr]
-    log_path = os.path.join(work, "switch.log")
-    log = open(log_path, "w")
-    try:
-        sw = subprocess.Popen(argv, cwd=work, stdout=log, stderr=subprocess.STDOUT,
-                              start_new_session=True)
-    except FileNotFoundError:
-        log.close()
-        res.reason = f"switch not found: {argv[0]}"
-        return
-    started = time.time()
-    ctl = None
-    try:
-        if need_rt:
-            ctl = _program(opts, sw, addr, cmds, controls, js, info_path, res, started, device)
-            if ctl is None:
-                return
-        _settle(opts, sw, work, ports, len(expects), started + wait)
-        # A switch may exit on its own once its pcap input is done: fine if it says so
-        # with status 0 and nothing still needs to be read from it.
-        if sw.poll() is not None and (sw.returncode != 0 or checks):
-            res.reason = f"switch exited with code {sw.returncode}"
-            res.details = _tail(log_path)
+    phases = split_phases(cmds)
+    outputs: dict[int, list[bytes]] = {p: [] for p in ports}
+    fails: list[str] = []
+    run = _PhaseRun(opts, cmds, js, info_path, res, needs_rt)
+    for k, ph in enumerate(phases):
+        pdir = work if len(phases) == 1 else os.path.join(work, f"phase{k + 1}")
+        n_before = sum(len(v) for v in outputs.values())
+        n_expected = sum(1 for e in expects if e.line < ph.end_line)
+        ok = run.phase(ph, phases[:k], pdir, ports, n_expected - n_before, last=k == len(phases) - 1)
+        for p in ports:
+            outputs[p] += pcap.read(os.path.join(pdir, f"p{p}_out.pcap"))
+        if not ok:
             return
-        check_fail = []
-        if checks:
-            check_fail = _run_checks(ctl, checks)
-    finally:
-        if ctl is not None:
-            ctl.close()
-        _stop(sw)
-        log.close()
-    outputs = {p: pcap.read(os.path.join(work, f"p{p}_out.pcap")) for p in ports}
+        fails += run.fails
     reports = compare.compare(expects, outputs, ports)
     bad = [r for r in reports if not r.ok]
-    if bad or check_fail:
+    if bad or fails:
         res.reason = "; ".join(filter(None, [
             f"packet mismatch on port(s) {', '.join(str(r.port) for r in bad)}" if bad else "",
-            f"{len(check_fail)} check(s) failed" if check_fail else ""]))
-        res.details = "\n".join([r.text for r in bad] + check_fail)
+            f"{len(fails)} check(s) failed" if fails else "",
+            f"{len(phases)} phases" if len(phases) > 1 and bad else ""]))
+        res.details = "\n".join([r.text for r in bad] + fails)
         return
     res.status = PASS
+
+
+class _PhaseRun:
+    """Starts the switch for one phase, programs it, lets the packets through."""
+
+    def __init__(self, opts: Options, cmds: list, js: str, info_path: str, res: Result,
+                 needs_rt: list) -> None:
+        self.opts, self.cmds, self.js, self.info_path, self.res = opts, cmds, js, info_path, res
+        self.needs_rt = needs_rt
+        self.snapshot: list = []
+        self.carry: Controller | None = None  # last phase's controller: its digests
+        self.fails: list[str] = []
+
+    def phase(self, ph: Phase, earlier: list[Phase], work: str, ports: list[int],
+              n_expected: int, last: bool) -> bool:
+        """Run one phase; False if the case is decided (res says why)."""
+        opts, res = self.opts, self.res
+        self.fails = []
+        os.makedirs(work, exist_ok=True)
+        for f in os.listdir(work):
+            if f.endswith(".pcap") or f == "switch.log":
+                os.remove(os.path.join(work, f))
+        base = time.time()
+        by_port: dict[int, list[tuple[float, bytes]]] = {p: [] for p in ports}
+        for i, c in enumerate(ph.packets):
+            by_port[c.port].append((base + i * 0.001, c.data))
+        for p, lst in by_port.items():
+            pcap.write(os.path.join(work, f"p{p}_in.pcap"), [d for _, d in lst], [t for t, _ in lst])
+        wait = opts.wait if self.needs_rt else 0
+        addr = f"127.0.0.1:{_free_port()}"
+        # A free Thrift port too: simple_switch_grpc opens one (9090 by default) when built
+        # with Thrift; p4switch accepts and ignores the option.
+        device = next(_DEVICE_IDS)
+        argv = shlex.split(opts.switch) + ["--use-files", str(int(wait + 0.999)),
+                                           "--thrift-port", str(_free_port()),
+                                           "--device-id", str(device)]
+        for p in ports:
+            argv += ["-i", f"{p}@p{p}"]
+        argv += [os.path.abspath(self.js), "--", "--grpc-server-addr", addr]
+        log_path = os.path.join(work, "switch.log")
+        log = open(log_path, "w")
+        try:
+            sw = subprocess.Popen(argv, cwd=work, stdout=log, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
+        except FileNotFoundError:
+            log.close()
+            res.reason = f"switch not found: {argv[0]}"
+            return False
+        started = time.time()
+        ctl = None
+        try:
+            if self.needs_rt:
+                ctl = self._program(sw, addr, device, ph, earlier, started, log_path)
+                if ctl is None:
+                    return False
+            _settle(opts, sw, work, ports, n_expected, started + wait)
+            # A switch may exit on its own once its pcap input is done: fine if it says so
+            # with status 0 and nothing still needs to be read from it.
+            if sw.poll() is not None and (sw.returncode != 0 or ctl is not None):
+                res.reason = f"switch exited with code {sw.returncode}"
+                res.details = _tail(log_path)
+                return False
+            if last:
+                for c in ph.after:
+                    if isinstance(c, stf.CONTROL_COMMANDS):
+                        apply_control(ctl, c, self.state)
+                    else:
+                        self.fails += run_checks(ctl, [c])
+            elif ctl is not None:
+                try:
+                    self.snapshot = ctl.snapshot()
+                except ControlError as exc:
+                    self._refused("the state cannot be carried to the next phase", exc)
+                    return False
+        except ControlError as exc:
+            self._refused("control command failed", exc)
+            return False
+        finally:
+            if ctl is not None:
+                ctl.close()
+                self.carry = ctl
+            _stop(sw)
+            log.close()
+        return True
+
+    def _refused(self, what: str, exc: ControlError) -> None:
+        """The switch refused something: the case fails, or is not run if it cannot do it."""
+        self.res.reason = f"{what}: {exc}"
+        if "UNIMPLEMENTED" in str(exc):
+            self.res.status = NOT_RUN
+            self.res.skipped = [_cmd_text(c) for c in self.needs_rt]
+
+    def _program(self, sw, addr, device, ph: Phase, earlier: list[Phase], started, log_path):
+        """Connect, push the pipeline, replay earlier phases and run this phase's commands
+        before its packets; None if not possible (res says why)."""
+        opts, res = self.opts, self.res
+        ready = wait_for_port(addr, max(0.5, opts.wait - 0.5))
+        if not ready:
+            res.status = NOT_RUN
+            res.reason = f"no P4Runtime server on {addr} (switch gRPC missing?)"
+            res.skipped = [_cmd_text(c) for c in self.needs_rt]
+            if sw.poll() is not None:
+                res.status = FAIL
+                res.skipped = []
+                res.reason = f"switch exited with code {sw.returncode} before serving P4Runtime"
+                res.details = _tail(log_path)
+            return None
+        try:
+            ctl = Controller(addr, device_id=device, timeout=2.0, carry=self.carry)
+        except ControlError as exc:
+            res.status = NOT_RUN
+            res.reason = f"P4Runtime not usable: {exc}"
+            res.skipped = [_cmd_text(c) for c in self.needs_rt]
+            return None
+        self.state = ControlState()
+        try:
+            ctl.set_pipeline(self.info_path, self.js)
+        except ControlError as exc:
+            ctl.close()
+            return self._refused("pipeline refused", exc)
+        try:
+            enable_digests(ctl, self.cmds)
+            for c in (c for e in earlier for c in e.before if isinstance(c, stf.CONTROL_COMMANDS)):
+                apply_control(ctl, c, self.state)
+            ctl.flush_multicast()
+            ctl.restore(self.snapshot)
+            for c in ph.before:
+                if isinstance(c, stf.CONTROL_COMMANDS):
+                    apply_control(ctl, c, self.state)
+                else:
+                    ctl.flush_multicast()
+                    self.fails += run_checks(ctl, [c])
+            ctl.flush_multicast()
+        except ControlError as exc:
+            ctl.close()
+            return self._refused("control command failed", exc)
+        spent = time.time() - started
+        if spent > opts.wait:
+            ctl.close()
+            res.reason = (f"programming took {spent:.1f}s, longer than the switch's --use-files wait "
+                          f"({opts.wait:.0f}s); rerun with a larger --wait")
+            return None
+        return ctl
 
 
 def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str, res: Result) -> None:
@@ -240,7 +378,7 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
             try:
                 ctl = Controller(addr, device_id=device, timeout=5.0)
                 ctl.set_pipeline(info_path, js)
-                _enable_digests(ctl, cmds)
+                enable_digests(ctl, cmds)
             except ControlError as exc:
                 res.reason = str(exc)
                 if "UNIMPLEMENTED" in str(exc):
@@ -264,13 +402,14 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
                 sent += 1
             elif isinstance(c, stf.CONTROL_COMMANDS):
                 apply_control(ctl, c, state)
-                if isinstance(c, (stf.McGroupCreate, stf.McNodeCreate, stf.McNodeAssociate)):
+                if isinstance(c, (stf.McGroupCreate, stf.McNodeCreate, stf.McNodeUpdate,
+                                  stf.McNodeAssociate)):
                     ctl.flush_multicast()
             elif isinstance(c, (stf.Wait,) + stf.CHECK_COMMANDS):
                 done_before = sum(1 for e in expects if e.line < c.line)
                 settle(vp, done_before, max_quiet=0.6)
                 if isinstance(c, stf.CHECK_COMMANDS):
-                    fails += _run_checks(ctl, [c])
+                    fails += run_checks(ctl, [c])
         settle(vp, len(expects))
     except (ControlError, VethError, OSError) as exc:
         res.reason = f"{type(exc).__name__}: {exc}"
@@ -296,107 +435,6 @@ def _execute_veth(opts: Options, cmds: list, js: str, info_path: str, work: str,
     res.status = PASS
 
 
-def _program(opts, sw, addr, cmds, controls, js, info_path, res, started, device):
-    """Connect, push the pipeline and run the control commands; None if not possible."""
-    ready = wait_for_port(addr, max(0.5, opts.wait - 0.5))
-    if not ready:
-        res.status = NOT_RUN
-        res.reason = f"no P4Runtime server on {addr} (switch gRPC missing?)"
-        res.skipped = [_cmd_text(c) for c in cmds if isinstance(c, stf.CONTROL_COMMANDS + stf.CHECK_COMMANDS)]
-        if sw.poll() is not None:
-            res.status = FAIL
-            res.skipped = []
-            res.reason = f"switch exited with code {sw.returncode} before serving P4Runtime"
-            res.details = _tail(os.path.join(os.path.dirname(js), "switch.log"))
-        return None
-    try:
-        ctl = Controller(addr, device_id=device, timeout=2.0)
-    except ControlError as exc:
-        res.status = NOT_RUN
-        res.reason = f"P4Runtime not usable: {exc}"
-        res.skipped = [_cmd_text(c) for c in cmds if isinstance(c, stf.CONTROL_COMMANDS + stf.CHECK_COMMANDS)]
-        return None
-    try:
-        ctl.set_pipeline(info_path, js)
-    except ControlError as exc:
-        ctl.close()
-        if "UNIMPLEMENTED" in str(exc):
-            res.status = NOT_RUN
-            res.skipped = [_cmd_text(c) for c in controls]
-        res.reason = str(exc)
-        return None
-    state = ControlState()
-    try:
-        _enable_digests(ctl, cmds)
-        for c in controls:
-            apply_control(ctl, c, state)
-        ctl.flush_multicast()
-    except ControlError as exc:
-        ctl.close()
-        res.reason = f"control command failed: {exc}"
-        if "UNIMPLEMENTED" in str(exc):
-            res.status = NOT_RUN
-            res.skipped = [_cmd_text(c) for c in controls]
-        return None
-    spent = time.time() - started
-    if spent > opts.wait:
-        ctl.close()
-        res.reason = (f"programming took {spent:.1f}s, longer than the switch's --use-files wait "
-                      f"({opts.wait:.0f}s); rerun with a larger --wait")
-        return None
-    return ctl
-
-
-def _enable_digests(ctl: Controller, cmds: list) -> None:
-    """Turn on every digest a check command names (once each), before packets flow."""
-    enabled: dict[str, int] = {}
-    for c in cmds:
-        if isinstance(c, (stf.CheckDigest, stf.CheckDigestData)):
-            if c.digest not in enabled:
-                enabled[c.digest] = ctl.enable_digest(c.digest)
-            c.digest_id = enabled[c.digest]
-
-
-class ControlState:
-    """What carrying out control commands in file order needs to remember."""
-
-    def __init__(self) -> None:
-        self.priority = 100000  # automatic priorities: first entry highest
-
-
-def apply_control(ctl: Controller, c, state: ControlState) -> None:
-    """Carry out one STF control command on the switch."""
-    if isinstance(c, stf.Add):
-        ctl.add(c, state.priority)
-        state.priority -= 1
-    elif isinstance(c, stf.SetDefault):
-        ctl.set_default(c)
-    elif isinstance(c, stf.McGroupCreate):
-        ctl.mc_group_create(c)
-    elif isinstance(c, stf.McNodeCreate):
-        ctl.mc_node_create(c)
-    elif isinstance(c, stf.McNodeAssociate):
-        ctl.mc_node_associate(c)
-    elif isinstance(c, stf.MirroringAdd):
-        if c.group is not None:
-            ctl.flush_multicast()
-        ctl.mirroring_add(c)
-    elif isinstance(c, stf.MemberAdd):
-        ctl.member_add(c)
-    elif isinstance(c, stf.GroupAdd):
-        ctl.group_add(c)
-    elif isinstance(c, stf.RegisterWrite):
-        ctl.register_write(c)
-    elif isinstance(c, stf.MeterConfig):
-        ctl.meter_config(c)
-    elif isinstance(c, stf.ValueSetAdd):
-        ctl.value_set_add(c)
-    elif isinstance(c, stf.DirectMeterConfig):
-        ctl.direct_meter_config(c)
-    else:
-        raise ControlError(f"stf line {c.line}: not a control command")
-
-
 def _settle(opts, sw, work, ports, n_expected, not_before):
     """Wait until the output pcaps hold the expected count and stop growing."""
     deadline = not_before + opts.timeout
@@ -412,51 +450,6 @@ def _settle(opts, sw, work, ports, n_expected, not_before):
         if (n >= n_expected and quiet >= 0.4) or quiet >= 1.5:
             return
         time.sleep(0.05)
-
-
-def _run_checks(ctl, checks) -> list[str]:
-    fails = []
-    ops = {"==": int.__eq__, "!=": int.__ne__, "<": int.__lt__, "<=": int.__le__,
-           ">": int.__gt__, ">=": int.__ge__}
-    for c in checks:
-        try:
-            if isinstance(c, stf.CheckCounter):
-                pkts, byts = ctl.counter(c)
-                pairs = ([("packets", pkts)] if c.kind in (None, "packets") else []) + \
-                        ([("bytes", byts)] if c.kind in (None, "bytes") else [])
-                if c.kind is None:
-                    pairs = [("packets", pkts)]
-                for kind, got in pairs:
-                    if not ops[c.op](got, c.value):
-                        fails.append(f"check_counter {c.counter}({c.index}) {kind} {c.op} {c.value} "
-                                     f"(stf line {c.line}): actual {got} (bytes {byts}, packets {pkts})")
-            elif isinstance(c, stf.CheckDirectCounter):
-                pkts, byts = ctl.direct_counter(c)
-                got = byts if c.kind == "bytes" else pkts
-                if not ops[c.op](got, c.value):
-                    fails.append(f"check_direct_counter {c.table} {c.kind or 'packets'} {c.op} "
-                                 f"{c.value} (stf line {c.line}): actual {got} "
-                                 f"(bytes {byts}, packets {pkts})")
-            elif isinstance(c, stf.CheckDigestData):
-                items = ctl.digest_data.get(getattr(c, "digest_id", -1), [])
-                if tuple(c.values) not in items:
-                    seen = "; ".join(" ".join(f"{v:#x}" for v in it) for it in items) or "none"
-                    fails.append(f"check_digest_data {c.digest} "
-                                 f"{' '.join(f'{v:#x}' for v in c.values)} (stf line {c.line}): "
-                                 f"not received (received: {seen})")
-            elif isinstance(c, stf.CheckDigest):
-                got = ctl.digests.get(getattr(c, "digest_id", -1), 0)
-                if not ops[c.op](got, c.count):
-                    fails.append(f"check_digest {c.digest} {c.op} {c.count} (stf line {c.line}): "
-                                 f"received {got} digest message(s)")
-            elif isinstance(c, stf.RegisterRead):
-                got = ctl.register_read(c)
-                if c.expected is not None and got != c.expected:
-                    fails.append(f"register_read {c.register}[{c.index}] (stf line {c.line}): "
-                                 f"expected {c.expected:#x}, actual {got:#x}")
-        except ControlError as exc:
-            fails.append(f"stf line {c.line}: {exc}")
-    return fails
 
 
 def _stop(sw: subprocess.Popen) -> None:

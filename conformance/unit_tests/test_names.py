@@ -73,8 +73,6 @@ def test_values_too_wide_and_bad_parameters_are_refused(schema):
     wide = TableEntry(t.name, match_of(t, [KeyMatch("dstAddr", "value", 1), KeyMatch("vrf", "value", 0x100)]))
     with pytest.raises(EntityError, match="vrf"):
         wide.encode_entry(schema)
-    with pytest.raises(ControlError, match="exact key field missing"):
-        match_of(t, [KeyMatch("vrf", "value", 1)])
     with pytest.raises(ControlError, match="missing parameter 'port'"):
         action_of(t, ActionCall("set_port", []))
     with pytest.raises(ControlError, match="has no parameter"):
@@ -119,3 +117,37 @@ def test_digest_values_flatten_to_bit_patterns():
     schema = P4Schema(info)
     spec = schema.digest("learn_t").type_spec
     assert flatten({"a": -1, "b": 0x1FF, "ok": True}, spec, schema) == [0xFF, 0x1FF, 1]
+
+
+def test_keys_left_out_take_p4c_defaults(schema):
+    # p4c's runner fills an exact key left out with 0, and wildcards the other kinds.
+    t = schema.table(1)
+    assert match_of(t, [KeyMatch("vrf", "value", 1)]) == {1: 0, 2: 1}
+    acl = schema.table(3)
+    assert match_of(acl, [KeyMatch("port", "value", 3)]) == {2: (3, 0x1FF)}
+
+
+def test_ternary_value_without_mask_masks_the_written_digits(schema):
+    # p4c's runner: `0x0a` is 0x0a&&&0xff even on a wider field; a decimal value masks all.
+    acl = schema.table(3)
+    assert match_of(acl, [KeyMatch("port", "value", 0x0A, nibbles=2)])[2] == (0x0A, 0xFF)
+    assert match_of(acl, [KeyMatch("port", "value", 0x0A, nibbles=1)])[2] == (0x0A, 0xF)
+    assert match_of(acl, [KeyMatch("port", "value", 10)])[2] == (10, 0x1FF)
+
+
+def test_lpm_key_written_with_nibble_wildcards(schema):
+    from p4stf.stf import parse_key_value
+    acl = schema.table(3)
+    assert match_of(acl, [parse_key_value("dst", "0x0a******")])[1] == (0x0A000000, 8)
+    assert match_of(acl, [parse_key_value("dst", "0x0a0b****")])[1] == (0x0A0B0000, 16)
+
+
+def test_validity_key_spellings_of_both_compilers():
+    # p4compile names a validity key hdr.tag.isValid(), p4c hdr.tag.$valid$.
+    for field in ("hdr.tag.isValid()", "hdr.tag.$valid$"):
+        info = text_format.Parse(f"""tables {{ preamble {{ id: 9 name: "t" }}
+            match_fields {{ id: 2 name: "{field}" bitwidth: 1 match_type: EXACT }} }}""",
+                                 p4info_pb2.P4Info())
+        t = P4Schema(info).table("t")
+        for spelling in ("hdr.tag.isValid()", "tag.isValid()", "hdr.tag.$valid$", "tag.valid", "valid"):
+            assert lookup_key(t, spelling).id == 2, (field, spelling)

@@ -9,13 +9,22 @@ def _opts(tmp_path, switch="true"):
                           extra_ports=(0, 1))
 
 
-def test_control_after_first_packet_is_not_run(tmp_path):
-    cmds = stf.parse("add t k:1 a()\npacket 0 0102030405060708090a0b0c0d0e\n"
-                     "add t k:2 a()\nexpect 1 01\n")
-    res = runner.Result("x", "area", runner.FAIL)
-    runner._execute(_opts(tmp_path), cmds, "x.json", "x.p4info.bin", str(tmp_path), res)
-    assert res.status == runner.NOT_RUN
-    assert res.skipped == ["line 3: add t k:2 a()"]
+def test_commands_between_packets_split_the_file_into_phases():
+    cmds = stf.parse("add t k:1 a()\npacket 0 01\nexpect 1 01\npacket 0 02\n"
+                     "check_counter c(1) packets == 2\nadd t k:2 a()\nwait\nexpect 1 03\n"
+                     "packet 0 03\nregister_read r 0 1\n")
+    one, two = runner.split_phases(cmds)
+    assert [c.line for c in one.before] == [1] and [c.line for c in one.packets] == [2, 4]
+    assert one.after == [] and one.end_line == 5
+    assert [c.line for c in two.before] == [5, 6] and [c.line for c in two.packets] == [9]
+    assert [c.line for c in two.after] == [10] and two.end_line == float("inf")
+
+
+def test_file_with_commands_only_before_packets_is_one_phase():
+    cmds = stf.parse("add t k:1 a()\npacket 0 01\npacket 1 02\nexpect 1 01\n"
+                     "check_counter c(1) packets == 2\n")
+    (only,) = runner.split_phases(cmds)
+    assert len(only.before) == 1 and len(only.packets) == 2 and len(only.after) == 1
 
 
 def test_switch_without_p4runtime_means_not_run(tmp_path):

@@ -146,3 +146,75 @@ def test_meter_configs_and_reset():
 def test_check_digest_data():
     c = one("check_digest_data learn_t 0xa 0")
     assert (c.digest, c.values) == ("learn_t", [10, 0])
+
+
+# --- the rest of p4c's grammar (tools/stf/stf_parser.py, bmv2stf.py's CLI commands) ---
+
+def test_remove_all_and_no_packet():
+    r, n = stf.parse("remove all\nno_packet\n")
+    assert isinstance(r, stf.RemoveAll) and isinstance(n, stf.NoPacket)
+    with pytest.raises(stf.StfError, match="remove all"):
+        stf.parse("remove t k:1\n")
+
+
+def test_check_counter_by_entry_handle_and_counter_read():
+    a, b, c = stf.parse("check_counter cnt($A) packets == 1\ncheck_counter cnt($B)\n"
+                        "counter_read ingress.c 4\n")
+    assert (a.counter, a.index, a.handle, a.kind, a.op, a.value) == ("cnt", None, "A", "packets", "==", 1)
+    assert (b.handle, b.op, b.value) == ("B", "==", 0)
+    assert (c.counter, c.index, c.op) == ("ingress.c", 4, None)  # read only, as p4c prints it
+
+
+def test_counter_write():
+    c = one("counter_write c 3 10 640")
+    assert (c.counter, c.index, c.packets, c.bytes) == ("c", 3, 10, 640)
+
+
+def test_register_reset_and_read_without_value():
+    r, rd = stf.parse("register_reset cIngress.regfile\nregister_read cIngress.regfile 5\n")
+    assert isinstance(r, stf.RegisterReset) and r.register == "cIngress.regfile"
+    assert (rd.index, rd.expected) == (5, None)
+
+
+def test_meter_set_get_rates_in_cli_units():
+    s, a, g = stf.parse("meter_set_rates cIngress.meter0 2 0.000005:4 0.00002:5\n"
+                        "meter_array_set_rates m 0.000006:7 0.00008:9\nmeter_get_rates m 1\n")
+    assert (s.meter, s.index, s.rates) == ("cIngress.meter0", 2, [(0.000005, 4), (0.00002, 5)])
+    assert (a.meter, a.index, a.rates) == ("m", None, [(0.000006, 7), (0.00008, 9)])
+    assert (g.meter, g.index) == ("m", 1)
+    with pytest.raises(stf.StfError, match="RATE:BURST"):
+        stf.parse("meter_set_rates m 1 5\n")
+
+
+def test_mirroring_delete_get_and_node_update():
+    d, g, u = stf.parse("mirroring_delete 5\nmirroring_get 8\nmc_node_update 0 1 2 3\n")
+    assert isinstance(d, stf.MirroringDelete) and d.session == 5
+    assert isinstance(g, stf.MirroringGet) and g.session == 8
+    assert (u.handle, u.ports) == (0, [1, 2, 3])
+
+
+def test_quoted_names_and_stack_keys():
+    c = one('add "ingress.t" extra$0.h:0x25** "ingress.act"(val:0x25)')
+    assert c.table == "ingress.t" and c.action.name == "ingress.act"
+    assert (c.keys[0].name, c.keys[0].value, c.keys[0].mask) == ("extra$0.h", 0x2500, 0xFF00)
+
+
+def test_priority_zero_and_lpm_nibble_wildcards():
+    c = one("add test1 0 data.f1:0x****0101 ingress.setb1(val:0x7f, port:2)")
+    assert c.priority == 0 and (c.keys[0].value, c.keys[0].mask) == (0x0101, 0x0000FFFF)
+    c = one("add t ip:0x0a****** act()")
+    assert (c.keys[0].kind, c.keys[0].value, c.keys[0].mask, c.keys[0].nibbles) == \
+        ("ternary", 0x0A000000, 0xFF000000, 8)
+
+
+def test_every_p4c_stf_command_is_known():
+    # The command words of p4c's grammar (stf_parser.py) and of the simple_switch_CLI
+    # commands bmv2stf.py passes through: none is an unknown command.
+    words = ["packet 0 00", "expect 0", "no_packet", "add t k:1 a()", "setdefault t a()", "remove all",
+             "wait", "check_counter c(1)", "mirroring_add 1 2", "mirroring_add_mc 1 2", "mirroring_delete 1",
+             "mirroring_get 1", "mc_mgrp_create 1", "mc_node_create 1 2", "mc_node_update 0 2",
+             "mc_node_associate 1 0", "counter_read c 1", "counter_write c 1 2 3", "register_read r 1",
+             "register_write r 1 2", "register_reset r", "meter_get_rates m 1",
+             "meter_set_rates m 1 0.1:1 0.2:2", "meter_array_set_rates m 0.1:1 0.2:2"]
+    cmds = stf.parse("\n".join(words))
+    assert len(cmds) == len(words)

@@ -138,8 +138,12 @@ class Switch:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def connect(self, timeout: float = 10.0) -> Switch:
-        """Open the channel and the stream, send arbitration and wait for the switch's answer."""
+    def connect(self, timeout: float = 10.0, stream: bool = True) -> Switch:
+        """Open the channel and the stream, send arbitration and wait for the switch's answer.
+
+        With `stream=False` no StreamChannel is opened: a read-only client (Read, GetForwardingPipelineConfig
+        and Capabilities need no arbitration), which takes no election id from the controllers.
+        """
         if self._channel is not None:
             return self
         # A failed Write carries one error per update in its trailers: 1,000 of them
@@ -167,6 +171,8 @@ class Switch:
             self.close()
             raise P4RuntimeError("connect", grpc.StatusCode.UNAVAILABLE,
                                  f"no P4Runtime server answered at {self.address} within {timeout:g} s{why}") from exc
+        if not stream:
+            return self
         self._open_stream()
         self._reader = threading.Thread(target=self._read_stream, name=f"p4rt-stream-{self.address}", daemon=True)
         self._reader.start()

@@ -1,4 +1,4 @@
-"""The `vrouter` command: check, diff, apply, run, show."""
+"""The `vrouter` command: check, diff, apply, run, show, dashboard."""
 
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ class CommandError(Exception):
     """A refusal explained in one line."""
 
 
-def _connect(net: Network, name: str, election_id: int = 1) -> Switch:
+def _connect(net: Network, name: str, election_id: int | None = 1) -> Switch:
+    """A client of the switch; with `election_id` None a read-only one (no stream, no arbitration)."""
     from .reconcile import open_switch
 
-    return open_switch(net.switches[name], election_id).connect(timeout=5)
+    return open_switch(net.switches[name], election_id or 0).connect(timeout=5, stream=election_id is not None)
 
 
 def _selected(net: Network, only: list[str] | None) -> list[str]:
@@ -107,7 +108,21 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     net = load(args.file)
     check_program(net)
-    return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file)
+    try:
+        return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file,
+                   metrics_addr=args.metrics_addr)
+    except OSError as exc:
+        raise CommandError(f"cannot serve metrics on {args.metrics_addr}: {exc.strerror or exc}") from None
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    from .dashboard import serve
+
+    net = load(args.file)
+    try:
+        return serve(net, _selected(net, args.switch), args.file, args.listen, interval=args.interval)
+    except OSError as exc:
+        raise CommandError(f"cannot serve the dashboard on {args.listen}: {exc.strerror or exc}") from None
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -116,7 +131,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     net = load(args.file)
     rows_by_switch = {}
     for name in _selected(net, args.switch):
-        with _connect(net, name, election_id=0) as sw:
+        with _connect(net, name, election_id=None) as sw:
             sw.load_schema()
             rows_by_switch[name] = show(args.what, sw, net, net.switches[name], args.file)
     if args.json:
@@ -127,6 +142,14 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(f"== {name}: {args.what}")
             print(table(rows))
     return 0
+
+
+def host_port(text: str) -> str:
+    """HOST:PORT for a listening address (HOST may be empty, an IPv6 one in brackets)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT (e.g. 127.0.0.1:9101)")
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,12 +164,20 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--switch", action="append", help="only this switch (repeatable)")
         if name == "run":
             p.add_argument("--election-id", type=int, default=10)
+            p.add_argument("--metrics-addr", type=host_port, metavar="HOST:PORT",
+                           help="serve Prometheus metrics there (off by default)")
     p = sub.add_parser("show", help="print live switch state")
     p.add_argument("what", choices=("ports", "vlans", "macs", "routes", "lsps", "vpls", "acl", "meters",
                                              "counters", "limits"))
     p.add_argument("file", type=Path, nargs="?", default=Path(DEFAULT_FILE))
     p.add_argument("--switch", action="append")
     p.add_argument("--json", action="store_true", help="JSON instead of a table")
+    p = sub.add_parser("dashboard", help="serve a live web page of the switches (counters, rates, state)")
+    p.add_argument("file", type=Path, nargs="?", default=Path(DEFAULT_FILE))
+    p.add_argument("--switch", action="append", help="only this switch (repeatable)")
+    p.add_argument("--listen", type=host_port, default="127.0.0.1:8080", metavar="HOST:PORT",
+                   help="where the page is served (default 127.0.0.1:8080)")
+    p.add_argument("--interval", type=float, default=1.0, help="seconds between samples (default 1)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="ts=%(asctime)s level=%(levelname)s %(message)s")
@@ -157,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_apply(args, dry_run=args.command == "diff")
         if args.command == "run":
             return cmd_run(args)
+        if args.command == "dashboard":
+            return cmd_dashboard(args)
         return cmd_show(args)
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)

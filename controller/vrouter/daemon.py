@@ -35,6 +35,7 @@ from .pacing import Backoff, TokenBucket
 from .plan import Canon, Item, Plan, plan, plan_stations
 from .program import check_program
 from .reconcile import ensure_pipeline, open_switch, read_actual, recover_runtime, write_plan
+from .metrics import Metrics, RouterMetrics
 from .stations import LearningGuard
 
 log = logging.getLogger("vrouter")
@@ -68,7 +69,7 @@ class Router:
                                     # is found within 0.1 s of listening again
 
     def __init__(self, net: Network, cfg: SwitchConfig, election_id: int, stop: threading.Event,
-                 status_path: Path | None = None) -> None:
+                 status_path: Path | None = None, metrics: Metrics | None = None) -> None:
         self.net, self.cfg, self.stop = net, cfg, stop
         self.election_id = election_id
         self.sw: Switch | None = None
@@ -100,6 +101,10 @@ class Router:
         self.written_version = -1
         self.reported: dict[tuple, int] = {}
         self.failed = False
+        self.trigger = "start"          # why the next reconciliation runs (a metrics label)
+        metrics = metrics or Metrics()
+        self.metrics = RouterMetrics(metrics, cfg.name)
+        metrics.collector.sources.append(self.metric_state)
 
     # --- connection and reconciliation ----------------------------------------------------
 
@@ -126,6 +131,7 @@ class Router:
 
     def try_sync(self) -> bool:
         """A full reconciliation; on failure, log why and schedule the next one. True if in sync."""
+        trigger = self.trigger
         try:
             self.sync()
             return True
@@ -133,6 +139,7 @@ class Router:
             self.write_failed(exc, "sync")
         except P4RuntimeError as exc:
             self.schedule_retry(str(exc).splitlines()[0], "sync")
+        self.metrics.reconciled(trigger, ok=False)
         return False
 
     def sync(self) -> None:
@@ -157,13 +164,15 @@ class Router:
             self.installed = {i.key: i for i in actual}
             p = plan(self.canon, d, actual)
             self.synced = False
-            self._write(p)
+            self._write(p, "sync")
             self.synced = True
             self.retry.reset()
             self.last_error = ""
             self.version += 1
+        seconds = time.monotonic() - start
+        self.metrics.reconciled(self.trigger, ok=True, seconds=seconds)
         event("reconciled", switch=self.cfg.name, pipeline_pushed=pushed, writes=len(p), summary=p.summary(),
-              seconds=f"{time.monotonic() - start:.3f}")
+              seconds=f"{seconds:.3f}")
 
     def forget_stations(self, why: str) -> None:
         """Learned stations are not replayed onto a switch that lost them: traffic teaches them again."""
@@ -175,11 +184,21 @@ class Router:
         if count:
             event("stations_forgotten", switch=self.cfg.name, count=count, why=why)
 
-    def _write(self, p: Plan) -> None:
-        """Write a plan and record it in the cache."""
+    def _write(self, p: Plan, what: str) -> None:
+        """Write a plan and record it in the cache; count the updates by outcome."""
         if not len(p):
             return
-        write_plan(self.sw, p)
+        label = what.replace(" ", "_")
+        try:
+            write_plan(self.sw, p)
+        except P4RuntimeWriteError as exc:
+            failed = len(exc.errors) or len(p)
+            self.metrics.wrote(label, ok=len(p) - failed, failed=failed)
+            raise
+        except P4RuntimeError:
+            self.metrics.wrote(label, ok=0, failed=len(p))
+            raise
+        self.metrics.wrote(label, ok=len(p))
         for item in p.deletes:
             self.installed.pop(item.key, None)
         for item in p.inserts + p.modifies:
@@ -190,7 +209,7 @@ class Router:
         if self.sw is None or not self.synced or not len(p):
             return
         try:
-            self._write(p)
+            self._write(p, what)
         except P4RuntimeWriteError as exc:
             self.write_failed(exc, what)
 
@@ -234,6 +253,8 @@ class Router:
         self.synced = False
         self.failures += 1
         self.last_error = f"{what}: {reason}"
+        self.trigger = "retry"
+        self.metrics.retry(what.replace(" ", "_"))
         delay = self.retry.next()
         self.next_sync = time.monotonic() + delay
         self.version += 1
@@ -267,6 +288,7 @@ class Router:
             self.version += 1
             if resync:
                 self.retry.reset()
+                self.trigger = "sighup"
                 self.synced = False
                 self.next_sync = 0.0
                 event("resync_requested", switch=self.cfg.name, reason="SIGHUP")
@@ -278,8 +300,10 @@ class Router:
             self.apply(p, "reload")
             if not self.synced:
                 return
+        seconds = time.monotonic() - start
+        self.metrics.reconciled("reload", ok=True, seconds=seconds)
         event("reconciled", switch=self.cfg.name, reason="reload", writes=len(p), summary=p.summary(),
-              seconds=f"{time.monotonic() - start:.3f}")
+              seconds=f"{seconds:.3f}")
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -309,6 +333,7 @@ class Router:
                 if self.lost_at is None:
                     self.lost_at = now
                     self.synced = False
+                    self.trigger = "recovery"
                     self.next_sync = 0.0
                     self.version += 1
                     event("switch_lost", logging.WARNING, switch=self.cfg.name)
@@ -316,6 +341,7 @@ class Router:
                 continue
             if not self.synced and now >= self.next_sync:
                 if self.try_sync() and self.lost_at is not None:
+                    self.metrics.recovered(time.monotonic() - self.lost_at)
                     event("recovered", switch=self.cfg.name, seconds=f"{time.monotonic() - self.lost_at:.3f}")
                     self.lost_at = None
                     self.last_resolve = 0.0
@@ -371,6 +397,7 @@ class Router:
     def on_digest(self, digest) -> None:
         """Learn or move stations (on ports, or behind pseudowires) the guard admits; acknowledge the list."""
         self.sw.ack_digest(digest)
+        self.metrics.digest()
         behind_pw = digest.digest.endswith(N.PW_LEARN_DIGEST)
         now = time.monotonic()
         for data in digest.data:
@@ -405,6 +432,7 @@ class Router:
 
     def limit_reached(self, port: int, action: str) -> None:
         """A port reached its station limit: lock it (drop unknown sources) or shut it."""
+        self.metrics.limit_action(action)
         count, limit = self.rt.macs.per_port.get(port, 0), self.guard.port_limit(port)
         if action == "drop":
             self.rt.locked_ports.add(port)
@@ -460,6 +488,25 @@ class Router:
 
     def status(self) -> dict[str, Any]:
         """What `vrouter diff` and `vrouter show limits` read (see status.py)."""
+        now = time.monotonic()
+        return {
+            "pid": os.getpid(), "switch": self.cfg.name, "file": self.net.file, "time": time.time(),
+            "connected": self.sw is not None and self.sw.is_primary, "synced": self.synced,
+            "last_error": self.last_error, "failures": self.failures,
+            "retry_in": round(max(0.0, self.next_sync - now), 3) if not self.synced else 0.0,
+            "capacity": self.guard.capacity, "vlans": {str(v): n for v, n in self.rt.macs.per_vlan.items()},
+            "stream_dropped": dict(self.sw.dropped) if self.sw is not None else {},
+            "ports": self.port_status(), **status.runtime_to_json(self.rt)}
+
+    def metric_state(self) -> dict[str, Any]:
+        """What the metrics collector reads at each scrape (the status less the run-time tables)."""
+        with self.lock:
+            return {"switch": self.cfg.name, "neighbors": len(self.rt.neighbors), "synced": self.synced,
+                    "connected": self.sw is not None and self.sw.is_primary, "failures": self.failures,
+                    "ports": self.port_status()}
+
+    def port_status(self) -> dict[str, Any]:
+        """Learning and ARP counters and state per port or pseudowire."""
         ports: dict[str, Any] = {}
         for where in sorted({*self.cfg.ports, *self.guard.stats}, key=str):
             stats = self.guard.port_stats(where) if where in self.guard.stats else None
@@ -471,15 +518,7 @@ class Router:
                 else "", "state": state, "learned": stats.learned if stats else 0, "moved": stats.moved if stats else 0,
                 "aged": stats.aged if stats else 0, "refused": dict(stats.refused) if stats else {},
                 "arp_handled": stats.arp_handled if stats else 0, "arp_dropped": dict(stats.arp) if stats else {}}
-        now = time.monotonic()
-        return {
-            "pid": os.getpid(), "switch": self.cfg.name, "file": self.net.file, "time": time.time(),
-            "connected": self.sw is not None and self.sw.is_primary, "synced": self.synced,
-            "last_error": self.last_error, "failures": self.failures,
-            "retry_in": round(max(0.0, self.next_sync - now), 3) if not self.synced else 0.0,
-            "capacity": self.guard.capacity, "vlans": {str(v): n for v, n in self.rt.macs.per_vlan.items()},
-            "stream_dropped": dict(self.sw.dropped) if self.sw is not None else {},
-            "ports": ports, **status.runtime_to_json(self.rt)}
+        return ports
 
     def write_status(self, final: bool = False) -> None:
         """Rewrite the status file if anything changed (removed when the daemon stops)."""
@@ -504,6 +543,7 @@ class Router:
     def on_packet_in(self, pkt) -> None:
         """Dispatch a punted packet by its reason."""
         reason = int(pkt.metadata.get("reason", 0))
+        self.metrics.packet_in(str(N.PUNT_REASONS.get(reason, reason)))
         port = int(pkt.metadata.get("ingress_port", 0))
         vlan = int(pkt.metadata.get("vlan_id", 0))
         frame = pk.Frame.parse(pkt.payload)
@@ -754,8 +794,11 @@ class Router:
         self.send(nb.port, nb.vlan, nb.mac, rmac, pk.ETH_IPV4, bytes(head) + ip.payload)
 
 
-def run(net: Network, names: list[str], election_id: int = 10, path: Path | None = None) -> int:
+def run(net: Network, names: list[str], election_id: int = 10, path: Path | None = None,
+        metrics_addr: str | None = None) -> int:
     """Run the daemon for the named switches until SIGTERM/SIGINT; 0 on a clean stop.
+
+    With `metrics_addr` (HOST:PORT), Prometheus metrics are served there (metrics.py).
 
     The description file is re-read when it changes and only the difference is written; on
     SIGHUP it is re-read and every switch re-read and reconciled at once (the way to retry
@@ -773,8 +816,12 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, on_signal)
+    metrics = Metrics()
     routers = {n: Router(net, net.switches[n], election_id, stop,
-                         status.state_file(path, n) if path is not None else None) for n in names}
+                         status.state_file(path, n) if path is not None else None, metrics) for n in names}
+    server = metrics.serve(metrics_addr) if metrics_addr else None
+    if server is not None:
+        event("metrics_serving", address=metrics_addr)
     threads = [threading.Thread(target=r.run, name=f"vrouter-{r.cfg.name}", daemon=True) for r in routers.values()]
     event("started", file=net.file, switches=",".join(names))
     for t in threads:
@@ -805,6 +852,8 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
     stop.set()
     for t in threads:
         t.join(timeout=10)
+    if server is not None:
+        server[0].shutdown()
     event("stopped")
     return 1 if any(r.failed for r in routers.values()) else 0
 

@@ -1,24 +1,23 @@
 """Can the pipeline express the description? Checked from the files alone, before anything is written.
 
-The P4Info and BMv2 JSON named by `pipeline:` must load, and every entity the description
-needs (with every configured next hop resolved, so next-hop actions are encoded too) must
-encode against the P4Info and fit its tables.
+The P4Info and the device config of its architecture (BMv2 JSON for v1model; arch.py) named
+by `pipeline:` must load, and every entity the description needs (with every configured next
+hop resolved, so next-hop actions are encoded too) must encode against the P4Info and fit its
+tables.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 from p4rt import EntityError, P4Schema, SchemaError, TableEntry, load_p4info
 
 from . import names as N
+from .arch import V1MODEL, arch_of
 from .config import ConfigError, Network, SwitchConfig
 from .desired import Desired, Neighbor, Runtime, desired_state
 
 
 def load_schema(net: Network) -> P4Schema:
-    """The P4Info of the description's pipeline, and a device config that loads as BMv2 JSON."""
+    """The P4Info of the description's pipeline, and a device config of its architecture (arch.py)."""
     problems = []
     schema = None
     try:
@@ -26,26 +25,15 @@ def load_schema(net: Network) -> P4Schema:
     except SchemaError as exc:
         hint = "; compile the program first (make build-p4)" if not net.p4info.exists() else ""
         problems.append(f"{net.file}: pipeline.p4info: {exc}{hint}")
-    problems += _device_config_problems(net.file, net.device_config)
+    arch = V1MODEL
+    try:
+        arch = arch_of(schema) if schema is not None else V1MODEL
+    except ValueError as exc:
+        problems.append(f"{net.file}: pipeline.p4info: {exc}")
+    problems += arch.device_config_problems(net.file, net.device_config)
     if problems:
         raise ConfigError(problems)
     return schema
-
-
-def _device_config_problems(file: str, path: Path) -> list[str]:
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        return [f"{file}: pipeline.config: cannot read {path}: {exc.strerror}; compile the program first (make build-p4)"]
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        return [f"{file}: pipeline.config: {path} is not JSON: {exc}"]
-    missing = [k for k in ("header_types", "headers", "parsers", "pipelines", "actions") if k not in doc] \
-        if isinstance(doc, dict) else ["a JSON object"]
-    if missing:
-        return [f"{file}: pipeline.config: {path} is not BMv2 JSON (no {', '.join(missing)})"]
-    return []
 
 
 def _all_hops_resolved(sw: SwitchConfig) -> Runtime:
@@ -93,7 +81,10 @@ def check_program(net: Network) -> P4Schema:
     """Raise ConfigError unless the pipeline loads and holds every switch's description."""
     schema = load_schema(net)
     problems = _drop_problems(schema, net)
+    arch = arch_of(schema)
     for cfg in net.switches.values():
+        problems += [f"{net.file}: {p}" for p in arch.switch_problems(f"switches.{cfg.name}", cfg.cpu_port,
+                                                                       N.CLONE_SESSION)]
         want = desired_state(net, cfg, _all_hops_resolved(cfg))
         bad: dict[str, str] = {}
         for e in [*want.entities, *want.acl]:

@@ -122,7 +122,7 @@
 
 /* ---- direct meters: 0x15 ---- next free 0x15000001 ---- retired: none */
 
-/* ---- registers: 0x16 ---- next free 0x16000011 ---- retired: 0x16000001 (firewall_conn_signature) */
+/* ---- registers: 0x16 ---- next free 0x1600001a ---- retired: 0x16000001 (firewall_conn_signature) */
 #define ID_FIREWALL_CONN_LAST_SEEN   0x16000002
 #define ID_NAT_INSIDE_ADDR           0x16000003
 #define ID_NAT_INSIDE_PORT           0x16000004
@@ -138,6 +138,23 @@
 #define ID_FIREWALL_CONN_STATE       0x1600000e
 #define ID_NAT_OUTSIDE_ADDR          0x1600000f
 #define ID_NAT_STATE                 0x16000010
+/* TNA program only (tna/firewall_state.p4, tna/nat_state.p4: 64-bit cells,
+ * docs/porting.md); the v1model P4Info does not have them. */
+#define ID_TNA_FIREWALL_CONN_OCCUPANCY 0x16000011
+#define ID_TNA_FIREWALL_CONN_ADDRS   0x16000012
+#define ID_TNA_FIREWALL_CONN_PORTS   0x16000013
+#define ID_TNA_FIREWALL_CONN         0x16000014
+#define ID_TNA_NAT_OCCUPANCY         0x16000015
+#define ID_TNA_NAT_REMOTE            0x16000016
+#define ID_TNA_NAT_INSIDE            0x16000017
+#define ID_TNA_NAT_OUTSIDE           0x16000018
+#define ID_TNA_NAT_CONN              0x16000019
+
+/* ---- digests: 0x17 ---- next free 0x17000003 ---- retired: none
+ * TNA program only: a TNA Digest is an extern instance that takes @id; the
+ * v1model digests keep their name-hash ids (see above). */
+#define ID_TNA_MAC_LEARN_DIGEST      0x17000001
+#define ID_TNA_PW_LEARN_DIGEST       0x17000002
 
 /* ---- controller headers: 0x04 ---- next free 0x04000003 ---- retired: none */
 #define ID_PACKET_IN_HEADER          0x04000001

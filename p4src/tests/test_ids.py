@@ -63,7 +63,7 @@ def test_p4info_names_are_the_published_ones(p4info):
 
 
 def test_every_object_has_its_pinned_id(p4info):
-    live = set(pinned_ids().values()) - retired_ids()
+    live = {v for name, v in pinned_ids().items() if not name.startswith("ID_TNA_")} - retired_ids()
     unpinned = [f"{kind} {obj.preamble.name} {obj.preamble.id:#010x}" for kind, obj in objects(p4info)
                 if (kind, obj.preamble.name) not in UNPINNED and obj.preamble.id not in live]
     assert unpinned == [], "objects without an id from include/ids.p4"

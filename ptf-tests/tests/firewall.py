@@ -192,8 +192,8 @@ class FirewallIcmpEcho(FirewallTest):
             self.expect_only({})
         self.assert_drops({Drop.FIREWALL: 4})
         slot = slot_of(flow_key(HOST1_IP, HOST3_IP, "icmp", 77, 0))
-        self.assertEqual(self.register("firewall_conn_state", slot), CONN_OPEN)
-        self.assertEqual(self.register("firewall_conn_proto", slot), 1)
+        self.assert_register("firewall_conn_state", slot, CONN_OPEN)
+        self.assert_register("firewall_conn_proto", slot, 1)
 
 
 class FirewallNewFlowFromUntrustedDropped(FirewallTest):
@@ -267,7 +267,7 @@ class FirewallEmptySlotMatchesNothing(FirewallStateTest):
         forged = forge(key, CLIENT_PORT_BITS + SERVER_PORT_BITS, crc32=0)
         client, server, _, client_port, server_port = unpack_key(forged)
         self.assertEqual(zlib.crc32(forged), 0)
-        self.assertEqual(self.register("firewall_conn_state", slot_of(forged)), CONN_FREE)
+        self.assert_register("firewall_conn_state", slot_of(forged), CONN_FREE)
         fake = udp_packet(HOST3_MAC, ROUTER_MAC, server, client, sport=server_port, dport=client_port)
         self.send(3, fake)
         self.expect_only({})
@@ -296,7 +296,7 @@ class FirewallCollidingFlowsCounted(FirewallStateTest):
         self.send(3, second_rep)
         self.expect_only({})
         self.assert_drops({Drop.FIREWALL: 1})
-        self.assertEqual(self.register("firewall_conn_client_port", slot), 45003, "the slot still holds flow 1")
+        self.assert_register("firewall_conn_client_port", slot, 45003, "the slot still holds flow 1")
 
 
 class FirewallTcpRstCloses(FirewallStateTest):
@@ -323,10 +323,10 @@ class FirewallTcpRstCloses(FirewallStateTest):
             self.expect_only({3: self.out_of_1(syn)})
             self.send(3, synack)
             self.expect_only({1: self.out_of_3(synack)})
-            self.assertEqual(self.register("firewall_conn_state", slot), CONN_OPEN)
+            self.assert_register("firewall_conn_state", slot, CONN_OPEN)
             self.send(rst_from, rst)
             self.expect_only(rst_out)
-            self.assertEqual(self.register("firewall_conn_state", slot), CONN_FREE)
+            self.assert_register("firewall_conn_state", slot, CONN_FREE)
             self.send(3, ack)
             self.expect_only({})
         self.assert_drops({Drop.FIREWALL: 2})
@@ -346,7 +346,7 @@ class FirewallTcpFinTimesOut(FirewallStateTest):
         self.expect_only({3: self.out_of_1(syn)})
         self.send(1, fin)
         self.expect_only({3: self.out_of_1(fin)})
-        self.assertEqual(self.register("firewall_conn_state", slot), CONN_CLOSING)
+        self.assert_register("firewall_conn_state", slot, CONN_CLOSING)
         self.send(3, finack)
         self.expect_only({1: self.out_of_3(finack)})
         time.sleep(TCP_CLOSING_TIMEOUT_S + 0.5)

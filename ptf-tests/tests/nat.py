@@ -192,7 +192,7 @@ class NatReplyToUnopenedSlot(NatTest):
         key_src, key_dst = HOST1_IP, HOST3_IP
         used = {nat_port(key_src, key_dst, "udp", p, 53) for p in range(50000, 50010)}
         port = next(p for p in range(NAT_PORT_BASE + NAT_SLOTS - 1, NAT_PORT_BASE, -1) if p not in used)
-        self.assertEqual(self.register("nat_state", port - NAT_PORT_BASE), CONN_FREE)
+        self.assert_register("nat_state", port - NAT_PORT_BASE, CONN_FREE)
         for proto in ("udp", "tcp"):
             make = udp_packet if proto == "udp" else tcp_packet
             probe = make(HOST3_MAC, ROUTER_MAC, HOST3_IP, ROUTER_IP20, sport=53, dport=port)
@@ -212,10 +212,10 @@ class NatTcpRstFreesSlot(NatTest):
         port = nat_port(HOST1_IP, HOST3_IP, "tcp", 50011, 8080)
         self.send(1, syn)
         self.expect_only({3: translated(syn, src=ROUTER_IP20, sport=port)})
-        self.assertEqual(self.register("nat_state", port - NAT_PORT_BASE), CONN_OPEN)
+        self.assert_register("nat_state", port - NAT_PORT_BASE, CONN_OPEN)
         self.send(1, rst)
         self.expect_only({3: translated(rst, src=ROUTER_IP20, sport=port)})
-        self.assertEqual(self.register("nat_state", port - NAT_PORT_BASE), CONN_FREE)
+        self.assert_register("nat_state", port - NAT_PORT_BASE, CONN_FREE)
         late = tcp_packet(HOST3_MAC, ROUTER_MAC, HOST3_IP, ROUTER_IP20, sport=8080, dport=port, tcp_flags="A")
         self.send(3, late)
         self.expect_packet_in(late, 3, Reason.ROUTER_ADDRESS, VLAN20)

@@ -2,9 +2,9 @@
 
 The attacker sits in VLAN 10 and wants a frame to reach VLAN 20. From each kind of
 port (access; trunk whose native VLAN 10 is untagged; trunk whose native VLAN 10 is
-tagged) it sends a broadcast with each tag shape: none, priority tag, one tag (20),
-two tags (outer = its own VLAN 10, or a priority tag; inner 20) and an 802.1ad S-tag
-20. Broadcast floods everywhere the switch thinks the frame belongs, so every port
+tagged) it sends a broadcast with each tag shape: none, priority tag, one tag (its own 10,
+or 20), two tags (outer = its own VLAN 10, or a priority tag; inner 20) and an 802.1ad
+outer tag (an S-tag 20 alone, or an S-tag 10 over a C-tag 20). Broadcast floods everywhere the switch thinks the frame belongs, so every port
 shows what a hop would look like.
 
 Every frame that comes out is read the way the next switch would read it (802.1Q:
@@ -66,10 +66,12 @@ SHAPES = {
     # name: (the tags on the wire, outermost first: ("q", vid) 802.1Q, ("ad", vid) 802.1ad)
     "Untagged": (),
     "PriorityTag": (("q", 0),),
+    "OwnTag": (("q", ATTACKER_VLAN),),
     "VictimTag": (("q", VICTIM_VLAN),),
     "DoubleTag": (("q", ATTACKER_VLAN), ("q", VICTIM_VLAN)),
     "PriorityThenVictimTag": (("q", 0), ("q", VICTIM_VLAN)),
     "ServiceTag": (("ad", VICTIM_VLAN),),
+    "ServiceThenVictimTag": (("ad", ATTACKER_VLAN), ("q", VICTIM_VLAN)),
 }
 
 

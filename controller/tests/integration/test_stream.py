@@ -147,6 +147,22 @@ def test_same_election_id_as_primary_is_refused(switch_factory):
         assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_read_only_clients_take_no_election_id(switch_factory, program):
+    """Clients without a stream (dashboards, `vrouter show`) read beside the primary and each other."""
+    proc = switch_factory()
+    with Switch(proc.address, election_id=1) as primary:
+        primary.set_pipeline(program.p4info, program.json)
+        primary.insert(route("10.0.0.0/8"))
+        with Switch(proc.address).connect(stream=False) as a, Switch(proc.address).connect(stream=False) as b:
+            for reader in (a, b):
+                reader.load_schema()
+                assert len(list(reader.read(TableEntry("ipv4_lpm")))) == 1
+                assert not reader.is_primary
+            assert primary.is_primary
+            primary.insert(route("10.1.0.0/16"))
+            assert len(list(a.read(TableEntry("ipv4_lpm")))) == 2
+
+
 def test_client_reconnects_after_switch_restart(switch_factory, program):
     proc = switch_factory()
     with Switch(proc.address, election_id=1, backoff=(0.05, 0.5)) as sw:

@@ -25,10 +25,10 @@ def vrouter(*args: str, timeout: float = 60, env: dict | None = None) -> subproc
 class Daemon:
     """`vrouter run FILE` as a child process, its log in a file."""
 
-    def __init__(self, file: Path, log: Path, env: dict | None = None) -> None:
+    def __init__(self, file: Path, log: Path, env: dict | None = None, args: tuple[str, ...] = ()) -> None:
         self.log = log
         self.out = log.open("w")
-        self.proc = subprocess.Popen([*VROUTER, "run", str(file)], stdout=self.out, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen([*VROUTER, "run", str(file), *args], stdout=self.out, stderr=subprocess.STDOUT,
                                      cwd=ROOT / "controller", env=env)
 
     def text(self) -> str:

@@ -22,8 +22,10 @@ def test_campus_run_reaches_what_the_acl_allows(tmp_path, vrouter_program) -> No
     text = (ROOT / "topo" / "campus.yaml").read_text()
     desc = tmp_path / "campus.yaml"   # the compiled program under test, not whatever build/ holds
     desc.write_text(f"pipeline: {{p4info: {vrouter_program.p4info}, config: {vrouter_program.json}}}\n" + text)
+    metrics, dashboard = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
     done = subprocess.run([sys.executable, str(ROOT / "topo" / "run_campus.py"), "--file", str(desc), "--no-cli",
-                           "--prefix", "hct", "--grpc-port", str(free_port()), "--log-dir", str(tmp_path / "run")],
+                           "--prefix", "hct", "--grpc-port", str(free_port()), "--log-dir", str(tmp_path / "run"),
+                           "--metrics-addr", metrics, "--dashboard", dashboard],
                           capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-4000:]
@@ -31,6 +33,13 @@ def test_campus_run_reaches_what_the_acl_allows(tmp_path, vrouter_program) -> No
     assert m and int(m.group(2)) == 14 * 13, out[-3000:]
     assert int(m.group(3)) > 0 and int(m.group(1)) > 140, out[-3000:]
     assert re.search(r"iperf3 .* routed: \d+\.\d Mbit/s", out), out[-2000:]
+    # the controller's metrics and the dashboard on the running campus
+    m = re.search(rf"metrics http://{metrics}/metrics: (\d+) reconcile runs, (\d+) updates written, (\d+) neighbours, "
+                  r"(\d+) learned stations", out)
+    assert m and int(m.group(1)) >= 1 and int(m.group(2)) > 50 and int(m.group(3)) >= 10 and int(m.group(4)) >= 10, \
+        out[-2000:]
+    m = re.search(rf"dashboard http://{dashboard}/: 1/1 switches sampled, (\d+) packets received", out)
+    assert m and int(m.group(1)) > 1000, out[-2000:]
 
 
 def test_two_switches_joined_by_a_trunk_reach_each_other(tmp_path, vrouter_program) -> None:

@@ -12,46 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import BLOCK_H1
 from netns import Daemon, Host, SwitchProc, network, vrouter
 
 pytestmark = pytest.mark.integration
-
-DESCRIPTION = """
-{top}mac_aging: {aging}
-pipeline: {{p4info: {p4info}, config: {json}}}
-switches:
-  s1:
-    address: {address}
-    vlans:
-      10: {{name: classrooms, interface: {{address: 10.0.10.1/24, mac: "00:00:5e:00:01:0a"}}}}
-      20: {{name: servers, interface: {{address: 10.0.20.1/24, mac: "00:00:5e:00:01:14"}}}}
-    ports:
-      1: {{vlan: 10}}
-      2: {{vlan: 10}}
-      3: {{vlan: 20}}
-    acl:
-      - {{name: no-telnet, match: {{protocol: tcp, dst_port: 23}}, action: deny}}
-{extra}"""
-
-BLOCK_H1 = "      - {name: h1-not-to-servers, match: {src: 10.0.10.11/32, dst: 10.0.20.0/24}, action: deny}\n"
-
-
-@pytest.fixture
-def lab(tmp_path, vrouter_program):
-    tag = f"hc{os.getpid() % 10000}"
-    hosts = [Host("h1", 1, "10.0.10.11/24", "10.0.10.1", tag), Host("h2", 2, "10.0.10.12/24", "10.0.10.1", tag),
-             Host("h3", 3, "10.0.20.11/24", "10.0.20.1", tag)]
-    with network(tag, hosts, tmp_path / "switch.log") as switch:
-        path = tmp_path / "lab.yaml"
-
-        def write(extra: str = "", aging: str = "300s", top: str = "") -> Path:
-            path.write_text(DESCRIPTION.format(p4info=vrouter_program.p4info, json=vrouter_program.json,
-                                               address=switch.address, extra=extra, aging=aging, top=top))
-            return path
-
-        write()
-        yield {h.name: h for h in hosts}, switch, write, tmp_path
-
 
 def test_apply_is_idempotent_and_bridges(lab) -> None:
     hosts, switch, write, _ = lab

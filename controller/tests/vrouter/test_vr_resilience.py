@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from netns import Daemon, Host, network, vrouter
+from netns import Daemon, Host, free_port, network, vrouter
+from test_vr_metrics import scrape, value
 
 pytestmark = pytest.mark.integration
 
@@ -66,7 +67,8 @@ def test_a_full_table_is_logged_retried_with_backoff_and_converges_once_there_is
     hosts, switch, write, path, env = lab
     # Two connected subnets + 16,381 black holes: one free ipv4_route entry, two hosts to resolve.
     write(ROUTE_TABLE_SIZE - 3)
-    daemon = Daemon(path, path.parent / "vrouter.log", env=env)
+    metrics = f"127.0.0.1:{free_port()}"
+    daemon = Daemon(path, path.parent / "vrouter.log", env=env, args=("--metrics-addr", metrics))
     try:
         daemon.wait_for("event=reconciled", timeout=60)
         h1, h3 = hosts["h1"], hosts["h3"]
@@ -80,6 +82,12 @@ def test_a_full_table_is_logged_retried_with_backoff_and_converges_once_there_is
         time.sleep(4)
         retries = [float(m) for m in re.findall(r"event=resync_scheduled .* retry_in=([0-9.]+)s", daemon.text())]
         assert 2 <= len(retries) <= 5 and retries == sorted(retries) and retries[-1] >= 1.5, retries
+        # the metrics say the same: refused updates, failed retries, not in sync
+        m = scrape(metrics)
+        assert value(m, "vrouter_writes_total", outcome="failed") >= 1
+        assert value(m, "vrouter_retries_total") >= len(retries)
+        assert value(m, "vrouter_reconcile_runs_total", trigger="retry", result="failed") >= 1
+        assert value(m, "vrouter_in_sync") == 0 and value(m, "vrouter_failures_total") >= len(retries)
         # diff tells the truth: it plans against the daemon's state and names the missing host route.
         diff = vrouter("diff", str(path), env=env, timeout=120)
         assert "s1: vrouter run (pid" in diff.stdout and "NOT in sync" in diff.stdout, diff.stdout + diff.stderr
@@ -92,6 +100,10 @@ def test_a_full_table_is_logged_retried_with_backoff_and_converges_once_there_is
         daemon.wait_for("event=resync_requested", start=mark, timeout=10)
         done = daemon.wait_for("event=reconciled", start=mark, timeout=30)
         assert "writes=" in done and daemon.proc.poll() is None
+        m = scrape(metrics)
+        # the start, then the resync (labelled sighup, or retry if a scheduled one was under way)
+        assert value(m, "vrouter_reconcile_runs_total", result="ok") == 2
+        assert value(m, "vrouter_in_sync") == 1
         assert h1.reaches(h3.ip) and hosts["h3"].reaches(h1.ip)
         diff = vrouter("diff", str(path), env=env, timeout=120)
         assert diff.stdout.splitlines()[-1] == "s1: in sync, nothing to write", diff.stdout
@@ -136,7 +148,8 @@ def test_a_mac_flood_on_one_port_is_contained(lab, on_limit) -> None:
     no-learn: the daemon refuses them)."""
     hosts, switch, write, path, env = lab
     write(on_limit=on_limit)
-    daemon = Daemon(path, path.parent / "vrouter.log", env=env)
+    metrics = f"127.0.0.1:{free_port()}"
+    daemon = Daemon(path, path.parent / "vrouter.log", env=env, args=("--metrics-addr", metrics))
     try:
         daemon.wait_for("event=reconciled")
         h1, h2, h3, h4 = (hosts[n] for n in ("h1", "h2", "h3", "h4"))
@@ -179,5 +192,13 @@ def test_a_mac_flood_on_one_port_is_contained(lab, on_limit) -> None:
             refused = dict(kv.split("=") for kv in attacked["refused"].split())
             assert int(refused.get("port_limit", 0)) + int(refused.get("rate", 0)) > 10_000, attacked
             assert "UNKNOWN_SOURCE" not in counters
+        m = scrape(metrics)        # the limits hit, as the metrics count them
+        assert value(m, "vrouter_learned_stations", port="4") == 100
+        if on_limit == "drop":
+            assert value(m, "vrouter_limit_actions_total", action="drop") == 1
+            assert value(m, "vrouter_port_locked", port="4") == 1
+        else:
+            assert value(m, "vrouter_learning_refused_total", port="4", reason="port_limit") == \
+                int(refused.get("port_limit", 0))
     finally:
         assert daemon.stop() == 0

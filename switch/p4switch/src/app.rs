@@ -1,17 +1,27 @@
 //! What `p4switch` does once its command line is parsed: load the program,
-//! open the ports, start the P4Runtime server and the workers, print the ready
-//! line, and stop cleanly on SIGINT/SIGTERM (or at the end of the pcap input).
+//! open the ports, start the P4Runtime server (with the admin service) and
+//! the workers, print the ready line, and stop on SIGINT/SIGTERM (or at the
+//! end of the pcap input) within tens of milliseconds: the signal wakes every
+//! waiting thread through one eventfd, the workers finish their batch, the
+//! server gets [`STOP_GRACE`] to close its streams, captures are flushed.
 
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use p4engine::{Switch, SwitchConfig};
 
+use crate::admin::AdminServer;
 use crate::cli::{Level, Options};
+use crate::io::{self, Depths};
 use crate::log_at;
-use crate::ports::{self, Dataplane};
+use crate::ports::Ports;
+use crate::worker::{self, Dataplane};
 use crate::{files, grpc, sys};
+
+/// How long the P4Runtime server may take to close its streams at exit.
+pub const STOP_GRACE: Duration = Duration::from_millis(30);
 
 /// Reads and loads a BMv2 JSON file; the error names the file and the JSON path.
 pub fn load_file(path: &Path) -> Result<p4engine::Program, String> {
@@ -19,20 +29,34 @@ pub fn load_file(path: &Path) -> Result<p4engine::Program, String> {
     p4engine::load_program(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Default worker count: one per port, at most the number of CPUs.
-pub fn default_workers(ports: usize) -> usize {
-    let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    ports.clamp(1, cpus.max(1))
+/// Default worker count: one per CPU.
+pub fn default_workers() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// Drops every value on its own thread: closing a packet or XDP socket waits
+/// for a kernel grace period (~10 ms here), and closed one after another a
+/// switch's dozen sockets would take far longer than the stop should.
+fn close_in_parallel(parts: Vec<Box<dyn Send>>) {
+    let threads: Vec<_> = parts.into_iter().filter_map(|p| std::thread::Builder::new().spawn(move || drop(p)).ok()).collect();
+    for t in threads {
+        let _ = t.join();
+    }
+}
+
+/// Blocks until SIGINT/SIGTERM.
+fn wait_for_stop(stop: &AtomicBool) {
+    let fds = [sys::stop_fd()];
+    let mut ready = [false];
+    while !stop.load(Ordering::Relaxed) {
+        let _ = sys::poll_fds(&fds, &mut ready, Some(Duration::from_secs(1)));
+    }
 }
 
 /// Runs the switch until stopped. Errors are messages for the user.
 pub fn run(o: &Options) -> Result<(), String> {
     let stop = sys::stop_flag().map_err(|e| format!("signal handlers: {e}"))?;
-    let switch = Arc::new(Switch::new(SwitchConfig {
-        drop_port: o.drop_port,
-        cpu_port: o.cpu_port,
-        device_id: o.device_id,
-    }));
+    let switch = Arc::new(Switch::new(SwitchConfig { drop_port: o.drop_port, cpu_port: o.cpu_port, device_id: o.device_id }));
     if let Some(path) = &o.json {
         let program = load_file(path)?;
         switch.set_program(program);
@@ -44,43 +68,16 @@ pub fn run(o: &Options) -> Result<(), String> {
         }
     }
     let specs: Vec<(u32, String)> = o.ports.iter().map(|p| (p.port, p.iface.clone())).collect();
-
     if let Some(wait_s) = o.use_files {
-        let (mut inputs, outputs) =
-            files::open(Path::new("."), &specs, o.pcap_dir.as_deref()).map_err(|e| e.to_string())?;
-        let outputs = Arc::new(outputs);
-        let transmit: p4runtime_server::Transmit = {
-            let outputs = outputs.clone();
-            Arc::new(move |port: u32, frame: &[u8]| {
-                match outputs.write(port, crate::pcap::now_us(), frame) {
-                    Ok(true) => {}
-                    Ok(false) => log_at!(Level::Debug, "packet-out to unattached port {port} dropped"),
-                    Err(e) => log_at!(Level::Error, "writing port {port}: {e}"),
-                }
-            })
-        };
-        let server = grpc::start(o, &switch, transmit)?;
-        println!("{}", ready_line(o, &server));
-        files::wait(wait_s, stop);
-        let sink = server.as_ref().and_then(|s| s.packet_in.clone());
-        let n = files::run(&switch, &mut inputs, &outputs, o.cpu_port, sink.as_ref(), stop).map_err(|e| e.to_string())?;
-        log_at!(Level::Info, "pcap input done: {n} packets processed");
-        for p in &outputs.ports {
-            log_at!(Level::Info, "port {} ({}): {} packets written", p.number, p.iface, p.sent.load(Ordering::Relaxed));
-        }
-        if let Some(server) = server {
-            // Keep serving P4Runtime (counter reads, packet-outs) until stopped.
-            while !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            server.stop();
-            let _ = outputs.flush();
-        }
-        return Ok(());
+        return run_files(o, &switch, &specs, wait_s, stop);
     }
 
-    let (ports, rx) = ports::open(&specs, o.pcap_dir.as_deref()).map_err(|e| e.to_string())?;
-    let ports = Arc::new(ports);
+    let ports = Arc::new(Ports::open(&specs, o.pcap_dir.as_deref(), o.queue_depth).map_err(|e| e.to_string())?);
+    let workers = o.workers.unwrap_or_else(default_workers);
+    let ifaces: Vec<String> = specs.iter().map(|(_, i)| i.clone()).collect();
+    let spread = o.spread.unwrap_or_else(|| io::Spread::for_program(switch.program().as_ref().map(|p| p.info())));
+    let mut opened = io::open(&ifaces, workers, o.io, spread, Depths { rx: o.rx_depth, tx: o.queue_depth }).map_err(|e| e.to_string())?;
+    log_at!(Level::Info, "ports: {} with {workers} workers, {spread}", opened.mode);
     let transmit: p4runtime_server::Transmit = {
         let ports = ports.clone();
         Arc::new(move |port: u32, frame: &[u8]| {
@@ -89,56 +86,87 @@ pub fn run(o: &Options) -> Result<(), String> {
             }
         })
     };
-    let server = grpc::start(o, &switch, transmit)?;
+    let admin = AdminServer::new(ports.clone(), o.device_id).routes();
+    let server = grpc::start(o, &switch, transmit, admin)?;
     let dp = Arc::new(Dataplane {
         switch: switch.clone(),
         ports: ports.clone(),
         cpu_port: o.cpu_port,
         packet_in: server.as_ref().and_then(|s| s.packet_in.clone()),
     });
-    let workers = o.workers.unwrap_or_else(|| default_workers(specs.len()));
+    let mode = opened.mode;
     let mut threads = Vec::new();
-    for (i, group) in ports::assign(rx, workers).into_iter().enumerate() {
+    let endpoints = std::mem::take(&mut opened.workers);
+    for (i, wio) in endpoints.into_iter().enumerate() {
         let dp = dp.clone();
         let t = std::thread::Builder::new()
             .name(format!("p4switch-w{i}"))
-            .spawn(move || ports::worker_loop(&dp, group, stop))
+            .spawn(move || worker::run(&dp, wio, stop))
             .map_err(|e| format!("worker thread: {e}"))?;
         threads.push(t);
     }
-    println!("{}", ready_line(o, &server));
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    println!("{}", ready_line(o, &server, Some(&format!("io {mode}, {workers} workers, {spread}"))));
+    wait_for_stop(stop);
     log_at!(Level::Info, "stopping");
+    // Stop listening first, so a new switch can bind the address at once.
+    let stopping = server.map(|s| s.begin_stop());
+    let mut parts = Vec::new();
     for t in threads {
-        let _ = t.join();
+        if let Ok(wio) = t.join() {
+            parts.extend(wio.into_parts());
+        }
     }
-    if let Some(server) = server {
-        server.stop();
+    parts.extend(opened.into_parts());
+    parts.extend(ports.take_sockets());
+    close_in_parallel(parts);
+    if let Some(s) = stopping {
+        s.wait(STOP_GRACE);
     }
     ports.flush_captures();
-    for p in &ports.ports {
-        log_at!(
-            Level::Info,
-            "port {} ({}): rx {} tx {} tx-lost {}",
-            p.number,
-            p.iface,
-            p.stats.rx.load(Ordering::Relaxed),
-            p.stats.tx.load(Ordering::Relaxed),
-            p.stats.tx_lost.load(Ordering::Relaxed)
-        );
+    ports.log_counters();
+    Ok(())
+}
+
+fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s: u64, stop: &AtomicBool) -> Result<(), String> {
+    let (mut inputs, outputs) = files::open(Path::new("."), specs, o.pcap_dir.as_deref()).map_err(|e| e.to_string())?;
+    let outputs = Arc::new(outputs);
+    let transmit: p4runtime_server::Transmit = {
+        let outputs = outputs.clone();
+        Arc::new(move |port: u32, frame: &[u8]| match outputs.write(port, crate::pcap::now_us(), frame) {
+            Ok(true) => {}
+            Ok(false) => log_at!(Level::Debug, "packet-out to unattached port {port} dropped"),
+            Err(e) => log_at!(Level::Error, "writing port {port}: {e}"),
+        })
+    };
+    let server = grpc::start(o, switch, transmit, tonic::service::Routes::default())?;
+    println!("{}", ready_line(o, &server, None));
+    files::wait(wait_s, stop);
+    let sink = server.as_ref().and_then(|s| s.packet_in.clone());
+    let n = files::run(switch, &mut inputs, &outputs, o.cpu_port, sink.as_ref(), stop).map_err(|e| e.to_string())?;
+    log_at!(Level::Info, "pcap input done: {n} packets processed");
+    for p in &outputs.ports {
+        log_at!(Level::Info, "port {} ({}): {} packets written", p.number, p.iface, p.sent.load(Ordering::Relaxed));
+    }
+    if let Some(server) = server {
+        // Keep serving P4Runtime (counter reads, packet-outs) until stopped.
+        wait_for_stop(stop);
+        server.begin_stop().wait(STOP_GRACE);
+        let _ = outputs.flush();
     }
     Ok(())
 }
 
-fn ready_line(o: &Options, server: &Option<grpc::Server>) -> String {
+fn ready_line(o: &Options, server: &Option<grpc::Server>, io: Option<&str>) -> String {
     let ports: Vec<String> = o.ports.iter().map(|p| format!("{}@{}", p.port, p.iface)).collect();
     let grpc = match server {
         Some(s) => format!("P4Runtime on {}", s.addr),
         None => "no P4Runtime server".to_string(),
     };
-    let mode = if o.use_files.is_some() { " (pcap files)" } else { "" };
+    let mode = match io {
+        Some(m) => format!(" ({m})"),
+        None if o.use_files.is_some() => " (pcap files)".to_string(),
+        None => String::new(),
+    };
     use std::io::Write;
     let _ = std::io::stdout().flush();
     format!("p4switch ready: device {}, ports [{}]{mode}, {grpc}", o.device_id, ports.join(" "))

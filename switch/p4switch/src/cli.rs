@@ -1,8 +1,10 @@
-//! The command line of `simple_switch_grpc`, plus `--workers`.
+//! The command line of `simple_switch_grpc`, plus ours: `--workers`, `--spread`,
+//! `--io`, `--queue-depth`, `--rx-depth`.
 //!
 //! ```text
 //! p4switch [--device-id N] [-i PORT@IFACE]... [--use-files WAIT_S] [--pcap [DIR]]
 //!          [--log-console] [--log-file PATH] [-L LEVEL] [--workers N]
+//!          [--spread auto|flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--rx-depth N]
 //!          [--no-p4 | prog.json]
 //!          -- [--grpc-server-addr HOST:PORT] [--cpu-port N] [--drop-port N]
 //!             [--no-grpc] [--grpc-server-ssl --grpc-server-cert F --grpc-server-key F
@@ -12,6 +14,14 @@
 //! ready to print after `p4switch: `.
 
 use std::path::PathBuf;
+
+use crate::io::{IoMode, Spread};
+
+/// Default egress queue depth per port, in frames (BMv2's is 64).
+pub const DEFAULT_QUEUE_DEPTH: u32 = 256;
+/// Default receive queue per port and worker, in frames: about 1 ms of
+/// 64-byte frames at the rate one worker forwards.
+pub const DEFAULT_RX_DEPTH: u32 = 512;
 
 /// Log levels of bmv2 (`-L`), most to least verbose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,6 +79,14 @@ pub struct Options {
     pub no_p4: bool,
     pub json: Option<PathBuf>,
     pub workers: Option<usize>,
+    /// `--io`: how ports move frames (see [`crate::io`]).
+    pub io: IoMode,
+    /// `--spread`: None = auto (see [`Spread::for_program`]).
+    pub spread: Option<Spread>,
+    /// `--queue-depth`: egress queue per port, frames.
+    pub queue_depth: u32,
+    /// `--rx-depth`: receive queue per port and worker, frames.
+    pub rx_depth: u32,
     pub grpc_addr: String,
     /// `--no-grpc` (ours): run without the P4Runtime server.
     pub no_grpc: bool,
@@ -90,6 +108,10 @@ impl Default for Options {
             no_p4: false,
             json: None,
             workers: None,
+            io: IoMode::Auto,
+            spread: None,
+            queue_depth: DEFAULT_QUEUE_DEPTH,
+            rx_depth: DEFAULT_RX_DEPTH,
             grpc_addr: DEFAULT_GRPC_ADDR.to_string(),
             no_grpc: false,
             tls: None,
@@ -126,7 +148,17 @@ options:
       --log-file PATH         write the log to PATH
   -L, --log-level LEVEL       trace|debug|info|warn|error|off (default info);
                               debug and trace log every packet's path
-      --workers N             packet-processing threads (default: number of ports, at most the CPUs)
+      --workers N             packet-processing threads (default: the number of CPUs)
+      --spread MODE           auto|flow|port: a port's frames shared among the workers by
+                              flow hash (each flow stays in order), or all to one worker
+                              (meters and registers see them in arrival order, as in BMv2);
+                              default auto: port if the program has meters or registers or
+                              comes later over P4Runtime, else flow
+      --io MODE               auto|xdp|mmap|socket: AF_XDP, AF_PACKET rings, or plain AF_PACKET
+                              sockets (default auto: the first that works, in that order)
+      --queue-depth N         egress queue per port in frames (default 256; beyond it frames
+                              are dropped and counted); set_queue_depth changes it at run time
+      --rx-depth N            receive queue per port and worker in frames (default 512)
       --no-p4                 start without a program (load one over P4Runtime)
   -h, --help                  this text
       --version               version
@@ -220,6 +252,29 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
                 }
                 o.workers = Some(n);
             }
+            "--io" => o.io = IoMode::parse(&value(&mut it)?)?,
+            "--spread" => {
+                o.spread = match value(&mut it)?.as_str() {
+                    "auto" => None,
+                    "flow" => Some(Spread::Flow),
+                    "port" => Some(Spread::Port),
+                    v => return Err(format!("--spread {v:?}: expected auto, flow or port")),
+                }
+            }
+            "--queue-depth" => {
+                let n: u32 = parse_num(&name, &value(&mut it)?)?;
+                if n == 0 || n > crate::queues::MAX_DEPTH {
+                    return Err(format!("--queue-depth {n}: expected 1..{}", crate::queues::MAX_DEPTH));
+                }
+                o.queue_depth = n;
+            }
+            "--rx-depth" => {
+                let n: u32 = parse_num(&name, &value(&mut it)?)?;
+                if !(32..=65_536).contains(&n) {
+                    return Err(format!("--rx-depth {n}: expected 32..65536"));
+                }
+                o.rx_depth = n;
+            }
             "--no-p4" => o.no_p4 = true,
             "--thrift-port" => {
                 // Accepted for compatibility with scripts written for bmv2; there is no Thrift server.
@@ -310,6 +365,16 @@ mod tests {
     }
 
     #[test]
+    fn io_and_queue_options() {
+        let o = run("--io xdp --queue-depth 64 --rx-depth 1024 --workers 2 --spread flow p.json").unwrap();
+        assert_eq!((o.io, o.queue_depth, o.rx_depth, o.workers, o.spread), (IoMode::Xdp, 64, 1024, Some(2), Some(Spread::Flow)));
+        assert_eq!(run("--spread port p.json").unwrap().spread, Some(Spread::Port));
+        assert_eq!(run("--spread auto p.json").unwrap().spread, None);
+        let o = run("p.json").unwrap();
+        assert_eq!((o.io, o.queue_depth, o.rx_depth), (IoMode::Auto, DEFAULT_QUEUE_DEPTH, DEFAULT_RX_DEPTH));
+    }
+
+    #[test]
     fn defaults_and_equals_forms() {
         let o = run("--no-p4 --interface=0@eth0 -i1@eth1 --use-files=2 --pcap --log-level=trace").unwrap();
         assert_eq!(o.grpc_addr, DEFAULT_GRPC_ADDR);
@@ -340,6 +405,10 @@ mod tests {
             ("a.json b.json", "more than one"),
             ("p.json -- --grpc-server-ssl", "--grpc-server-cert"),
             ("--workers 0 p.json", "--workers"),
+            ("--spread rss p.json", "--spread"),
+            ("--io fast p.json", "expected auto, xdp, mmap or socket"),
+            ("--queue-depth 0 p.json", "--queue-depth 0"),
+            ("--rx-depth 8 p.json", "--rx-depth 8"),
         ];
         for (args, want) in cases {
             let e = run(args).unwrap_err();

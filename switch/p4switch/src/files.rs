@@ -22,7 +22,7 @@ use p4engine::Switch;
 use crate::cli::Level;
 use crate::log_at;
 use crate::pcap;
-use crate::ports::PacketInSink;
+use crate::worker::PacketInSink;
 
 /// The input side of one file port.
 pub struct FileInput {

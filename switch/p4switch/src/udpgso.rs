@@ -15,8 +15,8 @@
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 
-use crate::ringmap::SOL_PACKET;
-use crate::sys::{bind, ifindex, setsockopt, transmit_socket};
+use crate::sys::packet::{bind, send_raw, transmit_socket};
+use crate::sys::{ifindex, set_packet_option};
 
 const PACKET_VNET_HDR: libc::c_int = 15;
 /// Size of the virtio-net header in front of every buffer handed to the socket.
@@ -42,7 +42,7 @@ impl UdpGsoSocket {
         let index = ifindex(iface)?;
         let fd = transmit_socket(iface, false)?;
         let one: libc::c_int = 1;
-        setsockopt(fd.as_raw_fd(), SOL_PACKET, PACKET_VNET_HDR, &one).map_err(|e| ctx(e, "PACKET_VNET_HDR"))?;
+        set_packet_option(fd.as_raw_fd(), PACKET_VNET_HDR, &one).map_err(|e| ctx(e, "PACKET_VNET_HDR"))?;
         bind(fd.as_raw_fd(), index, 0).map_err(|e| ctx(e, "bind"))?;
         Ok(UdpGsoSocket { fd, name: iface.to_string() })
     }
@@ -54,17 +54,7 @@ impl UdpGsoSocket {
 
     /// Hands one buffer made by [`SuperFrame::fill`] to the kernel.
     pub fn send(&self, buf: &[u8]) -> io::Result<()> {
-        loop {
-            // SAFETY: buf is a valid buffer for the call.
-            let r = unsafe { libc::send(self.fd.as_raw_fd(), buf.as_ptr() as *const libc::c_void, buf.len(), 0) };
-            if r >= 0 {
-                return Ok(());
-            }
-            let e = io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EINTR) {
-                return Err(e);
-            }
-        }
+        send_raw(self.fd.as_raw_fd(), buf)
     }
 }
 

@@ -41,63 +41,81 @@ fn fold(mut acc: u32) -> u16 {
     acc as u16
 }
 
-/// Computes and stores the TCP or UDP checksum of an Ethernet (optionally
-/// VLAN-tagged) IPv4 or IPv6 frame from scratch. Returns whether it did.
-pub fn complete_l4_checksum(frame: &mut [u8]) -> bool {
+/// Where the TCP or UDP checksum of an Ethernet (optionally VLAN-tagged)
+/// IPv4 or IPv6 frame is, and what it covers.
+struct L4 {
+    /// Offset of the checksum field.
+    csum_at: usize,
+    /// Offset and length of the TCP/UDP header and payload.
+    l4: usize,
+    len: usize,
+    /// Sum of the pseudo header (not folded).
+    pseudo: u32,
+    proto: u8,
+}
+
+fn l4_of(frame: &[u8]) -> Option<L4> {
     let mut off = 12;
-    let mut ethertype = match frame.get(12..14) {
-        Some(b) => u16::from_be_bytes([b[0], b[1]]),
-        None => return false,
-    };
+    let mut ethertype = u16::from_be_bytes(frame.get(12..14)?.try_into().ok()?);
     while ethertype == 0x8100 || ethertype == 0x88a8 {
         off += 4;
-        ethertype = match frame.get(off..off + 2) {
-            Some(b) => u16::from_be_bytes([b[0], b[1]]),
-            None => return false,
-        };
+        ethertype = u16::from_be_bytes(frame.get(off..off + 2)?.try_into().ok()?);
     }
     let l3 = off + 2;
-    let (proto, l4, l4_len, pseudo) = match ethertype {
+    let (proto, l4, len, pseudo) = match ethertype {
         0x0800 => {
-            let Some(ip) = frame.get(l3..l3 + 20) else { return false };
+            let ip = frame.get(l3..l3 + 20)?;
             let ihl = (ip[0] & 0x0f) as usize * 4;
             let total = u16::from_be_bytes([ip[2], ip[3]]) as usize;
             let frag = u16::from_be_bytes([ip[6], ip[7]]) & 0x3fff;
             if ip[0] >> 4 != 4 || ihl < 20 || total < ihl || frag != 0 || l3 + total > frame.len() {
-                return false;
+                return None;
             }
-            let proto = ip[9];
-            let l4_len = total - ihl;
-            let mut acc = sum16(&ip[12..20], 0);
-            acc += proto as u32 + l4_len as u32;
-            (proto, l3 + ihl, l4_len, acc)
+            let len = total - ihl;
+            (ip[9], l3 + ihl, len, sum16(&ip[12..20], 0) + ip[9] as u32 + len as u32)
         }
         0x86dd => {
-            let Some(ip) = frame.get(l3..l3 + 40) else { return false };
-            let plen = u16::from_be_bytes([ip[4], ip[5]]) as usize;
-            if ip[0] >> 4 != 6 || l3 + 40 + plen > frame.len() {
-                return false;
+            let ip = frame.get(l3..l3 + 40)?;
+            let len = u16::from_be_bytes([ip[4], ip[5]]) as usize;
+            if ip[0] >> 4 != 6 || l3 + 40 + len > frame.len() {
+                return None;
             }
-            let proto = ip[6];
-            let mut acc = sum16(&ip[8..40], 0);
-            acc += proto as u32 + plen as u32;
-            (proto, l3 + 40, plen, acc)
+            (ip[6], l3 + 40, len, sum16(&ip[8..40], 0) + ip[6] as u32 + len as u32)
         }
-        _ => return false,
+        _ => return None,
     };
     let csum_at = match proto {
-        6 if l4_len >= 20 => l4 + 16,
-        17 if l4_len >= 8 => l4 + 6,
-        _ => return false,
+        6 if len >= 20 => l4 + 16,
+        17 if len >= 8 => l4 + 6,
+        _ => return None,
     };
+    Some(L4 { csum_at, l4, len, pseudo, proto })
+}
+
+/// Computes and stores the TCP or UDP checksum of an Ethernet (optionally
+/// VLAN-tagged) IPv4 or IPv6 frame from scratch. Returns whether it did.
+pub fn complete_l4_checksum(frame: &mut [u8]) -> bool {
+    let Some(L4 { csum_at, l4, len, pseudo, proto }) = l4_of(frame) else { return false };
     frame[csum_at] = 0;
     frame[csum_at + 1] = 0;
-    let mut c = !fold(sum16(&frame[l4..l4 + l4_len], pseudo));
+    let mut c = !fold(sum16(&frame[l4..l4 + len], pseudo));
     if proto == 17 && c == 0 {
         c = 0xffff;
     }
     frame[csum_at..csum_at + 2].copy_from_slice(&c.to_be_bytes());
     true
+}
+
+/// Whether the frame's TCP/UDP checksum field holds only its pseudo-header
+/// sum, as a sender leaves it for offload (CHECKSUM_PARTIAL). AF_XDP does not
+/// say so, so the worker asks the frame. A complete checksum equal to that sum
+/// (one frame in 65,536) is recomputed to the same value, so a false positive
+/// costs time, never bytes.
+pub fn checksum_left_for_offload(frame: &[u8]) -> bool {
+    match l4_of(frame) {
+        Some(l) => frame.get(l.csum_at..l.csum_at + 2).is_some_and(|c| u16::from_be_bytes([c[0], c[1]]) == fold(l.pseudo)),
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +157,23 @@ mod tests {
         assert!(complete_l4_checksum(&mut tagged));
         assert!(insert_vlan(&f[..11], 0x8100, 1, &mut out).is_none());
         assert!(insert_vlan(&f, 0x8100, 1, &mut out[..f.len()]).is_none());
+    }
+
+    #[test]
+    fn a_checksum_left_for_offload_is_recognised_and_completed() {
+        let mut f = udp4();
+        assert!(complete_l4_checksum(&mut f));
+        let full = [f[40], f[41]];
+        assert!(!checksum_left_for_offload(&f), "a complete checksum is not mistaken for a partial one");
+        // What a sender with checksum offload hands over: the pseudo-header sum only.
+        let pseudo = fold(sum16(&f[26..34], 0) + 17 + 10);
+        f[40..42].copy_from_slice(&pseudo.to_be_bytes());
+        assert!(checksum_left_for_offload(&f));
+        assert!(complete_l4_checksum(&mut f));
+        assert_eq!([f[40], f[41]], full);
+        for cut in 0..f.len() {
+            assert!(!checksum_left_for_offload(&f[..cut]), "cut {cut}");
+        }
     }
 
     #[test]

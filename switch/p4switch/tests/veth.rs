@@ -107,7 +107,7 @@ fn cross_connect() -> serde_json::Value {
 /// Receives frames on `dev` in namespace `ns` for `wait`, putting back stripped VLAN tags.
 fn receive(ns: String, dev: String, wait: Duration, ready: mpsc::Sender<()>) -> Vec<Vec<u8>> {
     sys::enter_netns(&ns).expect("setns");
-    let mut s = PacketSocket::open(&dev, &SocketOptions::port(8 << 20)).expect("rx socket");
+    let mut s = PacketSocket::open(&dev, &SocketOptions::port(4096)).expect("rx socket");
     ready.send(()).expect("ready");
     let end = Instant::now() + wait;
     let mut got = Vec::new();
@@ -149,7 +149,7 @@ fn frames_cross_the_switch_between_namespaces_and_sigterm_flushes_captures() {
     let to_send = sent.clone();
     std::thread::spawn(move || {
         sys::enter_netns(&ns_a).unwrap();
-        let s = PacketSocket::open(&dev_a, &SocketOptions::sender(false)).unwrap();
+        let mut s = PacketSocket::open(&dev_a, &SocketOptions::sender(None)).unwrap();
         for f in &to_send {
             s.send(f).unwrap();
         }
@@ -195,8 +195,8 @@ fn a_deleted_interface_does_not_make_the_switch_spin() {
 /// Sends `frames` from `{p}a0` through a socket with a transmit ring, as batches of `TX_BATCH`.
 fn send_through_ring(ns: String, dev: String, frames: Vec<Vec<u8>>) -> (usize, u64) {
     sys::enter_netns(&ns).unwrap();
-    let opts = SocketOptions::sender(true);
-    let s = PacketSocket::open(&dev, &opts).unwrap();
+    let opts = SocketOptions::sender(Some(256));
+    let mut s = PacketSocket::open(&dev, &opts).unwrap();
     let mut batch = sys::TxBatch::new();
     let mut accepted = 0;
     for f in &frames {

@@ -174,6 +174,11 @@ impl Arbitration {
                 "device id {device_id} is not this switch (device id {server_device_id})"
             )));
         }
+        // A named role exists while some controller has arbitrated for it;
+        // the default role always exists (spec, Write RPC: unknown role is NOT_FOUND).
+        if !role.is_empty() && !self.groups.contains_key(&(device_id, role.to_string())) {
+            return Err(RtError::not_found(format!("role '{role}' is unknown: no controller arbitrated for it")));
+        }
         match (self.primary(device_id, role), election_id) {
             (Some((_, p)), Some(e)) if p == e => Ok(()),
             (Some((_, p)), Some(e)) => Err(RtError::permission(format!(
@@ -190,6 +195,17 @@ impl Arbitration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_with_unknown_role_is_not_found_default_role_permission_denied() {
+        let mut a = Arbitration::new();
+        assert_eq!(a.check_primary(0, 0, "ops", Some(1)).unwrap_err().code, Code::NotFound);
+        assert_eq!(a.check_primary(0, 0, "", Some(1)).unwrap_err().code, Code::PermissionDenied);
+        a.arbitrate(1, 0, 0, "ops".into(), Some(5)).unwrap();
+        assert_eq!(a.check_primary(0, 0, "ops", Some(4)).unwrap_err().code, Code::PermissionDenied);
+        assert!(a.check_primary(0, 0, "ops", Some(5)).is_ok());
+        assert_eq!(a.check_primary(0, 7, "ops", Some(5)).unwrap_err().code, Code::NotFound);
+    }
 
     fn codes(n: &[Notice]) -> Vec<(u64, Code, Option<u128>)> {
         n.iter().map(|n| (n.stream, n.code, n.primary_election_id)).collect()

@@ -373,7 +373,7 @@ impl Device {
             if let Some(os) = &oneshot {
                 self.drop_oneshot(books, os);
             }
-            return Err(e.into());
+            return Err(short_table_full(e.into()));
         }
         let Some(key) = kept else { return Ok(()) };
         let direct = || -> RtResult<()> {
@@ -634,8 +634,11 @@ impl Device {
         let size = size.clamp(0, u32::MAX as i64) as u32;
         match index {
             None => Ok(0..size),
-            Some(i) if i.index < 0 || i.index >= size as i64 => {
-                Err(RtError::invalid(format!("{what}: index {} out of range 0..{size}", i.index)))
+            // spec, CounterEntry/MeterEntry/RegisterEntry: a negative index is
+            // INVALID_ARGUMENT, one past the array OUT_OF_RANGE
+            Some(i) if i.index < 0 => Err(RtError::invalid(format!("{what}: negative index {}", i.index))),
+            Some(i) if i.index >= size as i64 => {
+                Err(RtError::out_of_range(format!("{what}: index {} out of range 0..{size}", i.index)))
             }
             Some(i) => Ok(i.index as u32..i.index as u32 + 1),
         }
@@ -666,7 +669,7 @@ impl Device {
         let a = s.registers.get(&r.register_id).ok_or_else(|| RtError::invalid(format!("unknown register id {}", r.register_id)))?;
         let value = match r.data.as_ref().and_then(|d| d.data.as_ref()) {
             Some(p4v1::p4_data::Data::Bitstring(b)) => canonical::check(b, a.bitwidth)
-                .map_err(|e| RtError::invalid(format!("register '{}': {e}", a.name)))?,
+                .map_err(|e| RtError::width(format_args!("register '{}'", a.name), e))?,
             _ => return Err(RtError::invalid(format!("register '{}': data must be a bitstring", a.name))),
         };
         let value = canonical::to_width(&value, a.bitwidth);
@@ -714,7 +717,7 @@ impl Device {
                 Some(p4v1::replica::PortKind::EgressPort(p)) => *p,
                 Some(p4v1::replica::PortKind::Port(b)) => {
                     bytes_form = true;
-                    let c = canonical::check(b, 32).map_err(|e| RtError::invalid(format!("replica port: {e}")))?;
+                    let c = canonical::check(b, 32).map_err(|e| RtError::width("replica port", e))?;
                     c.iter().fold(0u32, |acc, x| (acc << 8) | *x as u32)
                 }
                 None => 0,
@@ -1459,3 +1462,16 @@ fn selected<'a, T>(map: &'a std::collections::BTreeMap<u32, T>, id: u32, kind: &
     }
     map.get(&id).map(|v| vec![v]).ok_or_else(|| RtError::invalid(format!("unknown {kind} id {id}")))
 }
+/// The client knows which table its update named: a full table's message
+/// drops the name, so that the per-update errors of a big batch stay small
+/// (README, "Trailer size").
+fn short_table_full(e: RtError) -> RtError {
+    if e.code != tonic::Code::ResourceExhausted {
+        return e;
+    }
+    match e.message.find(" is full") {
+        Some(i) if e.message.starts_with("table ") => RtError::new(e.code, format!("table{}", &e.message[i..])),
+        _ => e,
+    }
+}
+

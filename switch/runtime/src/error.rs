@@ -39,6 +39,15 @@ impl RtError {
     pub fn precondition(message: impl Into<String>) -> RtError {
         RtError::new(Code::FailedPrecondition, message)
     }
+    /// A value outside its range: a byte string wider than its bit<W> or
+    /// empty, an index past an array (P4Runtime spec, "Bytestrings": OUT_OF_RANGE).
+    pub fn out_of_range(message: impl Into<String>) -> RtError {
+        RtError::new(Code::OutOfRange, message)
+    }
+    /// `what` is not a valid bit<W> byte string.
+    pub fn width(what: impl std::fmt::Display, e: crate::canonical::WidthError) -> RtError {
+        RtError::out_of_range(format!("{what}: {e}"))
+    }
     /// Prefixes the message with context (`table X: ...`).
     pub fn context(mut self, what: impl std::fmt::Display) -> RtError {
         self.message = format!("{what}: {}", self.message);
@@ -58,6 +67,14 @@ impl From<p4engine::ApiError> for RtError {
         match e {
             E::AlreadyExists(m) => RtError::new(Code::AlreadyExists, m),
             E::NotFound(m) => RtError::new(Code::NotFound, m),
+            // A member or group that a table entry or group refers to and that
+            // does not exist is NOT_FOUND (spec, "Action Profile Member and
+            // Group Programming"); the engine calls it an invalid argument.
+            E::InvalidArgument(m)
+                if (m.starts_with("member ") || m.starts_with("group ")) && m.ends_with(" does not exist") =>
+            {
+                RtError::new(Code::NotFound, m)
+            }
             E::InvalidArgument(m) => RtError::new(Code::InvalidArgument, m),
             E::ResourceExhausted(m) => RtError::new(Code::ResourceExhausted, m),
             E::PermissionDenied(m) => RtError::new(Code::PermissionDenied, m),

@@ -29,4 +29,4 @@ pub mod tables;
 pub mod valuesets;
 
 pub use device::{Device, Transmit, API_VERSION};
-pub use server::{spawn, ServerError, ServerHandle, ServerOptions, TlsOptions};
+pub use server::{spawn, spawn_with_routes, ServerError, ServerHandle, ServerOptions, TlsOptions};

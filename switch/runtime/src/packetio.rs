@@ -66,7 +66,7 @@ pub fn build_packet_out(layout: &[PacketMetaS], metadata: &[PacketMetadata], pay
     for f in layout {
         if let Some(m) = metadata.iter().find(|m| m.metadata_id == f.id) {
             canonical::check(&m.value, f.bitwidth)
-                .map_err(|e| RtError::invalid(format!("packet_out metadata '{}': {e}", f.name)))?;
+                .map_err(|e| RtError::width(format_args!("packet_out metadata '{}'", f.name), e))?;
             put_bits(&mut frame[..hlen], pos, f.bitwidth, &m.value);
         }
         pos += f.bitwidth as usize;

@@ -121,6 +121,17 @@ impl ServerHandle {
 /// `transmit` sends frames produced by packet-out to ports; frames for the
 /// CPU port become packet-ins.
 pub fn spawn(opts: ServerOptions, switch: Arc<Switch>, transmit: Transmit) -> Result<ServerHandle, ServerError> {
+    spawn_with_routes(opts, switch, transmit, tonic::service::Routes::default())
+}
+
+/// [`spawn`] that also serves `extra`, other gRPC services of the switch
+/// (p4switch's admin service), on the same address.
+pub fn spawn_with_routes(
+    opts: ServerOptions,
+    switch: Arc<Switch>,
+    transmit: Transmit,
+    extra: tonic::service::Routes,
+) -> Result<ServerHandle, ServerError> {
     let addr = opts
         .addr
         .to_socket_addrs()
@@ -171,7 +182,7 @@ pub fn spawn(opts: ServerOptions, switch: Arc<Switch>, transmit: Transmit) -> Re
                 let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
                 let mut graceful = stop_rx.clone();
                 let mut hard = stop_rx;
-                let serve = builder.add_service(svc).serve_with_incoming_shutdown(incoming, async move {
+                let serve = builder.add_routes(extra).add_service(svc).serve_with_incoming_shutdown(incoming, async move {
                     let _ = graceful.wait_for(|s| *s).await;
                 });
                 // Open StreamChannels never end on their own: after a stop,

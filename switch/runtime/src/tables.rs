@@ -14,7 +14,7 @@ use p4v1::field_match::FieldMatchType as F;
 /// `value` checked against `bitwidth` and padded to full width; `what` names
 /// the value in the error (built only on error: this is the hot path of writes).
 fn checked(value: &[u8], bitwidth: u32, what: impl Fn() -> String) -> RtResult<Vec<u8>> {
-    canonical::fits(value, bitwidth).map_err(|e| RtError::invalid(format!("{}: {e}", what())))?;
+    canonical::fits(value, bitwidth).map_err(|e| RtError::width(what(), e))?;
     Ok(to_width(value, bitwidth))
 }
 
@@ -301,9 +301,11 @@ mod tests {
     fn bad_matches_are_invalid_argument() {
         let s = schema();
         let t = s.table(100).unwrap();
+        // a value wider than its field, or empty, is OUT_OF_RANGE (spec, "Bytestrings")
+        for fm in [exact(1, &[2, 0]), exact(1, &[])] {
+            assert_eq!(decode_match(t, &[fm]).unwrap_err().code, Code::OutOfRange);
+        }
         let cases: Vec<(&str, Vec<p4v1::FieldMatch>)> = vec![
-            ("too wide", vec![exact(1, &[2, 0])]),
-            ("empty", vec![exact(1, &[])]),
             ("unknown field", vec![exact(1, &[1]), exact(9, &[1])]),
             ("twice", vec![exact(1, &[1]), exact(1, &[2])]),
             ("wrong kind", vec![tern(1, &[1], &[1])]),

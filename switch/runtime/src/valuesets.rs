@@ -48,7 +48,7 @@ pub fn encode_members(vs: &ValueSetS, members: &[p4v1::ValueSetMember]) -> RtRes
                 _ => return Err(RtError::invalid(format!("{}: wrong match kind", what()))),
             };
             for x in [&v, &mk] {
-                canonical::fits(x, f.bitwidth).map_err(|e| RtError::invalid(format!("{}: {e}", what())))?;
+                canonical::fits(x, f.bitwidth).map_err(|e| RtError::width(what(), e))?;
             }
             let (v, mk) = (canonical::to_width(&v, f.bitwidth), canonical::to_width(&mk, f.bitwidth));
             if canonical::has_bits_outside(&v, &mk) {

@@ -46,7 +46,7 @@ async fn counters_meters_registers() {
     let one = c.read(vec![ent(counter(Some(3), None))]).await.unwrap();
     assert_eq!(one, vec![ent(counter(Some(3), Some(p4v1::CounterData { byte_count: 100, packet_count: 2 })))]);
     let e = c.write(vec![update(Type::Modify, counter(Some(16), Some(Default::default())))]).await.unwrap_err();
-    assert_eq!(error_codes(&e), vec![Code::InvalidArgument as i32], "index out of range");
+    assert_eq!(error_codes(&e), vec![Code::OutOfRange as i32], "index out of range");
     let e = c.write(vec![update(Type::Insert, counter(Some(1), Some(Default::default())))]).await.unwrap_err();
     assert_eq!(error_codes(&e), vec![Code::InvalidArgument as i32], "counters are only modified");
 
@@ -70,7 +70,7 @@ async fn counters_meters_registers() {
     c.write(vec![update(Type::Modify, reg(5, Some(&[0, 0, 0, 0, 0, 0x12, 0x34])))]).await.unwrap();
     assert_eq!(c.read(vec![ent(reg(5, None))]).await.unwrap(), vec![ent(reg(5, Some(&[0x12, 0x34])))]);
     let e = c.write(vec![update(Type::Modify, reg(5, Some(&[1, 0, 0, 0, 0])))]).await.unwrap_err();
-    assert_eq!(error_codes(&e), vec![Code::InvalidArgument as i32], "33 bits in bit<32>");
+    assert_eq!(error_codes(&e), vec![Code::OutOfRange as i32], "33 bits in bit<32>");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -372,6 +372,6 @@ async fn parser_value_sets() {
     let e = c.write(vec![update(Type::Modify, vs(&[&[1], &[2], &[3], &[4], &[5]]))]).await.unwrap_err();
     assert_eq!(error_codes(&e), vec![Code::ResourceExhausted as i32]);
     let e = c.write(vec![update(Type::Modify, vs(&[&[1, 0, 0]]))]).await.unwrap_err();
-    assert_eq!(error_codes(&e), vec![Code::InvalidArgument as i32], "17 bits in bit<16>");
+    assert_eq!(error_codes(&e), vec![Code::OutOfRange as i32], "17 bits in bit<16>");
     assert_eq!(c.read(vec![ent(vs(&[]))]).await.unwrap().len(), 1, "failed writes changed nothing");
 }

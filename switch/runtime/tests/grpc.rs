@@ -155,7 +155,7 @@ async fn failed_updates_are_reported_one_per_update_in_order() {
         vec![
             Code::Ok,
             Code::AlreadyExists,
-            Code::InvalidArgument,
+            Code::OutOfRange,
             Code::NotFound,
             Code::NotFound,
             Code::InvalidArgument,

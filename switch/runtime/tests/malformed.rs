@@ -15,6 +15,8 @@ use p4runtime_server::Device;
 use p4v1::entity::Entity as E;
 use p4v1::update::Type;
 use prost::Message;
+use tokio_stream::StreamExt;
+use tonic::Code;
 
 /// xorshift64*: a fixed-seed generator, so failures reproduce.
 struct Rng(u64);
@@ -227,4 +229,165 @@ fn mutated_requests_never_crash_the_server() {
         ..Default::default()
     };
     assert_eq!(dev.read(&read).expect("read").len(), 1);
+}
+
+/// Raw protobuf bytes as a gRPC message: mutated requests go over the wire
+/// as they are, so the server's own decoding is exercised too.
+#[derive(Clone, Default)]
+struct RawCodec;
+struct Raw;
+impl tonic::codec::Encoder for Raw {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn encode(&mut self, item: Vec<u8>, dst: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
+        use bytes::BufMut;
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+impl tonic::codec::Decoder for Raw {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn decode(&mut self, src: &mut tonic::codec::DecodeBuf<'_>) -> Result<Option<Vec<u8>>, tonic::Status> {
+        use bytes::Buf;
+        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
+    }
+}
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = Raw;
+    type Decoder = Raw;
+    fn encoder(&mut self) -> Raw {
+        Raw
+    }
+    fn decoder(&mut self) -> Raw {
+        Raw
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mutated_requests_over_grpc_never_crash_the_server() {
+    use p4v1::set_forwarding_pipeline_config_request::Action as A;
+    let mut c = common::client::start().await;
+    c.set_pipeline(fixture::JSON, fixture::p4info()).await.expect("pipeline");
+    let addr = c.server.as_ref().expect("server").local_addr();
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .expect("endpoint")
+        .http2_max_header_list_size(64 << 20)
+        .connect()
+        .await
+        .expect("connect");
+    let mut grpc = tonic::client::Grpc::new(channel).max_decoding_message_size(256 << 20);
+    let elect = Some(p4v1::Uint128 { high: 0, low: 10 });
+    let updates = corpus();
+    let config = p4v1::ForwardingPipelineConfig {
+        p4info: Some(fixture::p4info()),
+        p4_device_config: fixture::JSON.as_bytes().to_vec(),
+        cookie: None,
+    };
+    let path = |m: &str| tonic::codegen::http::uri::PathAndQuery::from_str(&format!("/p4.v1.P4Runtime/{m}")).unwrap();
+    use std::str::FromStr;
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut codes: std::collections::BTreeMap<String, u32> = Default::default();
+    const REQUESTS: u32 = 10_000;
+    for n in 0..REQUESTS {
+        let (method, base) = match rng.below(10) {
+            0..=5 => {
+                // mostly well-formed protobuf carrying mutated updates (they reach
+                // the device), else mutated bytes of the whole request (below)
+                let k = 1 + rng.below(3);
+                let mut batch = Vec::new();
+                for _ in 0..k {
+                    let u = &updates[rng.below(updates.len())];
+                    let m = mutate(&mut rng, &u.encode_to_vec());
+                    batch.push(p4v1::Update::decode(m.as_slice()).unwrap_or_else(|_| u.clone()));
+                }
+                let w = p4v1::WriteRequest { device_id: 0, election_id: elect, updates: batch, ..Default::default() };
+                if rng.below(3) != 0 {
+                    ("Write", w.encode_to_vec())
+                } else {
+                    ("Write", mutate(&mut rng, &w.encode_to_vec()))
+                }
+            }
+            6..=7 => {
+                let e = updates[rng.below(updates.len())].entity.clone();
+                ("Read", p4v1::ReadRequest { device_id: 0, entities: e.into_iter().collect(), ..Default::default() }.encode_to_vec())
+            }
+            8 if n % 20 == 0 => {
+                // a mutated pipeline: VERIFY only, so the fixture stays loaded
+                let mut cfg = config.clone();
+                if rng.below(2) == 0 {
+                    cfg.p4_device_config = mutate(&mut rng, &cfg.p4_device_config);
+                }
+                let req = p4v1::SetForwardingPipelineConfigRequest {
+                    device_id: 0,
+                    election_id: elect,
+                    action: A::Verify as i32,
+                    config: Some(cfg),
+                    ..Default::default()
+                };
+                ("SetForwardingPipelineConfig", req.encode_to_vec())
+            }
+            8 => ("GetForwardingPipelineConfig", p4v1::GetForwardingPipelineConfigRequest { device_id: 0, response_type: rng.below(5) as i32 }.encode_to_vec()),
+            _ => ("Capabilities", p4v1::CapabilitiesRequest::default().encode_to_vec()),
+        };
+        let mut bytes = if method == "Write" { base } else { mutate(&mut rng, &base) };
+        if method == "SetForwardingPipelineConfig" {
+            // never let a mutation turn VERIFY into a commit of something else
+            if let Ok(mut r) = p4v1::SetForwardingPipelineConfigRequest::decode(bytes.as_slice()) {
+                r.action = A::Verify as i32;
+                bytes = r.encode_to_vec();
+            }
+        }
+        grpc.ready().await.expect("server still accepts requests");
+        let req = tonic::Request::new(bytes);
+        let code = if method == "Read" {
+            match grpc.server_streaming(req, path(method), RawCodec).await {
+                Ok(resp) => {
+                    let mut s = resp.into_inner();
+                    let mut code = Code::Ok;
+                    while let Some(m) = s.next().await {
+                        if let Err(st) = m {
+                            let undecodable = st.code() == Code::Internal && st.message().contains("decode");
+                            assert!(st.code() != Code::Internal || undecodable, "Read request {n}: {st:?}");
+                            code = if undecodable { Code::DataLoss } else { st.code() };
+                        }
+                    }
+                    code
+                }
+                Err(st) => {
+                    let undecodable = st.code() == Code::Internal && st.message().contains("decode");
+                    assert!(st.code() != Code::Internal || undecodable, "Read request {n}: {st:?}");
+                    if undecodable { Code::DataLoss } else { st.code() }
+                }
+            }
+        } else {
+            match grpc.unary(req, path(method), RawCodec).await {
+                Ok(_) => Code::Ok,
+                Err(st) => {
+                    assert!(!st.message().contains("handler failed"), "{method} request {n} crashed a handler: {}", st.message());
+                    // bytes that are not a protobuf message: gRPC's own answer
+                    // (tonic, like grpc C++, says INTERNAL); the device never saw them
+                    let undecodable = st.code() == Code::Internal && st.message().contains("decode");
+                    assert!(st.code() != Code::Internal || undecodable, "{method} request {n}: {st:?}");
+                    if undecodable { Code::DataLoss } else { st.code() }
+                }
+            }
+        };
+
+        assert_ne!(code, Code::Unavailable, "{method} request {n}: the server went away");
+        // (DataLoss here stands for "not protobuf, refused by gRPC itself")
+        *codes.entry(format!("{method} {code:?}")).or_default() += 1;
+    }
+    eprintln!("{REQUESTS} mutated requests over gRPC: {codes:?}");
+    let answered: u32 = codes.values().sum();
+    assert_eq!(answered, REQUESTS);
+    assert!(codes.keys().filter(|k| k.starts_with("Write")).count() >= 3, "writes got several distinct answers");
+    // still serving the fixture, still writable
+    let key = vec![exact(&[0xab, 0xcd, 0xef, 1, 2, 3])];
+    let fresh = entry(fixture::T_EXACT, key.clone(), action(fixture::A_DROP, &[]), 0);
+    c.write(vec![update(Type::Insert, fresh)]).await.expect("valid write after the storm");
+    let got = c.read(vec![p4v1::Entity { entity: Some(entry(fixture::T_EXACT, key, None, 0)) }]).await.expect("read");
+    assert_eq!(got.len(), 1);
 }

@@ -13,6 +13,8 @@ use serde_json::{json, Value};
 
 use p4switch::pcap;
 
+pub mod netns;
+
 // ---------------------------------------------------------------- a running switch
 
 /// A switch process killed (if still running) when dropped, so a failing test

@@ -31,10 +31,16 @@ pub fn election(id: u64) -> Option<p4v1::Uint128> {
     Some(p4v1::Uint128 { high: 0, low: id })
 }
 
+/// A client that accepts 64 MiB of trailers, as the p4rt client does (the
+/// per-update errors of a big failed batch; hyper's default is 16 KiB).
 pub async fn connect(addr: std::net::SocketAddr) -> P4RuntimeClient<Channel> {
-    P4RuntimeClient::connect(format!("http://{addr}"))
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .expect("endpoint")
+        .http2_max_header_list_size(64 << 20)
+        .connect()
         .await
-        .expect("connect")
+        .expect("connect");
+    P4RuntimeClient::new(channel)
         .max_decoding_message_size(256 << 20)
         .max_encoding_message_size(256 << 20)
 }

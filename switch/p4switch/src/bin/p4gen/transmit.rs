@@ -75,7 +75,7 @@ impl Transmit {
     }
 
     fn sendmmsg(iface: &str, frame: Vec<u8>) -> io::Result<Transmit> {
-        Ok(Transmit::Sendmmsg { sock: PacketSocket::open(iface, &SocketOptions::sender(false))?, batch: TxBatch::new(), frame })
+        Ok(Transmit::Sendmmsg { sock: PacketSocket::open(iface, &SocketOptions::sender(None))?, batch: TxBatch::new(), frame })
     }
 
     /// `gso` or `sendmmsg`.

@@ -18,7 +18,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::ringmap::{packet_option, Mapping, PACKET_LOSS, PACKET_TX_RING, PACKET_VERSION, TPACKET_V2};
+use super::ringmap::{packet_option, Mapping, PACKET_LOSS, PACKET_TX_RING, PACKET_VERSION, TPACKET_V2};
 
 const TP_STATUS_AVAILABLE: u32 = 0;
 const TP_STATUS_SEND_REQUEST: u32 = 1;
@@ -43,6 +43,9 @@ pub struct TxRing {
     frame_nr: usize,
     head: usize,
     queued: usize,
+    /// Oldest slot pushed and not yet seen free again, and how many such slots.
+    tail: usize,
+    pending: usize,
 }
 
 impl TxRing {
@@ -64,6 +67,8 @@ impl TxRing {
             frame_nr: req.frame_nr as usize,
             head: 0,
             queued: 0,
+            tail: 0,
+            pending: 0,
         })
     }
 
@@ -82,12 +87,43 @@ impl TxRing {
     /// if the ring is full (every slot queued or still in flight) or the frame
     /// does not fit a slot.
     pub fn push(&mut self, frame: &[u8]) -> bool {
+        self.push_limited(frame, usize::MAX)
+    }
+
+    fn is_free(&self, i: usize) -> bool {
+        let s = self.status(i).load(Ordering::Acquire);
+        s == TP_STATUS_AVAILABLE || s == TP_STATUS_WRONG_FORMAT
+    }
+
+    /// Counts the slots the kernel has given back since the last call.
+    fn reclaim(&mut self) {
+        while self.pending > 0 && self.is_free(self.tail) {
+            self.tail = (self.tail + 1) % self.frame_nr;
+            self.pending -= 1;
+        }
+    }
+
+    /// Frames pushed and not yet given back by the kernel (queued or in flight).
+    pub fn in_flight(&mut self) -> usize {
+        self.reclaim();
+        self.pending
+    }
+
+    /// [`TxRing::push`] that also refuses the frame when `limit` frames are
+    /// already queued or in flight (the egress queue depth).
+    pub fn push_limited(&mut self, frame: &[u8], limit: usize) -> bool {
         if frame.len() > self.capacity() {
             return false;
         }
+        let limit = limit.min(self.frame_nr);
+        if self.pending >= limit {
+            self.reclaim();
+            if self.pending >= limit {
+                return false;
+            }
+        }
         let i = self.head;
-        let s = self.status(i).load(Ordering::Acquire);
-        if s != TP_STATUS_AVAILABLE && s != TP_STATUS_WRONG_FORMAT {
+        if !self.is_free(i) {
             return false;
         }
         // SAFETY: the slot is owned by user space (status AVAILABLE) and the
@@ -100,12 +136,18 @@ impl TxRing {
         self.status(i).store(TP_STATUS_SEND_REQUEST, Ordering::Release);
         self.head = (i + 1) % self.frame_nr;
         self.queued += 1;
+        self.pending += 1;
         true
     }
 
     /// Frames pushed since the last flush.
     pub fn queued(&self) -> usize {
         self.queued
+    }
+
+    /// Slots of the ring: the most frames queued or in flight at once.
+    pub fn slots(&self) -> usize {
+        self.frame_nr
     }
 
     /// Asks the kernel to send every queued slot without waiting for their

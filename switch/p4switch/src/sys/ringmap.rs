@@ -40,14 +40,38 @@ impl Mapping {
     /// Maps `len` bytes of the ring of `fd`, locked in memory when
     /// RLIMIT_MEMLOCK allows it, and faulted in up front.
     pub fn ring(fd: RawFd, len: usize) -> io::Result<Mapping> {
+        Mapping::at(fd, len, 0)
+    }
+
+    /// [`Mapping::ring`] of the ring at `offset` (AF_XDP sockets map each ring at its own offset).
+    pub fn at(fd: RawFd, len: usize, offset: i64) -> io::Result<Mapping> {
         for flags in [libc::MAP_SHARED | libc::MAP_LOCKED | libc::MAP_POPULATE, libc::MAP_SHARED | libc::MAP_POPULATE] {
             // SAFETY: mapping the ring the kernel allocated for this fd.
-            let base = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, flags, fd, 0) };
+            let base = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, flags, fd, offset) };
             if base != libc::MAP_FAILED {
                 return Ok(Mapping { base: base as *mut u8, len });
             }
         }
         Err(io::Error::last_os_error())
+    }
+
+    /// `len` bytes of fresh zeroed memory, faulted in (the frame area of an AF_XDP socket).
+    pub fn anonymous(len: usize) -> io::Result<Mapping> {
+        // SAFETY: an anonymous private mapping, owned by the returned value.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Mapping { base: base as *mut u8, len })
     }
 }
 

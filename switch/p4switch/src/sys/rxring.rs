@@ -17,26 +17,27 @@ use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{fence, AtomicU32, Ordering};
 
-use crate::ringmap::{packet_option, Mapping, PACKET_RX_RING, PACKET_VERSION, TPACKET_V2, TPACKET_V3};
+use super::ringmap::{packet_option, Mapping, PACKET_RX_RING, PACKET_VERSION, TPACKET_V2, TPACKET_V3};
 
 const TP_STATUS_KERNEL: u32 = 0;
 const TP_STATUS_USER: u32 = 1;
-const TP_STATUS_CSUMNOTREADY: u32 = 1 << 3;
+pub(crate) const TP_STATUS_CSUMNOTREADY: u32 = 1 << 3;
 const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
 const TP_STATUS_VLAN_TPID_VALID: u32 = 1 << 6;
 
 /// Most frames one slot batch hands out, so transmit batches stay small at low rates.
-const MAX_SLOT_RUN: usize = 256;
+const MAX_SLOT_RUN: usize = 64;
 /// Bytes of the slot header (`tpacket2_hdr`) the parser reads.
 const V2_HDR: usize = 28;
 
 /// Layout of a receive ring (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RxLayout {
-    /// TPACKET_V2: as many slots as fit in `bytes` (at least 1024), each large
-    /// enough for the interface's MTU when the socket is opened (2 KiB up to
-    /// MTU 1500, else 16 KiB).
-    Slots { bytes: u64 },
+    /// TPACKET_V2: `frames` slots (rounded up to a whole 64 KiB block, at
+    /// least 32), each large enough for the interface's MTU when the socket is
+    /// opened (2 KiB up to MTU 1500, else 16 KiB). The slot count bounds how
+    /// many frames wait for the worker: the port's receive queue.
+    Slots { frames: u32 },
     /// TPACKET_V3: `block_nr` blocks of `block_size` bytes (a power of two, at
     /// least a page), handed over when full or after `timeout_ms`.
     Blocks { block_size: u32, block_nr: u32, timeout_ms: u32 },
@@ -72,10 +73,10 @@ impl RxRing {
     /// `mtu` sizes the slots of a slot ring.
     pub fn setup(fd: RawFd, layout: RxLayout, mtu: u32) -> io::Result<RxRing> {
         match layout {
-            RxLayout::Slots { bytes } => {
+            RxLayout::Slots { frames } => {
                 packet_option(fd, PACKET_VERSION, &TPACKET_V2)?;
                 let frame_size: u32 = if mtu <= 1500 { 2048 } else { 16384 };
-                let frames = (bytes / frame_size as u64).clamp(1024, 1 << 20) as u32;
+                let frames = frames.clamp(1, 1 << 20);
                 let block_size: u32 = 1 << 16;
                 let per_block = block_size / frame_size;
                 let block_nr = frames.max(per_block).div_ceil(per_block);
@@ -158,7 +159,7 @@ fn u16_at(h: &[u8], i: usize) -> u16 {
     u16::from_ne_bytes([h[i], h[i + 1]])
 }
 
-fn vlan_of(status: u32, tci: u16, tpid: u16) -> Option<(u16, u16)> {
+pub(crate) fn vlan_of(status: u32, tci: u16, tpid: u16) -> Option<(u16, u16)> {
     if status & TP_STATUS_VLAN_VALID == 0 {
         return None;
     }

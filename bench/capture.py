@@ -1,0 +1,81 @@
+"""`--pcap DIR`: packet captures of every port of a run for one trial.
+
+The scenario script arms the capture with the run's name prefix; the first trial that asks
+(`rfc2544.trial`, `iperf.start`) then runs with a `tcpdump` on every interface of every
+namespace whose name starts with the prefix (the hosts' ends and the switch's ports), one
+file per interface: DIR/<namespace>-<interface>.pcap. Later trials run without. Headers only
+(the first 128 bytes of a frame) and at most 100,000 frames per file, so a capture stays
+small even at line rate; tcpdump's own drop count is in DIR/capture.txt.
+
+p4switch transmits with PACKET_QDISC_BYPASS, which skips the taps tcpdump listens on: on the
+switch's side of a port a capture shows what the switch received; what it sent is in the
+file of the other end of the link (the host's interface, or the next switch's port).
+"""
+from __future__ import annotations
+
+import contextlib
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+SNAPLEN = 128
+MAX_FRAMES = 100_000
+
+_armed: dict = {}
+
+
+def arm(directory: Path | None, prefix: str) -> None:
+    """Capture the next trial of namespaces PREFIX* into `directory` (None: no capture)."""
+    _armed.clear()
+    if directory is not None:
+        directory.mkdir(parents=True, exist_ok=True)
+        _armed.update(dir=Path(directory), prefix=prefix)
+
+
+def namespaces(prefix: str) -> list[str]:
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return sorted(l.split()[0] for l in out.splitlines() if l.split() and l.split()[0].startswith(prefix))
+
+
+def interfaces(ns: str) -> list[str]:
+    out = subprocess.run(["ip", "-n", ns, "-o", "link", "show"], capture_output=True, text=True).stdout
+    names = [l.split(":")[1].strip().split("@")[0] for l in out.splitlines() if l.count(":") >= 2]
+    return [n for n in names if n != "lo"]
+
+
+@contextlib.contextmanager
+def once(what: str):
+    """Around one trial: captures it if armed and not done yet."""
+    if not _armed or _armed.get("done"):
+        yield
+        return
+    _armed["done"] = True
+    d: Path = _armed["dir"]
+    procs = []
+    for ns in namespaces(_armed["prefix"]):
+        for dev in interfaces(ns):
+            f = d / f"{ns}-{dev}.pcap"
+            procs.append((f, subprocess.Popen(
+                ["ip", "netns", "exec", ns, "tcpdump", "-i", dev, "-s", str(SNAPLEN), "-c", str(MAX_FRAMES),
+                 "-U", "-n", "-w", str(f)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)))
+    deadline = time.monotonic() + 3
+    while any(not f.exists() for f, p in procs if p.poll() is None) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)            # tcpdump has the file open before its socket is bound
+    try:
+        yield
+    finally:
+        time.sleep(0.5)        # let tcpdump write what it has taken in before it is stopped
+        notes = [f"capture of one trial: {what}"]
+        for f, p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+            try:
+                _, err = p.communicate(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                _, err = p.communicate()
+            counts = " ".join(l.strip() for l in (err or "").splitlines() if "packets" in l)
+            notes.append(f"{f.name}: {counts or (err or '').strip()[-200:]}")
+        (d / "capture.txt").write_text("\n".join(notes) + "\n")

@@ -1,0 +1,61 @@
+"""Options every benchmark takes and the progress `make bench` prints (issue 19 Must 5 and 3).
+Fast: no traffic (the smoke test runs --json and --pcap for real)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench import all as bench_all  # noqa: E402
+from bench.common import Progress, parser, repetitions  # noqa: E402
+
+
+@pytest.mark.parametrize("sc", ["s1", "s2", "s3", "s4", "s5"])
+def test_every_scenario_takes_json_pcap_full_and_repetitions(sc):
+    p = subprocess.run([sys.executable, "-m", f"bench.{sc}", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    for opt in ("--json FILE", "--pcap DIR", "--full", "--repetitions", "--quick", "--standard"):
+        assert opt in p.stdout, (sc, opt)
+
+
+def test_full_profile_uses_the_study_repetitions_unless_told():
+    ap = parser("x\n")
+    assert repetitions(ap.parse_args([]), 30) == 30
+    assert repetitions(ap.parse_args(["--full"]), 3) == 3
+    assert repetitions(ap.parse_args(["--standard"]), 30) == 1
+    assert repetitions(ap.parse_args(["--quick", "--repetitions", "2"]), 30) == 2
+
+
+def test_progress_lines_say_the_step_and_the_time_left(capsys, monkeypatch):
+    clock = iter([0.0, 0.0, 60.0, 120.0])
+    monkeypatch.setattr("bench.common.time.monotonic", lambda: next(clock))
+    p = Progress("S2", 3)
+    p.step("1 x p4switch, 100 Mb/s offered")
+    p.step("1 x p4switch, 200 Mb/s offered")
+    p.step("1 x p4switch, 300 Mb/s offered")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "S2 [1/3] 1 x p4switch, 100 Mb/s offered (0 s elapsed)"
+    assert lines[1] == "S2 [2/3] 1 x p4switch, 200 Mb/s offered (60 s elapsed, about 2.0 min left)"
+    assert lines[2].endswith("(120 s elapsed, about 1.0 min left)")
+    assert all(bench_all.STEP.match(l) for l in lines)      # what `make bench` reads for its total
+
+
+def test_make_bench_time_left_adds_the_running_scenario_and_the_estimates_of_the_rest(monkeypatch):
+    now = [0.0]
+    monkeypatch.setattr("bench.all.time.monotonic", lambda: now[0])
+    est = bench_all.ESTIMATE_MINUTES["standard"]
+    left = bench_all.TimeLeft(["s1", "s2", "s3"], "standard")
+    left.start("s1")
+    assert left.minutes() == pytest.approx(est["s1"] + est["s2"] + est["s3"])
+    now[0] = 120.0                        # 2 minutes in, the 3rd of 10 steps starts: 8 minutes to go
+    left.step(3, 10)
+    assert left.minutes() == pytest.approx(8 + est["s2"] + est["s3"])
+    now[0] = 60 * 2 * est["s1"]           # s1 took twice its estimate: the rest is scaled by 2
+    left.finish()
+    left.start("s2")
+    assert left.minutes() == pytest.approx(2 * (est["s2"] + est["s3"]))

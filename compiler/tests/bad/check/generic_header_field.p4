@@ -1,0 +1,15 @@
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; }
+header tagged<T> { T v; }
+struct hs_t { h_t h; tagged<bit<8>> ok; tagged<h_t> nested; }
+struct m_t { bit<8> x; }
+parser P(packet_in pkt, out hs_t hdr, inout m_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control I(inout hs_t hdr, inout m_t meta, inout standard_metadata_t sm) { apply { } }
+control VC(inout hs_t hdr, inout m_t meta) { apply { } }
+control E(inout hs_t hdr, inout m_t meta, inout standard_metadata_t sm) { apply { } }
+control CC(inout hs_t hdr, inout m_t meta) { apply { } }
+control D(packet_out pkt, in hs_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `make bench-stop-idle`: two figures of issue 16/17 "Must 5", on the real binary with
+# two veth ports in a network namespace (vrouter.p4 from build/vrouter.json, P4Runtime on):
+#  - stop: time from SIGTERM to the process's exit, and whether a new switch binds
+#    the same gRPC address at once (RUNS times);
+#  - idle: CPU time (user + system, all threads) of the idle switch over IDLE_SECONDS.
+# Prints the load average beside them (CPU time of an idle process does not depend on load;
+# wall-clock stop times do). Needs root. Environment: RUNS (5), IDLE_SECONDS (10),
+# SWITCH_ARGS (extra p4switch options, e.g. "--io mmap").
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+bin=$root/target/release/p4switch
+prog=$root/build/vrouter.json
+runs=${RUNS:-5}
+idle_s=${IDLE_SECONDS:-10}
+p=${NS_PREFIX:-p4si}
+addr=127.0.0.1:${GRPC_PORT:-19559}
+tmp=$(mktemp -d)
+pid=""
+cleanup() {
+    if [ -n "$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi
+    "$here/netns.sh" down "$p"
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+[ -x "$bin" ] && [ -f "$prog" ] || { echo "stop-idle: run 'make build' first" >&2; exit 1; }
+"$here/netns.sh" up "$p"
+
+# Starts a switch in the background; sets $pid once its ready line is out.
+start() {
+    ip netns exec "$p-sw" "$bin" -i "1@$p-a1" -i "2@$p-b1" ${SWITCH_ARGS:-} "$prog" \
+        -- --grpc-server-addr "$addr" >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    for _ in $(seq 1 500); do
+        grep -q "p4switch ready" "$tmp/out" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || { cat "$tmp/err" >&2; return 1; }
+        sleep 0.01
+    done
+    echo "stop-idle: no ready line" >&2; return 1
+}
+
+# CPU time in ns of process $1, all threads (schedstat: ns on a CPU, finer than clock ticks).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }'; }
+
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+start
+echo "$(cat "$tmp/out")"
+sleep 1
+t0=$(cpu_ns "$pid"); s0=$(date +%s%N)
+sleep "$idle_s"
+t1=$(cpu_ns "$pid"); s1=$(date +%s%N)
+awk -v t=$((t1 - t0)) -v ns=$((s1 - s0)) \
+    'BEGIN { printf "idle: %.1f ms of CPU in %.1f s = %.3f %% of a core\n", t / 1e6, ns / 1e9, 100 * t / ns }'
+
+for i in $(seq 1 "$runs"); do
+    a=$(date +%s%N)
+    kill -TERM "$pid"
+    wait "$pid" || { echo "stop-idle: exit status $?" >&2; exit 1; }
+    b=$(date +%s%N)
+    pid=""
+    start
+    c=$(date +%s%N)
+    echo "stop $i: exit $(( (b - a) / 1000000 )) ms after SIGTERM; a new switch ready on $addr $(( (c - b) / 1000000 )) ms later"
+done
+kill -TERM "$pid"; wait "$pid"; pid=""
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

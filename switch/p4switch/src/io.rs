@@ -1,0 +1,438 @@
+//! How frames move between the interfaces and the workers (`--io`):
+//!
+//! - **xdp**: AF_XDP sockets fed by a tiny XDP program that picks the
+//!   worker by flow hash ([`crate::xdpprog`]), native XDP where the driver has
+//!   it (veth does), else generic XDP. Frames skip the kernel's socket-buffer
+//!   receive path and arrive in shared memory.
+//! - **mmap**: AF_PACKET sockets with a TPACKET_V2 receive slot ring and a
+//!   transmit ring each; the port's traffic is spread over the workers by
+//!   `PACKET_FANOUT` (flow hash). A slot is handed over the moment the kernel
+//!   has written it: TPACKET_V3 block rings are not used because a block is
+//!   handed over only when full or when its timer (kernel ticks, 4 ms here)
+//!   fires, which would hold frames waiting for a batch.
+//! - **socket**: AF_PACKET sockets without rings, `recvmmsg`/`sendmmsg`,
+//!   fanout as above; works wherever AF_PACKET does.
+//!
+//! `--spread flow` shares a port's frames among the workers by flow hash;
+//! `--spread port` gives each port one worker (see [`Spread`]).
+//!
+//! `auto` takes the first that opens on every port, in that order, and
+//! the ready line says which. Every worker has its own receive endpoint per
+//! port and its own transmit endpoint per port, so no lock is taken per frame.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use crate::cli::Level;
+use crate::log_at;
+use crate::sys::xsk::{XskRx, XskSizes, XskTx};
+use crate::sys::{self, BpfLink, BpfMap, BpfProgram, Fanout, PacketSocket, RecvBatch, RxFrame, SocketOptions, TxBatch, XdpAttachMode, XskSocket};
+
+/// `--io`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoMode {
+    Auto,
+    Xdp,
+    Mmap,
+    Socket,
+}
+
+impl IoMode {
+    pub fn parse(s: &str) -> Result<IoMode, String> {
+        Ok(match s {
+            "auto" => IoMode::Auto,
+            "xdp" => IoMode::Xdp,
+            "mmap" => IoMode::Mmap,
+            "socket" => IoMode::Socket,
+            _ => return Err(format!("--io {s:?}: expected auto, xdp, mmap or socket")),
+        })
+    }
+}
+
+/// `--spread`: how one port's frames are shared among the workers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// By flow hash: the flows of one port run in parallel, each in order.
+    Flow,
+    /// Every frame of a port to one worker (port `k` to worker `k % workers`):
+    /// the port's frames meet meters and registers in arrival order, as in
+    /// BMv2, whose one ingress thread sees every frame in turn.
+    Port,
+}
+
+impl Spread {
+    /// `auto`: [`Spread::Port`] when frames of different flows can meet the
+    /// same state (the program has meters or registers, or is not known yet
+    /// because it comes later over P4Runtime), else [`Spread::Flow`].
+    pub fn for_program(info: Option<&p4engine::ProgramInfo>) -> Spread {
+        match info {
+            Some(i) if i.meters.is_empty() && i.registers.is_empty() => Spread::Flow,
+            _ => Spread::Port,
+        }
+    }
+}
+
+impl std::fmt::Display for Spread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Spread::Flow => "spread by flow",
+            Spread::Port => "one worker per port",
+        })
+    }
+}
+
+/// The mode the ports run in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chosen {
+    Xdp(XdpAttachMode),
+    Mmap,
+    Socket,
+}
+
+impl std::fmt::Display for Chosen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Chosen::Xdp(XdpAttachMode::Native) => "xdp (AF_XDP, native XDP)",
+            Chosen::Xdp(XdpAttachMode::Generic) => "xdp (AF_XDP, generic XDP)",
+            Chosen::Mmap => "mmap (TPACKET_V2 rings)",
+            Chosen::Socket => "socket (recvmmsg/sendmmsg)",
+        })
+    }
+}
+
+/// Sizes of the queues the endpoints are opened with.
+#[derive(Clone, Copy, Debug)]
+pub struct Depths {
+    /// Frames one receive endpoint holds for its worker.
+    pub rx: u32,
+    /// Frames one transmit endpoint holds for the kernel (the egress queue depth).
+    pub tx: u32,
+}
+
+/// One worker's receive endpoint on one port.
+pub enum RxEndpoint {
+    Ring(PacketSocket),
+    Socket(PacketSocket, Box<RecvBatch>),
+    Xdp(XskRx),
+}
+
+/// One worker's transmit endpoint on one port.
+pub enum TxEndpoint {
+    Ring(PacketSocket),
+    Socket(PacketSocket, Box<TxBatch>),
+    Xdp(XskTx),
+}
+
+/// What a transmit endpoint did with a frame.
+impl TxEndpoint {
+    /// Queues `frame` for the next flush; false if the egress queue is full
+    /// (the caller counts the frame as dropped).
+    pub fn queue(&mut self, frame: &[u8], limit: u32) -> io::Result<bool> {
+        match self {
+            TxEndpoint::Ring(s) => s.queue_limited(frame, limit as usize),
+            TxEndpoint::Socket(s, b) => {
+                if b.is_full() || b.len() >= limit as usize {
+                    let lost = b.lost;
+                    s.send_batch(b)?;
+                    b.lost = lost;
+                }
+                Ok(b.push(frame))
+            }
+            TxEndpoint::Xdp(t) => {
+                t.set_limit(limit);
+                Ok(t.queue(frame))
+            }
+        }
+    }
+
+    /// Hands queued frames to the kernel; returns frames the device refused.
+    pub fn flush(&mut self) -> io::Result<u64> {
+        match self {
+            TxEndpoint::Ring(s) => s.flush().map(|_| 0),
+            TxEndpoint::Socket(s, b) => {
+                if b.is_empty() {
+                    return Ok(0);
+                }
+                let lost = b.lost;
+                s.send_batch(b)?;
+                let refused = b.lost - lost;
+                Ok(refused)
+            }
+            TxEndpoint::Xdp(t) => t.flush().map(|_| 0),
+        }
+    }
+}
+
+/// What `receive` hands the worker: the frame and how much of its metadata the mode knows.
+pub struct Received<'a> {
+    pub frame: RxFrame<'a>,
+    /// The mode cannot tell whether a TCP/UDP checksum was left for offload
+    /// (AF_XDP): the worker checks the frame itself.
+    pub csum_unknown: bool,
+}
+
+impl RxEndpoint {
+    /// The descriptor to wait on.
+    pub fn raw_fd(&self) -> RawFd {
+        match self {
+            RxEndpoint::Ring(s) | RxEndpoint::Socket(s, _) => s.raw_fd(),
+            RxEndpoint::Xdp(r) => r.raw_fd(),
+        }
+    }
+
+    /// Receives what is waiting (one batch) and hands each frame to `f`.
+    /// Returns (frames, frames too long to take).
+    pub fn receive(&mut self, f: &mut dyn FnMut(Received<'_>)) -> io::Result<(usize, u64)> {
+        match self {
+            RxEndpoint::Ring(s) => {
+                let Some(mut block) = s.next_block() else { return Ok((0, 0)) };
+                let mut n = 0;
+                while let Some(frame) = block.next_frame() {
+                    n += 1;
+                    f(Received { frame, csum_unknown: false });
+                }
+                Ok((n, 0))
+            }
+            RxEndpoint::Socket(s, b) => {
+                let n = s.recv_batch(b)?;
+                for i in 0..n {
+                    if let Some(frame) = b.frame(i) {
+                        f(Received { frame, csum_unknown: false });
+                    }
+                }
+                Ok((n, 0))
+            }
+            RxEndpoint::Xdp(r) => {
+                if !r.ready() {
+                    return Ok((0, 0));
+                }
+                let (n, oversize) = r.recv(sys::MAX_FRAME, &mut |data| {
+                    let frame = RxFrame { data, vlan: None, csum_not_ready: false, wire_len: data.len(), rx_ns: 0 };
+                    f(Received { frame, csum_unknown: true })
+                });
+                Ok((n, oversize))
+            }
+        }
+    }
+
+    /// Takes the socket's pending error (interface gone or down).
+    pub fn take_error(&self) -> Option<io::Error> {
+        match self {
+            RxEndpoint::Ring(s) | RxEndpoint::Socket(s, _) => s.take_error(),
+            RxEndpoint::Xdp(_) => None,
+        }
+    }
+
+    /// Frames the kernel dropped for this endpoint since the last call
+    /// (receive queue full); `last` keeps the previous cumulative value for
+    /// modes whose counters do not reset.
+    pub fn take_drops(&self, last: &mut u64) -> u64 {
+        match self {
+            RxEndpoint::Ring(s) | RxEndpoint::Socket(s, _) => s.take_stats().map(|(_, d)| d).unwrap_or(0),
+            RxEndpoint::Xdp(r) => match r.stats() {
+                Ok(st) => {
+                    let now = st.rx_dropped + st.rx_ring_full + st.rx_fill_ring_empty;
+                    let d = now.saturating_sub(*last);
+                    *last = now;
+                    d
+                }
+                Err(_) => 0,
+            },
+        }
+    }
+}
+
+/// One worker's endpoints: receive endpoints (with the port position each
+/// belongs to) and one transmit endpoint per port, by position.
+pub struct WorkerIo {
+    pub rx: Vec<(usize, RxEndpoint)>,
+    pub tx: Vec<TxEndpoint>,
+}
+
+impl WorkerIo {
+    /// Every endpoint as a separate value, to close them in parallel.
+    pub fn into_parts(self) -> Vec<Box<dyn Send>> {
+        let mut v: Vec<Box<dyn Send>> = Vec::new();
+        v.extend(self.rx.into_iter().map(|(_, r)| Box::new(r) as Box<dyn Send>));
+        v.extend(self.tx.into_iter().map(|t| Box::new(t) as Box<dyn Send>));
+        v
+    }
+}
+
+/// Everything the ports opened; dropping it closes the sockets and detaches
+/// the XDP programs.
+pub struct Opened {
+    pub workers: Vec<WorkerIo>,
+    pub mode: Chosen,
+    xdp: Vec<XdpPort>,
+}
+
+impl Opened {
+    /// The XDP programs, links and maps as separate values, to close them in parallel.
+    pub fn into_parts(self) -> Vec<Box<dyn Send>> {
+        let mut v: Vec<Box<dyn Send>> = self.workers.into_iter().flat_map(|w| w.into_parts()).collect();
+        v.extend(self.xdp.into_iter().map(|x| Box::new(x) as Box<dyn Send>));
+        v
+    }
+}
+
+struct XdpPort {
+    _link: BpfLink,
+    _prog: BpfProgram,
+    _map: BpfMap,
+}
+
+/// Opens every port of `ifaces` for `workers` workers in `mode`.
+pub fn open(ifaces: &[String], workers: usize, mode: IoMode, spread: Spread, d: Depths) -> io::Result<Opened> {
+    let workers = workers.max(1);
+    for iface in ifaces {
+        match sys::disable_offloads(iface) {
+            Ok(refused) if !refused.is_empty() => {
+                log_at!(Level::Info, "{iface}: driver kept offloads on: {}", refused.join(", "))
+            }
+            Err(e) => return Err(e),
+            _ => {}
+        }
+    }
+    match mode {
+        IoMode::Xdp => open_xdp_any(ifaces, workers, spread, d),
+        IoMode::Mmap => open_packet(ifaces, workers, spread, d, true),
+        IoMode::Socket => open_packet(ifaces, workers, spread, d, false),
+        IoMode::Auto => {
+            let mut why = Vec::new();
+            match open_xdp_any(ifaces, workers, spread, d) {
+                Ok(o) => return Ok(o),
+                Err(e) => why.push(format!("xdp: {e}")),
+            }
+            match open_packet(ifaces, workers, spread, d, true) {
+                Ok(o) => {
+                    log_at!(Level::Info, "--io auto: not xdp ({})", why.join("; "));
+                    return Ok(o);
+                }
+                Err(e) => why.push(format!("mmap: {e}")),
+            }
+            log_at!(Level::Info, "--io auto: not xdp or mmap ({})", why.join("; "));
+            open_packet(ifaces, workers, spread, d, false)
+        }
+    }
+}
+
+/// Whether worker `w` receives from the port at position `pos`.
+fn receives(spread: Spread, workers: usize, pos: usize, w: usize) -> bool {
+    spread == Spread::Flow || pos % workers == w
+}
+
+fn open_packet(ifaces: &[String], workers: usize, spread: Spread, d: Depths, rings: bool) -> io::Result<Opened> {
+    let mut ws: Vec<WorkerIo> = (0..workers).map(|_| WorkerIo { rx: Vec::new(), tx: Vec::new() }).collect();
+    let fanout = workers > 1 && spread == Spread::Flow;
+    for (pos, iface) in ifaces.iter().enumerate() {
+        let mut group = None;
+        for (k, w) in ws.iter_mut().enumerate() {
+            if receives(spread, workers, pos, k) {
+                let mut o = if rings { SocketOptions::port(d.rx) } else { SocketOptions::port_without_ring() };
+                if fanout {
+                    o.fanout = Some(group.map_or(Fanout::New, Fanout::Join));
+                }
+                let s = PacketSocket::open(iface, &o)?;
+                if fanout && group.is_none() {
+                    group = Some(s.fanout_group()?);
+                }
+                w.rx.push((pos, if rings { RxEndpoint::Ring(s) } else { RxEndpoint::Socket(s, Box::new(RecvBatch::new())) }));
+            }
+            let tx = if rings {
+                TxEndpoint::Ring(PacketSocket::open(iface, &SocketOptions::sender(Some(tx_ring_slots(d.tx))))?)
+            } else {
+                TxEndpoint::Socket(PacketSocket::open(iface, &SocketOptions::sender(None))?, Box::new(TxBatch::new()))
+            };
+            w.tx.push(tx);
+        }
+    }
+    Ok(Opened { workers: ws, mode: if rings { Chosen::Mmap } else { Chosen::Socket }, xdp: Vec::new() })
+}
+
+/// Transmit ring slots for an egress queue of `depth` frames: room to raise
+/// the depth at run time up to 1,024 without reopening the socket.
+fn tx_ring_slots(depth: u32) -> u32 {
+    depth.clamp(1024, crate::queues::MAX_DEPTH)
+}
+
+fn open_xdp_any(ifaces: &[String], workers: usize, spread: Spread, d: Depths) -> io::Result<Opened> {
+    match open_xdp(ifaces, workers, spread, d, XdpAttachMode::Native) {
+        Ok(o) => Ok(o),
+        Err(native) => open_xdp(ifaces, workers, spread, d, XdpAttachMode::Generic)
+            .map_err(|generic| io::Error::new(generic.kind(), format!("native XDP: {native}; generic XDP: {generic}"))),
+    }
+}
+
+fn open_xdp(ifaces: &[String], workers: usize, spread: Spread, d: Depths, mode: XdpAttachMode) -> io::Result<Opened> {
+    let mut ws: Vec<WorkerIo> = (0..workers).map(|_| WorkerIo { rx: Vec::new(), tx: Vec::new() }).collect();
+    let mut keep = Vec::new();
+    let sizes = XskSizes { rx: d.rx.next_power_of_two().clamp(64, 1 << 16), tx: tx_ring_slots(d.tx).next_power_of_two(), sharers: workers as u32 };
+    for (pos, iface) in ifaces.iter().enumerate() {
+        let queues = sys::rx_queues(iface);
+        // The program hashes over `choices` slots per receive queue; one
+        // choice (slot = queue) when the port has a single worker.
+        let choices = if spread == Spread::Flow { workers as u32 } else { 1 };
+        let map = BpfMap::xskmap(queues * choices).map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP: {e}")))?;
+        for q in 0..queues {
+            let first = XskSocket::open_first(iface, q, sizes)?;
+            let mut socks = Vec::with_capacity(workers);
+            for _ in 1..workers {
+                socks.push(XskSocket::open_shared(iface, q, sizes, &first)?);
+            }
+            socks.insert(0, first);
+            for (w, s) in socks.into_iter().enumerate() {
+                // A worker outside the map keeps its (idle) receive half: the
+                // halves of one queue share the umem's fill ring.
+                if receives(spread, workers, pos, w) {
+                    let slot = if spread == Spread::Flow { q * choices + w as u32 } else { q };
+                    map.set(slot, s.raw_fd()).map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP slot: {e}")))?;
+                }
+                let (rx, tx) = s.split();
+                ws[w].rx.push((pos, RxEndpoint::Xdp(rx)));
+                if q == 0 {
+                    ws[w].tx.push(TxEndpoint::Xdp(tx));
+                }
+            }
+        }
+        let insns = crate::xdpprog::program(choices, map.raw_fd());
+        let prog = BpfProgram::load_xdp(&insns, true).or_else(|_| BpfProgram::load_xdp(&insns, false))
+            .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
+        let index = sys::ifindex(iface)?;
+        let link = BpfLink::attach_xdp(&prog, index, mode)
+            .map_err(|e| io::Error::new(e.kind(), format!("{iface}: attach XDP program: {e}")))?;
+        keep.push(XdpPort { _link: link, _prog: prog, _map: map });
+    }
+    Ok(Opened { workers: ws, mode: Chosen::Xdp(mode), xdp: keep })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use p4engine::{MeterInfo, MeterUnit, ProgramInfo, RegisterInfo};
+
+    #[test]
+    fn auto_spread_keeps_a_port_on_one_worker_when_frames_can_share_state() {
+        let stateless = ProgramInfo::default();
+        assert_eq!(Spread::for_program(Some(&stateless)), Spread::Flow);
+        let mut metered = ProgramInfo::default();
+        metered.meters.push(MeterInfo { name: "m".into(), id: 1, size: 4, unit: MeterUnit::Packets, direct_table: None });
+        assert_eq!(Spread::for_program(Some(&metered)), Spread::Port);
+        let mut registered = ProgramInfo::default();
+        registered.registers.push(RegisterInfo { name: "r".into(), id: 2, size: 4, bitwidth: 32 });
+        assert_eq!(Spread::for_program(Some(&registered)), Spread::Port);
+        // Not known yet (it comes over P4Runtime): the safe choice.
+        assert_eq!(Spread::for_program(None), Spread::Port);
+    }
+
+    #[test]
+    fn by_port_each_port_has_exactly_one_receiving_worker() {
+        for workers in 1..4 {
+            for pos in 0..5 {
+                let n = (0..workers).filter(|&w| receives(Spread::Port, workers, pos, w)).count();
+                assert_eq!(n, 1, "{workers} workers, port {pos}");
+                assert!((0..workers).all(|w| receives(Spread::Flow, workers, pos, w)));
+            }
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! The real binary over veth pairs in network namespaces, in every `--io`
+//! mode: frames of every size up to 9216 bytes cross unchanged; a port's
+//! flows are spread over the workers and each stays in order, or with
+//! `--spread port` all go to one worker in the order sent; an idle switch
+//! sleeps; SIGTERM ends it at once and frees the gRPC address; the admin
+//! service shapes and bounds an egress queue. Needs root (the project's
+//! machines and CI run as root).
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::netns::*;
+use common::*;
+
+const A: [u8; 6] = [0x02, 0, 0, 0, 0, 0xaa];
+const B: [u8; 6] = [0x02, 0, 0, 0, 0, 0xbb];
+const MODES: [&str; 3] = ["xdp", "mmap", "socket"];
+
+/// A UDP/IPv4 frame of flow `flow` (its source port) carrying sequence number `seq`, `len` bytes long.
+fn udp(flow: u16, seq: u32, len: usize) -> Vec<u8> {
+    let mut payload = vec![0u8; len.saturating_sub(42).max(8)];
+    payload[..4].copy_from_slice(&seq.to_be_bytes());
+    let mut l4 = Vec::new();
+    l4.extend_from_slice(&(1000 + flow).to_be_bytes());
+    l4.extend_from_slice(&7u16.to_be_bytes());
+    l4.extend_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
+    l4.extend_from_slice(&[0, 0]);
+    l4.extend_from_slice(&payload);
+    eth(B, A, 0x0800, &ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64, &l4))
+}
+
+fn flow_and_seq(f: &[u8]) -> (u16, u32) {
+    (u16::from_be_bytes([f[34], f[35]]) - 1000, u32::from_be_bytes([f[42], f[43], f[44], f[45]]))
+}
+
+#[test]
+fn every_io_mode_forwards_frames_of_every_size_unchanged() {
+    for mode in MODES {
+        let topo = Topo::with_mtu(&format!("m{}", &mode[..1]), 9216);
+        let dir = TempDir::new(&format!("io-{mode}"));
+        let (mut sw, line) = topo.start_switch(&dir.0, &cross_connect(), &["--io", mode, "--workers", "2"], &["--no-grpc"]);
+        assert!(line.contains(&format!("io {mode}")), "{mode}: {line}");
+        let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(1500));
+        let tagged = eth(B, A, 0x8100, &hx("2064 88b5 7461 6767 6564"));
+        let mut frames = vec![eth(B, A, 0x88b5, b"plain"), tagged];
+        // Sizes around the 2 KiB slot, the 4 KiB AF_XDP chunk, and the 9216-byte limit.
+        frames.extend([60, 1514, 2048, 4095, 4096, 4097, 8192, 9000, 9216].into_iter().map(|n| udp(0, n as u32, n)));
+        send(topo.ns("a"), topo.dev("a0"), frames.clone(), 0, Duration::ZERO);
+        let got: Vec<Vec<u8>> = from(A, rx.join().unwrap()).into_iter().map(|g| g.frame).collect();
+        let lens = |v: &[Vec<u8>]| v.iter().map(|f| f.len()).collect::<Vec<_>>();
+        assert_eq!(lens(&got), lens(&frames), "{mode}: frame sizes that arrived");
+        assert!(got == frames, "{mode}: frames arrive with their bytes");
+        let pid = sw.0.id().to_string();
+        assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+        assert!(sw.0.wait().unwrap().success(), "{mode}: clean exit");
+    }
+}
+
+/// Sends 16 flows × 300 frames into port 1 of a switch with 2 workers in
+/// `mode` and `--spread spread`; checks every flow arrives whole and in order;
+/// returns the CPU time each worker spent meanwhile.
+fn flows_through_two_workers(mode: &str, spread: &str) -> Vec<u64> {
+    let topo = Topo::new(&format!("w{}{}", &mode[..1], &spread[..1]));
+    let dir = TempDir::new(&format!("workers-{mode}-{spread}"));
+    let (sw, line) = topo.start_switch(&dir.0, &cross_connect(), &["--io", mode, "--workers", "2", "--spread", spread], &["--no-grpc"]);
+    assert!(line.contains(if spread == "flow" { "spread by flow" } else { "one worker per port" }), "{line}");
+    let pid = sw.0.id();
+    let before = threads_cpu(pid, "p4switch-w", 2);
+    assert_eq!(before.len(), 2, "{mode}: two worker threads");
+    let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(2500));
+    let (flows, per_flow) = (16u16, 300u32);
+    let frames: Vec<Vec<u8>> = (0..per_flow).flat_map(|s| (0..flows).map(move |f| udp(f, s, 60))).collect();
+    // Paced a little, so no receive queue overflows on a loaded machine.
+    send(topo.ns("a"), topo.dev("a0"), frames, 64, Duration::from_millis(2));
+    let got = from(A, rx.join().unwrap());
+    let after = threads_cpu(pid, "p4switch-w", 2);
+    let mut next = vec![0u32; flows as usize];
+    for g in &got {
+        let (f, s) = flow_and_seq(&g.frame);
+        assert_eq!(s, next[f as usize], "{mode}: flow {f} out of order");
+        next[f as usize] += 1;
+    }
+    assert!(next.iter().all(|&n| n == per_flow), "{mode}: every frame of every flow arrives: {next:?}");
+    if spread == "port" {
+        // One worker: the flows' frames also keep their order among each other.
+        let order: Vec<(u16, u32)> = got.iter().map(|g| flow_and_seq(&g.frame)).collect();
+        let sent: Vec<(u16, u32)> = (0..per_flow).flat_map(|s| (0..flows).map(move |f| (f, s))).collect();
+        assert!(order == sent, "{mode}: frames in the order they were sent");
+    }
+    before.iter().zip(&after).map(|(a, b)| b - a).collect()
+}
+
+#[test]
+fn a_ports_flows_are_spread_over_the_workers_and_each_stays_in_order() {
+    for mode in MODES {
+        let used = flows_through_two_workers(mode, "flow");
+        for (i, ns) in used.iter().enumerate() {
+            assert!(*ns > 100_000, "{mode}: worker {i} did work ({ns} ns of CPU)");
+        }
+    }
+}
+
+#[test]
+fn spread_by_port_gives_a_port_one_worker_and_keeps_every_frame_in_order() {
+    for mode in ["xdp", "mmap"] {
+        let used = flows_through_two_workers(mode, "port");
+        // Port 1 is worker 0's; worker 1 serves port 2, where nothing arrives.
+        assert!(used[0] > 100_000 && used[1] < used[0] / 10, "{mode}: CPU ns of the workers {used:?}");
+    }
+}
+
+/// Sends `n` UDP datagrams from host a (10.0.0.1) to host b (10.0.0.2) through
+/// the kernels' own stacks, checksum offload on as veths have it by default;
+/// returns how many b's stack accepted (a bad checksum is dropped there).
+fn udp_through_stacks(topo: &Topo, n: usize) -> usize {
+    for (ns, dev, addr) in [("a", "a0", "10.0.0.1/24"), ("b", "b0", "10.0.0.2/24")] {
+        ip(&["-n", &topo.ns(ns), "addr", "add", addr, "dev", &topo.dev(dev)]);
+    }
+    let (ns_b, ns_a) = (topo.ns("b"), topo.ns("a"));
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let rx = std::thread::spawn(move || {
+        p4switch::sys::enter_netns(&ns_b).unwrap();
+        let s = std::net::UdpSocket::bind("10.0.0.2:4000").unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(1500))).unwrap();
+        ready_tx.send(()).unwrap();
+        let mut buf = [0u8; 2000];
+        let mut got = 0;
+        while let Ok(k) = s.recv(&mut buf) {
+            assert_eq!(&buf[..k], &[0x5a; 1000][..]);
+            got += 1;
+        }
+        got
+    });
+    ready_rx.recv().unwrap();
+    std::thread::spawn(move || {
+        p4switch::sys::enter_netns(&ns_a).unwrap();
+        let s = std::net::UdpSocket::bind("10.0.0.1:0").unwrap();
+        for _ in 0..n {
+            s.send_to(&[0x5a; 1000], "10.0.0.2:4000").unwrap();
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    })
+    .join()
+    .unwrap();
+    rx.join().unwrap()
+}
+
+#[test]
+fn hosts_with_checksum_offload_on_talk_udp_through_every_mode() {
+    for mode in MODES {
+        let topo = Topo::new(&format!("c{}", &mode[..1]));
+        let dir = TempDir::new(&format!("csum-{mode}"));
+        let (mut sw, _) = topo.start_switch(&dir.0, &cross_connect(), &["--io", mode], &["--no-grpc"]);
+        // The first datagrams wait for ARP; all must arrive with a valid checksum.
+        assert_eq!(udp_through_stacks(&topo, 50), 50, "{mode}: datagrams b's stack accepted");
+        assert!(Command::new("kill").args(["-TERM", &sw.0.id().to_string()]).status().unwrap().success());
+        assert!(sw.0.wait().unwrap().success());
+    }
+}
+
+/// A free TCP port on 127.0.0.1 (closed again; the switch binds it next).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Opens a P4Runtime stream as a controller would (from the switch's
+/// namespace) and keeps it open until the switch goes.
+fn controller_stream(ns: String, addr: String) -> std::thread::JoinHandle<()> {
+    use p4runtime_server::proto::p4::v1 as p4v1;
+    let (ok_tx, ok_rx) = std::sync::mpsc::channel();
+    let t = std::thread::spawn(move || {
+        let rt = runtime_in(&ns);
+        rt.block_on(async move {
+            let mut c = p4v1::p4_runtime_client::P4RuntimeClient::connect(format!("http://{addr}")).await.expect("connect");
+            let (tx, rx) = tokio::sync::mpsc::channel(4);
+            let arbitration = p4v1::MasterArbitrationUpdate { device_id: 0, election_id: Some(p4v1::Uint128 { high: 0, low: 1 }), ..Default::default() };
+            tx.send(p4v1::StreamMessageRequest { update: Some(p4v1::stream_message_request::Update::Arbitration(arbitration)) }).await.unwrap();
+            let mut s = c.stream_channel(tokio_stream::wrappers::ReceiverStream::new(rx)).await.expect("stream").into_inner();
+            let _ = s.message().await;
+            ok_tx.send(()).unwrap();
+            // Until the switch closes the stream.
+            while let Ok(Some(_)) = s.message().await {}
+            drop(tx);
+        });
+    });
+    ok_rx.recv_timeout(Duration::from_secs(10)).expect("the controller is connected");
+    t
+}
+
+#[test]
+fn sigterm_ends_the_switch_at_once_and_a_new_one_binds_the_same_address() {
+    let topo = Topo::new("x");
+    let dir = TempDir::new("sigterm");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let (mut sw, line) = topo.start_switch(&dir.0, &cross_connect(), &[], &["--grpc-server-addr", &addr]);
+    assert!(line.trim_end().ends_with(&format!("P4Runtime on {addr}")), "{line}");
+    let stream = controller_stream(topo.ns("s"), addr.clone());
+    let t0 = Instant::now();
+    assert!(Command::new("kill").args(["-TERM", &sw.0.id().to_string()]).status().unwrap().success());
+    let status = sw.0.wait().unwrap();
+    let took = t0.elapsed();
+    assert!(status.success(), "exit status {status}");
+    assert!(took < Duration::from_secs(1), "exit took {took:?} with a controller connected");
+    let _ = stream.join();
+    // At once, on the same address.
+    let (mut again, line) = topo.start_switch(&dir.0, &cross_connect(), &[], &["--grpc-server-addr", &addr]);
+    assert!(line.trim_end().ends_with(&format!("P4Runtime on {addr}")), "{line}");
+    assert!(Command::new("kill").args(["-TERM", &again.0.id().to_string()]).status().unwrap().success());
+    assert!(again.0.wait().unwrap().success());
+}
+
+#[test]
+fn an_idle_switch_uses_under_one_percent_of_a_core() {
+    for mode in ["xdp", "mmap"] {
+        let topo = Topo::new(&format!("i{}", &mode[..1]));
+        let dir = TempDir::new(&format!("idle-{mode}"));
+        let (sw, _) = topo.start_switch(&dir.0, &cross_connect(), &["--io", mode, "--workers", "2"], &["--grpc-server-addr", "127.0.0.1:0"]);
+        let pid = sw.0.id();
+        std::thread::sleep(Duration::from_millis(300));
+        let (c0, t0) = (process_cpu(pid), Instant::now());
+        std::thread::sleep(Duration::from_secs(2));
+        let used = process_cpu(pid) - c0;
+        let share = used as f64 / t0.elapsed().as_nanos() as f64;
+        assert!(share < 0.01, "{mode}: idle switch used {:.2} % of a core ({used} ns): {:?}", share * 100.0, thread_cpu(pid));
+    }
+}
+
+/// Calls one method of the admin service of the switch in namespace `ns`.
+fn admin<Req, Resp>(ns: &str, addr: &str, method: &'static str, req: Req) -> Result<Resp, tonic::Status>
+where
+    Req: prost::Message + Send + Sync + 'static,
+    Resp: prost::Message + Default + Send + Sync + 'static,
+{
+    let (ns, addr) = (ns.to_string(), addr.to_string());
+    std::thread::spawn(move || runtime_in(&ns).block_on(async move {
+        let ch = tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.expect("connect");
+        let mut g = tonic::client::Grpc::new(ch);
+        g.ready().await.expect("ready");
+        let path = tonic::codegen::http::uri::PathAndQuery::from_static(method);
+        let codec = tonic::codec::ProstCodec::<Req, Resp>::default();
+        g.unary(tonic::Request::new(req), path, codec).await.map(|r| r.into_inner())
+    }))
+    .join()
+    .unwrap()
+}
+
+#[test]
+fn the_admin_service_shapes_an_egress_queue_and_drops_beyond_its_depth() {
+    use p4switch::admin::*;
+    let topo = Topo::new("q");
+    let dir = TempDir::new("queues");
+    let (mut sw, line) = topo.start_switch(&dir.0, &cross_connect(), &["--workers", "1"], &["--grpc-server-addr", "127.0.0.1:0"]);
+    let addr = line.rsplit("P4Runtime on ").next().unwrap().trim().to_string();
+    let ns = topo.ns("s");
+    // set_queue_rate 1000 2; set_queue_depth 10 2
+    let r: QueueReply = admin(&ns, &addr, "/p4switch.admin.v1.Admin/SetQueueRate", SetQueueRateRequest { device_id: 0, rate_pps: 1000, port: Some(2) }).unwrap();
+    assert_eq!((r.queues[0].port, r.queues[0].rate_pps), (2, 1000));
+    let _: QueueReply = admin(&ns, &addr, "/p4switch.admin.v1.Admin/SetQueueDepth", SetQueueDepthRequest { device_id: 0, depth: 10, port: Some(2) }).unwrap();
+    let e = admin::<_, QueueReply>(&ns, &addr, "/p4switch.admin.v1.Admin/SetQueueDepth", SetQueueDepthRequest { device_id: 0, depth: 10, port: Some(9) }).unwrap_err();
+    assert_eq!(e.code(), tonic::Code::NotFound, "{e:?}");
+
+    // A burst of 100 frames towards port 2: about depth + rate × burst time get through, spaced 1 ms apart.
+    let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(1500));
+    let sent = Instant::now();
+    send(topo.ns("a"), topo.dev("a0"), (0..100).map(|s| udp(0, s, 60)).collect(), 0, Duration::ZERO);
+    let burst = sent.elapsed();
+    let got = from(A, rx.join().unwrap());
+    let allowed = 10 + 1 + (burst.as_secs_f64() * 1000.0).ceil() as usize;
+    assert!(got.len() >= 10 && got.len() <= allowed, "{} frames got through a queue of 10 at 1000/s (burst took {burst:?})", got.len());
+    let span = got.last().unwrap().at - got.first().unwrap().at;
+    assert!(span >= Duration::from_millis(((got.len() - 1) as u64) * 8 / 10), "{} frames arrived within {span:?}", got.len());
+    let q: QueueReply = admin(&ns, &addr, "/p4switch.admin.v1.Admin/GetQueues", GetQueuesRequest { device_id: 0 }).unwrap();
+    let p2 = q.queues.iter().find(|q| q.port == 2).unwrap();
+    assert_eq!((p2.depth, p2.rate_pps), (10, 1000));
+    assert_eq!(p2.dropped + p2.transmitted, 100, "every frame is either sent or counted as dropped: {p2:?}");
+    assert_eq!(p2.transmitted as usize, got.len());
+
+    // Unlimited again: the next burst gets through whole.
+    let _: QueueReply = admin(&ns, &addr, "/p4switch.admin.v1.Admin/SetQueueRate", SetQueueRateRequest { device_id: 0, rate_pps: 0, port: None }).unwrap();
+    let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(800));
+    send(topo.ns("a"), topo.dev("a0"), (0..100).map(|s| udp(1, s, 60)).collect(), 10, Duration::from_millis(1));
+    assert_eq!(from(A, rx.join().unwrap()).len(), 100);
+    assert!(Command::new("kill").args(["-TERM", &sw.0.id().to_string()]).status().unwrap().success());
+    assert!(sw.0.wait().unwrap().success());
+}
