@@ -13,7 +13,8 @@ from .consteval import const_value  # noqa: F401  (re-exported for the lowering)
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
-                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype)
+                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
+                    MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
 from .visitor import Visitor
 
 
@@ -201,6 +202,9 @@ class Checker(ExprChecker, Visitor):
             if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
                 self.err(ref.size, "header stack size must be a positive compile-time integer")
                 return UNKNOWN
+            if n > MAX_STACK_SIZE:
+                self.err(ref.size, f"header stack size {n} too large (at most {MAX_STACK_SIZE} elements)")
+                return UNKNOWN
             if not (isinstance(elem, Composite) and elem.kind in ("header", "header_union")) and elem is not UNKNOWN:
                 self.err(ref, f"header stack element must be a header or header_union, not {elem}")
             return Stack(elem, n)
@@ -268,10 +272,21 @@ class Checker(ExprChecker, Visitor):
         if not isinstance(v, int) or isinstance(v, bool):
             self.err(e, "width must be a compile-time integer constant")
             return None
-        if v < 0 or v > 1 << 16:
+        if v < 0:
             self.err(e, f"invalid width {v}")
             return None
+        if v > MAX_WIDTH:
+            self.err(e, f"width {v} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+            return None
         return v
+
+    def size_value(self, e: A.Expr, what: str) -> None:
+        """A table or value_set size or an entry priority: a constant that P4Info's int32 holds."""
+        v = self.const_value(e)
+        if not isinstance(v, int) or isinstance(v, bool):
+            self.err(e, f"{what} must be a compile-time constant")
+        elif not 0 <= v <= MAX_INT32:
+            self.err(e, f"{what} {v} out of range (0 to {MAX_INT32})")
 
     # ------------------------------------------------------------ bodies
     def params(self, params: list[A.Param], scope: Scope, owner) -> None:
@@ -352,7 +367,7 @@ class Checker(ExprChecker, Visitor):
                 self.err(f, f"'{f.name}' is not an abstract method of {decl.name}")
                 continue
             done.add(f.name)
-            self.function_body(f, s)
+            self.function_body(f, Scope(s, hides_locals=True))
             want = self.generic_scope(proto, dict(t.type_args))
             given = f.proto.params
             if not self.arity_ok(proto.params, [A.Argument(p.span, None, None) for p in given]):
@@ -481,8 +496,7 @@ class Checker(ExprChecker, Visitor):
         elif isinstance(loc, A.ValueSetDecl):
             t = self.resolve_type(loc.elem, scope)
             self.expr(loc.size, scope)
-            if self.const_value(loc.size) is None:
-                self.err(loc.size, "value_set size must be a compile-time constant")
+            self.size_value(loc.size, "value_set size")
             self.declare(scope, Symbol("value_set", loc.name, loc, t, owner=owner), loc.span)
         else:
             self.err(loc, f"unsupported: local declaration {type(loc).__name__}")
@@ -556,6 +570,7 @@ class Checker(ExprChecker, Visitor):
                     if ent.is_const:
                         self.err(e.priority, "a table with 'const' entries cannot give them priorities (use 'entries')")
                     self.expr(e.priority, scope)
+                    self.size_value(e.priority, "entry priority")
                 sym = self.lookup_action(e.action, scope)
                 if sym is not None:
                     e.action.sym = sym
@@ -567,8 +582,8 @@ class Checker(ExprChecker, Visitor):
                 continue
             if isinstance(p.value, A.Expr):
                 self.expr(p.value, scope)
-            if p.name == "size" and self.const_value(p.value) is None:
-                self.err(p.value, "table size must be a compile-time constant")
+            if p.name == "size":
+                self.size_value(p.value, "table size")
 
     def lookup_action(self, ar: A.ActionRef, scope: Scope) -> Symbol | None:
         sym = scope.lookup(ar.name.split(".")[-1]) if ar.name.startswith(".") else scope.lookup(ar.name)

@@ -9,7 +9,7 @@ from .consteval import const_value
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
                     ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
-                    strip_newtype)
+                    strip_newtype, MAX_INT32, MAX_SHIFT, MAX_WIDTH)
 
 
 def is_optional(p: A.Param) -> bool:
@@ -38,8 +38,27 @@ class ExprChecker:
             if e.width == 0 and e.value != 0 or e.width < 0:
                 self.err(e, f"invalid width {e.width}")
                 return UNKNOWN
+            if e.width > MAX_WIDTH:
+                self.err(e, f"width {e.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+                return UNKNOWN
             return Bits(e.width, e.signed)
         return INT
+
+    def shift_amount_ok(self, e, v: int) -> bool:
+        """A constant shift amount: it must fit an int (p4c), fold to at most MAX_WIDTH
+        bits when the shifted value is constant too, and stay within what BMv2 shifts."""
+        if v > MAX_INT32:
+            self.err(e.right, f"shift amount {v} too large")
+        elif self.const_value(e.left) is not None:
+            if v > MAX_WIDTH:
+                self.err(e, f"shift by {v} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+            else:
+                return True
+        elif v > MAX_SHIFT:
+            self.err(e, f"unsupported on this target: shift amount {v} (BMv2 shifts by at most {MAX_SHIFT} bits)")
+        else:
+            return True
+        return False
 
     def visit_BoolLiteral(self, e, scope, stmt_ctx):
         return BOOL
@@ -161,7 +180,12 @@ class ExprChecker:
     def name(self, e: A.Name, scope: Scope) -> Type:
         sym = (scope.root() if e.top_level else scope).lookup(e.name)
         if sym is None:
-            self.err(e, f"undeclared name '{e.name}'")
+            local = scope.hidden_local(e.name)
+            if local is not None:
+                self.err(e, f"'{e.name}' is a variable of the enclosing {type(local.owner).__name__.removesuffix('Decl').lower()}:"
+                            " an initializer block's method sees only parameters, constants and instances")
+            else:
+                self.err(e, f"undeclared name '{e.name}'")
             return UNKNOWN
         e.sym = sym
         k = sym.kind
@@ -312,6 +336,9 @@ class ExprChecker:
             if not isinstance(slt, Bits) or not isinstance(srt, Bits):
                 self.err(e, f"'++' needs bit<W>/int<W> operands, not {lt} and {rt}")
                 return UNKNOWN
+            if slt.width + srt.width > MAX_WIDTH:
+                self.err(e, f"'++' result of width {slt.width + srt.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+                return UNKNOWN
             return Bits(slt.width + srt.width, slt.signed)
         if op in ("<<", ">>"):
             slt, srt = strip_newtype(lt), strip_newtype(rt)
@@ -328,6 +355,8 @@ class ExprChecker:
                 v = self.const_value(e.right)
                 if isinstance(v, int) and v < 0:
                     self.err(e.right, "shift amount must not be negative")
+                elif isinstance(v, int) and not self.shift_amount_ok(e, v):
+                    return UNKNOWN
                 e.right.type = Bits(32) if not isinstance(slt, IntT) else INT
             return lt
         # arithmetic, bitwise and relational

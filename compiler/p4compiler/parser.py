@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import ast as A
 from .diag import Reporter
 from .lexer import Token
+from .types import MAX_INT32
 
 
 class ParseError(Exception):
@@ -124,6 +125,15 @@ class Parser:
                 return
             self.next()
 
+    # Annotations whose number P4Info or BMv2 stores in 32 bits (ids are uint32, the rest int32).
+    _ANNOTATION_LIMITS = {"id": (1 << 32) - 1, "priority": MAX_INT32, "max_group_size": MAX_INT32,
+                          "max_member_weight": MAX_INT32}
+
+    def check_annotation_number(self, name: str, t: Token) -> None:
+        lim = self._ANNOTATION_LIMITS.get(name)
+        if lim is not None and not 0 <= t.value.value <= lim:
+            self.rep.error(t.span, f"@{name} value {t.value.value} out of range (0 to {lim})")
+
     def annotations(self) -> list[A.Annotation]:
         """Parse any annotations before a declaration: `@name`, `@name(tokens)` and structured
         `@name[...]`."""
@@ -154,6 +164,7 @@ class Parser:
                         args.append(A.StrArg(t.value))
                     elif t.kind == "num":
                         args.append(t.value.value)
+                        self.check_annotation_number(name.text, t)
                     elif t.kind == ",":
                         continue
                     else:
