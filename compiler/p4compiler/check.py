@@ -15,6 +15,7 @@ from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
                     Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
                     MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
+from .package_args import check_package_args
 from .visitor import Visitor
 
 
@@ -344,6 +345,8 @@ class Checker(ExprChecker, Visitor):
         elif isinstance(decl, A.PackageTypeDecl):
             if not self.arity_ok(decl.params, d.args):
                 self.err(d, f"wrong number of arguments to package {decl.name}: expected {len(decl.params)}, got {len(d.args)}")
+            else:
+                check_package_args(self, d, decl, dict(t.type_args))
         if d.initializer:
             self.initializer(d, t, s)
         self.declare(s, Symbol("instance", d.name, d, t), d.span)
@@ -506,7 +509,8 @@ class Checker(ExprChecker, Visitor):
         if d.init is not None:
             self.expr(d.init, scope)
             self.coerce(d.init, t, f"initializer of '{d.name}'")
-        self.declare(scope, Symbol("var", d.name, d, t, owner=scope.owner), d.span)
+        d.symbol = Symbol("var", d.name, d, t, owner=scope.owner)
+        self.declare(scope, d.symbol, d.span)
 
     # ------------------------------------------------------------ tables
     def table(self, t: A.TableDecl, scope: Scope) -> None:
@@ -684,6 +688,48 @@ class Checker(ExprChecker, Visitor):
 
     def visit_Empty(self, st, scope, ctx):
         pass
+
+    def visit_For(self, st, scope, ctx):
+        inner = Scope(scope)
+        for s in st.init:
+            self.stmt(s, inner, ctx)
+        if st.cond is not None:
+            ct = self.expr(st.cond, inner)
+            if ct is not UNKNOWN and ct != BOOL:
+                self.err(st.cond, f"condition must be bool, not {ct}")
+        for s in st.update:
+            self.stmt(s, inner, ctx)
+        self.stmt(st.body, Scope(inner), {**ctx, "loop": st})
+
+    def visit_ForIn(self, st, scope, ctx):
+        """`for (T x in c)`: c is a range of T values, a header stack of T or a list of T."""
+        inner = Scope(scope)
+        t = self.resolve_type(st.var.type_ref, inner)
+        c = st.collection
+        if isinstance(c, A.Range):
+            for end in (c.lo, c.hi):
+                self.expr(end, inner)
+                self.coerce(end, t, "bound of the 'for' range")
+        elif isinstance(c, A.ListExpr):
+            for item in c.items:
+                self.expr(item, inner)
+                self.coerce(item, t, "element of the 'for' list")
+        else:
+            ct = strip_newtype(self.expr(c, inner))
+            if not isinstance(ct, Stack):
+                if ct is not UNKNOWN:
+                    self.err(c, f"a 'for' loop iterates over a range, a header stack or a list, not {ct}")
+            elif t is not UNKNOWN and not same_type(ct.elem, t):
+                self.err(st.var, f"loop variable '{st.var.name}' has type {t}, the elements are {ct.elem}")
+        st.var.symbol = Symbol("var", st.var.name, st.var, t, owner=inner.owner)
+        self.declare(inner, st.var.symbol, st.var.span)
+        self.stmt(st.body, Scope(inner), {**ctx, "loop": st})
+
+    def visit_Break(self, st, scope, ctx):
+        if "loop" not in ctx:
+            self.err(st, f"'{type(st).__name__.lower()}' outside a 'for' loop")
+
+    visit_Continue = visit_Break
 
     def visit_Stmt(self, st, scope, ctx):
         self.err(st, f"unsupported: statement {type(st).__name__}")

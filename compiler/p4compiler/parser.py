@@ -859,6 +859,71 @@ class Parser:
                     return self.peek(k + 1).kind == "id"
             k += 1
 
+    def for_stmt(self) -> A.Stmt:
+        """`for (init; cond; update) body` or `for (T x in collection) body` (P4-16 1.2.4)."""
+        t = self.expect("for")
+        self.expect("(")
+        if self.decl_ahead() and self.for_in_ahead():
+            ty = self.type_ref()
+            name = self.ident("loop variable name")
+            self.expect("in")
+            coll = self.expression()
+            if self.at(".."):
+                op = self.next()
+                coll = A.Range(op.span, coll, self.expression())
+            self.expect(")")
+            return A.ForIn(t.span, A.VarDecl(name.span, name.text, [], ty, None), coll, self.statement())
+        init = self.for_clauses(";", decls=True)
+        self.expect(";")
+        cond = None if self.at(";") else self.expression()
+        self.expect(";")
+        update = self.for_clauses(")", decls=False)
+        self.expect(")")
+        return A.For(t.span, init, cond, update, self.statement())
+
+    def decl_ahead(self) -> bool:
+        """A type then a name starts here (a declaration, not an expression)."""
+        return self.starts_type() and (self.tok.kind != "id" or self.peek().kind in ("id", "<"))
+
+    def for_in_ahead(self) -> bool:
+        """`T x in` follows: parse the type on trial, then go back."""
+        start, errors = self.i, len(self.rep.diagnostics)
+        try:
+            self.type_ref()
+            found = self.at("id") and self.peek().kind == "in"
+        except ParseError:
+            found = False
+        self.i = start
+        del self.rep.diagnostics[errors:]
+        return found
+
+    def for_clauses(self, end: str, decls: bool) -> list[A.Stmt]:
+        """Comma-separated declarations (init only), assignments and calls up to `end`."""
+        out: list[A.Stmt] = []
+        while not self.at(end):
+            t = self.tok
+            if decls and self.decl_ahead():
+                ty = self.type_ref()
+                name = self.ident("variable name")
+                init = self.expression() if self.accept("=") else None
+                out.append(A.VarDecl(name.span, name.text, [], ty, init))
+            else:
+                lhs = self.expression()
+                if self.at("=") or self.tok.kind in _COMPOUND:
+                    op = self.next()
+                    rhs = self.expression()
+                    if op.kind != "=":
+                        rhs = A.Binary(op.span, _COMPOUND[op.kind], lhs, rhs)
+                    out.append(A.Assign(op.span, lhs, rhs))
+                elif isinstance(lhs, A.Call):
+                    out.append(A.CallStmt(lhs.span, lhs))
+                else:
+                    self.error(self.tok, "expected an assignment or a call in a 'for' clause")
+                    raise ParseError
+            if not self.accept(","):
+                break
+        return out
+
     def statement(self) -> A.Stmt:
         """Parse one statement (assignment, call, if, switch, block, return, exit, variable or
         constant declaration, ...)."""
@@ -895,6 +960,12 @@ class Parser:
             return A.Exit(t.span)
         if k == "const":
             return self.const_decl(annos)
+        if k == "for":
+            return self.for_stmt()
+        if k == "id" and t.text in ("break", "continue") and self.peek().kind == ";":
+            self.next()
+            self.next()
+            return A.Break(t.span) if t.text == "break" else A.Continue(t.span)
         if k == "transition":
             self.error(t, "'transition' must be the last statement of a parser state")
             raise ParseError
