@@ -693,6 +693,8 @@ class Checker(ExprChecker, Visitor):
         inner = Scope(scope)
         for s in st.init:
             self.stmt(s, inner, ctx)
+            if isinstance(s, A.VarDecl) and s.symbol is not None:
+                s.symbol.loop_index = True
         if st.cond is not None:
             ct = self.expr(st.cond, inner)
             if ct is not UNKNOWN and ct != BOOL:
@@ -721,7 +723,7 @@ class Checker(ExprChecker, Visitor):
                     self.err(c, f"a 'for' loop iterates over a range, a header stack or a list, not {ct}")
             elif t is not UNKNOWN and not same_type(ct.elem, t):
                 self.err(st.var, f"loop variable '{st.var.name}' has type {t}, the elements are {ct.elem}")
-        st.var.symbol = Symbol("var", st.var.name, st.var, t, owner=inner.owner)
+        st.var.symbol = Symbol("var", st.var.name, st.var, t, owner=inner.owner, loop_index=True)
         self.declare(inner, st.var.symbol, st.var.span)
         self.stmt(st.body, Scope(inner), {**ctx, "loop": st})
 

@@ -12,6 +12,12 @@ from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID,
                     strip_newtype, MAX_INT32, MAX_SHIFT, MAX_WIDTH)
 
 
+def _reads_loop_index(e: A.Node) -> bool:
+    if isinstance(e, A.Name):
+        return e.sym is not None and e.sym.loop_index
+    return any(_reads_loop_index(c) for c in e.children())
+
+
 def is_optional(p: A.Param) -> bool:
     """A parameter annotated @optional (an architecture's): its argument may be left out."""
     return any(a.name == "optional" for a in (p.annotations or []))
@@ -109,8 +115,9 @@ class ExprChecker:
             self.err(e, f"cannot slice a value of type {bt}")
             return UNKNOWN
         if not isinstance(hi, int) or not isinstance(lo, int):
-            self.err(e, "slice bounds must be compile-time constants")
-            return UNKNOWN
+            if not _reads_loop_index(e.hi) and not _reads_loop_index(e.lo):
+                self.err(e, "slice bounds must be compile-time constants")
+            return UNKNOWN     # with a loop's variable: checked again once the loop is unrolled
         if not (0 <= lo <= hi < bt.width):
             self.err(e, f"slice [{hi}:{lo}] out of range for {bt}")
             return UNKNOWN

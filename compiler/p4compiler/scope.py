@@ -18,6 +18,7 @@ class Symbol:
     overloads: list = field(default_factory=list)
     direction: str = ""            # params
     owner: object = None            # enclosing parser/control/action decl
+    loop_index: bool = False        # a `for` loop's variable: a constant once the loop is unrolled
     span: Span | None = None
 
 

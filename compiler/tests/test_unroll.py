@@ -78,3 +78,12 @@ def test_run_time_bounds_are_refused_where_the_loop_is():
     col = src.splitlines()[line - 1].index("< meta.x") + 1     # a binary expression is placed at its operator
     assert compile_errors(src) == [f"{line}:{col}: unsupported: 'for' loop whose condition is not known at "
                                    "compile time (only loops with compile-time bounds are unrolled)"]
+
+
+def test_a_loop_variable_may_bound_a_slice():
+    # checked as constants only after unrolling; a plain variable still may not
+    prog = unrolled("for (bit<8> i in 0 .. 1) { meta.x[i:i] = 1; }")
+    slices = [n for n in nodes(prog) if isinstance(n, A.Slice)]
+    assert [(s.hi.value, s.lo.value) for s in slices] == [(0, 0), (1, 1)]
+    src = program(meta="bit<8> x; bit<8> y;", ingress_apply="meta.x[meta.y:0] = 1;")
+    assert [e.split(": ", 1)[1] for e in compile_errors(src)] == ["slice bounds must be compile-time constants"]
