@@ -36,7 +36,7 @@ class Unroller:
         self.found = False
 
     # ---------------------------------------------------------------- walking
-    def walk(self, node: A.Node, env: dict) -> None:
+    def walk(self, node: A.Node) -> None:
         """Unroll, in place, every loop below `node` (outer loops first, so that an inner
         loop's bounds may use the outer loop's index)."""
         for f in fields(node):
@@ -44,30 +44,30 @@ class Unroller:
                 continue
             v = getattr(node, f.name)
             if isinstance(v, (A.For, A.ForIn)):
-                setattr(node, f.name, self.loop(v, env))
+                setattr(node, f.name, self.loop(v))
             elif isinstance(v, A.Node):
-                self.walk(v, env)
+                self.walk(v)
             elif isinstance(v, list):
                 for i, x in enumerate(v):
                     if isinstance(x, (A.For, A.ForIn)):
-                        v[i] = self.loop(x, env)
+                        v[i] = self.loop(x)
                     elif isinstance(x, A.Node):
-                        self.walk(x, env)
+                        self.walk(x)
 
-    def loop(self, st: A.For | A.ForIn, env: dict) -> A.Stmt:
+    def loop(self, st: A.For | A.ForIn) -> A.Stmt:
         self.found = True
         try:
-            out = self.for_stmt(st, env) if isinstance(st, A.For) else self.for_in(st, env)
+            out = self.for_stmt(st) if isinstance(st, A.For) else self.for_in(st)
         except _Refused as r:
             self.rep.error(r.node.span, f"unsupported: {r.why}")
             return A.Empty(st.span)
-        self.walk(out, env)
+        self.walk(out)      # loops inside, their bounds now constant where they used this index
         return out
 
     # ---------------------------------------------------------------- for (;;)
-    def for_stmt(self, st: A.For, env: dict) -> A.Stmt:
+    def for_stmt(self, st: A.For) -> A.Stmt:
         written = _assigned(st.body)
-        env = dict(env)
+        env: dict = {}
         out: list[A.Stmt] = []
         indexes = set()
         for s in st.init:
@@ -116,7 +116,8 @@ class Unroller:
         return v
 
     # ---------------------------------------------------------------- for (x in)
-    def for_in(self, st: A.ForIn, env: dict) -> A.Stmt:
+    def for_in(self, st: A.ForIn) -> A.Stmt:
+        env: dict = {}
         out: list[A.Stmt] = []
         body, brk, cont = self.flagged(st.body, out, st.span)
         sym = st.var.symbol
@@ -185,7 +186,7 @@ def unroll_loops(program: A.Program, rep: Reporter) -> bool:
     """Unroll every `for` loop of the checked `program` in place; True if there was one
     (the program must then be checked again)."""
     u = Unroller(rep)
-    u.walk(program, {})
+    u.walk(program)
     return u.found
 
 
@@ -214,16 +215,36 @@ def _reads(e: A.Node, sym) -> bool:
 
 
 def _assigned(body: A.Node) -> set:
-    """Symbols assigned anywhere in `body` (as a whole l-value or an `out` argument's root)."""
+    """Symbols assigned anywhere in `body`: as the root of an l-value, or passed to an
+    `out`/`inout` parameter of a call."""
     out = set()
     for n in _nodes(body):
         if isinstance(n, A.Assign):
-            root = n.lhs
-            while isinstance(root, (A.Member, A.Index, A.Slice)):
-                root = root.expr
-            if isinstance(root, A.Name) and root.sym is not None:
-                out.add(root.sym)
+            out.add(_root_symbol(n.lhs))
+        elif isinstance(n, A.Call) and n.target is not None:
+            params = _params(n.target)
+            by_name = {p.name: p for p in params}
+            for i, a in enumerate(n.args):
+                p = by_name.get(a.name) if a.name else (params[i] if i < len(params) else None)
+                if p is not None and p.direction in ("out", "inout"):
+                    out.add(_root_symbol(a.expr))
+    out.discard(None)
     return out
+
+
+def _params(target) -> list:
+    if target.proto is not None:
+        return target.proto.params
+    decl = target.decl
+    if isinstance(decl, A.FunctionDecl):
+        return decl.proto.params
+    return getattr(decl, "params", None) or []
+
+
+def _root_symbol(e: A.Expr):
+    while isinstance(e, (A.Member, A.Index, A.Slice)):
+        e = e.expr
+    return e.sym if isinstance(e, A.Name) else None
 
 
 def _jumps(body: A.Node) -> set:
