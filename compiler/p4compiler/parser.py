@@ -1176,7 +1176,13 @@ class Parser:
             elif t.kind == "[":
                 self.next()
                 a = self.expression()
-                if self.accept(":"):
+                if self.at("+:"):     # indexed part-select e[lo +: w] (1.2.4): the slice [lo + w - 1 : lo]
+                    op = self.next()
+                    w = self.expression()
+                    self.expect("]")
+                    one = A.IntLiteral(op.span, 1)
+                    e = A.Slice(t.span, e, A.Binary(op.span, "+", a, A.Binary(op.span, "-", w, one)), a)
+                elif self.accept(":"):
                     b = self.expression()
                     self.expect("]")
                     e = A.Slice(t.span, e, a, b)
