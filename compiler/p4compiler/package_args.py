@@ -2,9 +2,10 @@
 
 `V1Switch<H, M>(Parser<H, M> p, VerifyChecksum<H, M> vr, ...)` (and TNA's `Pipeline`) names,
 for every argument, a parser or control type. As p4c unifies them, the parser/control given
-must have that type's parameters: as many (an `@optional` one may be left out at the end),
-each with the same direction and type, where the package's type parameters (`H`, `M`) are
-bound by the first argument that fixes them and must agree in all the others.
+must have that type's parameters: as many (an `@optional` one or one with a default value
+may be left out at the end), each with the same direction and type, where the package's
+type parameters (`H`, `M`) are bound by the first argument that fixes them and must agree
+in all the others.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def _match(ck, arg: A.Expr, p: A.Param, want: A.ParserTypeDecl | A.ControlTypeDe
            given: A.ParserDecl | A.ControlDecl, pkg: A.PackageTypeDecl, binding: dict[str, Type]) -> None:
     kind = "parser" if isinstance(want, A.ParserTypeDecl) else "control"
     where = f"argument '{p.name}' of {pkg.name} ({kind} {want.name})"
-    required = sum(1 for q in want.params if not is_optional(q))
+    required = sum(1 for q in want.params if not is_optional(q) and q.default is None)
     if not required <= len(given.params) <= len(want.params):
         ck.err(arg, f"{kind} {given.name} has {len(given.params)} parameters, {where} needs {len(want.params)}")
         return
