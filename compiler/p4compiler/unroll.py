@@ -27,6 +27,7 @@ from .diag import Reporter
 from .types import BOOL, Bits, IntT, Stack, strip_newtype
 
 MAX_ITERATIONS = 1024   # p4c gives up after 1000
+MAX_COPIES = 16384      # bodies copied in the whole program (nested loops multiply)
 
 
 class Unroller:
@@ -34,6 +35,8 @@ class Unroller:
         self.rep = rep
         self.flags = 0
         self.found = False
+        self.copies = 0
+        self.exhausted = False
 
     # ---------------------------------------------------------------- walking
     def walk(self, node: A.Node) -> None:
@@ -56,10 +59,17 @@ class Unroller:
 
     def loop(self, st: A.For | A.ForIn) -> A.Stmt:
         self.found = True
+        if self.exhausted:
+            return A.Empty(st.span)
         try:
             out = self.for_stmt(st) if isinstance(st, A.For) else self.for_in(st)
         except _Refused as r:
             self.rep.error(r.node.span, f"unsupported: {r.why}")
+            return A.Empty(st.span)
+        if self.copies > MAX_COPIES:
+            self.rep.error(st.span, f"unsupported: unrolling 'for' loops into more than {MAX_COPIES} "
+                                    "copies of their bodies (nested loops multiply)")
+            self.exhausted = True
             return A.Empty(st.span)
         self.walk(out)      # loops inside, their bounds now constant where they used this index
         return out
@@ -165,6 +175,7 @@ class Unroller:
 
     def chain(self, out: list, iterations: list[list[A.Stmt]], brk, cont, span) -> A.Block:
         """The iterations one after the other; after a `break`, the later ones are skipped."""
+        self.copies += len(iterations)
         tail: list[A.Stmt] = out
         for stmts in iterations:
             if cont:

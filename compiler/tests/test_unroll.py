@@ -87,3 +87,11 @@ def test_a_loop_variable_may_bound_a_slice():
     assert [(s.hi.value, s.lo.value) for s in slices] == [(0, 0), (1, 1)]
     src = program(meta="bit<8> x; bit<8> y;", ingress_apply="meta.x[meta.y:0] = 1;")
     assert [e.split(": ", 1)[1] for e in compile_errors(src)] == ["slice bounds must be compile-time constants"]
+
+
+def test_nested_loops_are_bounded_as_a_whole():
+    # 1000 x 1000 copies would take minutes and gigabytes: refused once, at the inner loop
+    inner = "for (bit<16> k = 0; k < 1000; k = k + 1) { meta.x = meta.x + 1; }"
+    src = program(meta="bit<8> x;", ingress_apply=f"for (bit<16> j = 0; j < 1000; j = j + 1) {{ {inner} }}")
+    assert [e.split(": ", 1)[1] for e in compile_errors(src)] == [
+        "unsupported: unrolling 'for' loops into more than 16384 copies of their bodies (nested loops multiply)"]
