@@ -130,6 +130,9 @@ class Checker(ExprChecker, Visitor):
             self.instantiation(d, s)
             if d.name == "main":
                 self.main = d
+            t = d.resolved_type
+            if isinstance(t, ObjectT) and isinstance(t.decl, (A.ParserDecl, A.ControlDecl)):
+                self.err(d, f"cannot instantiate {t.kind} {t.decl.name} at the top level (only externs and packages)")
         else:
             self.err(d, f"unsupported: top-level {type(d).__name__}")
 
@@ -536,6 +539,8 @@ class Checker(ExprChecker, Visitor):
                         self.err(k, f"table {t.name} has more than one lpm key")
                 if kt is not UNKNOWN and bit_width(kt) is None and not isinstance(strip_newtype(kt), Enum) and kt != ERROR:
                     self.err(k.expr, f"table key must be bit<W>, int<W>, bool, enum or error, not {kt}")
+                if not _nameable_key(k.expr) and not any(a.name == "name" for a in k.annotations):
+                    self.err(k.expr, "complex key expression requires a @name annotation (the control plane's name for it)")
         acts = t.prop("actions")
         action_syms = {}
         if acts is None:
@@ -643,6 +648,8 @@ class Checker(ExprChecker, Visitor):
 
     def visit_CallStmt(self, st, scope, ctx):
         self.expr(st.call, scope, stmt_ctx=True)
+        if "parser" in ctx and st.call.target_kind() == "action":
+            self.err(st.call, "action calls are not allowed in parsers")
 
     def visit_If(self, st, scope, ctx):
         ct = self.expr(st.cond, scope)
@@ -789,6 +796,24 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     if c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
     return c
+
+
+def _nameable_key(e: A.Expr) -> bool:
+    """A key p4c can name by itself: a field path, an index, a slice, `&` of those, a
+    constant or `isValid()`; anything else needs `@name` (p4c's KeyNameGenerator)."""
+    if isinstance(e, (A.Name, A.IntLiteral)):
+        return True
+    if isinstance(e, A.Member):
+        return _nameable_key(e.expr)
+    if isinstance(e, A.Index):
+        return _nameable_key(e.expr) and _nameable_key(e.index)
+    if isinstance(e, A.Slice):
+        return _nameable_key(e.expr) and _nameable_key(e.hi) and _nameable_key(e.lo)
+    if isinstance(e, A.Binary) and e.op == "&":
+        return _nameable_key(e.left) and _nameable_key(e.right)
+    if isinstance(e, A.Call):
+        return isinstance(e.func, A.Member) and e.func.name == "isValid" and not e.args and _nameable_key(e.func.expr)
+    return False
 
 
 def _header_field_type(t, nested: bool) -> bool:
