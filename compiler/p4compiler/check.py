@@ -593,6 +593,32 @@ class Checker(ExprChecker, Visitor):
                 self.expr(p.value, scope)
             if p.name == "size":
                 self.size_value(p.value, "table size")
+        if ent is not None and not ent.is_const and any(e.priority is not None for e in ent.value):
+            self.entry_priorities(t, key, ent.value)
+
+    def entry_priorities(self, t: A.TableDecl, key, entries: list) -> None:
+        """Explicit `priority = N` in `entries`, as p4c's front end numbers them: only for
+        keys that need priorities (not only exact/lpm), given for the first entry, the others
+        following by `priority_delta` without going below zero (or past 64 bits)."""
+        if key is None or all(k.match_kind in ("exact", "lpm") for k in key.value):
+            self.err(key or t, f"table {t.name}: its exact/lpm keys need no priorities, but entries give some")
+            return
+        if entries[0].priority is None:
+            self.err(entries[0], f"the first entry of table {t.name} must have a priority (a later one has)")
+            return
+        lp, dp = t.prop("largest_priority_wins"), t.prop("priority_delta")
+        largest_wins = True if lp is None else self.const_value(lp.value) is not False
+        delta = self.const_value(dp.value) if dp is not None else 1
+        if not isinstance(delta, int) or isinstance(delta, bool) or delta < 0:
+            return
+        for e in entries:
+            p = self.const_value(e.priority) if e.priority is not None else current
+            if not isinstance(p, int):
+                return
+            current = p - delta if largest_wins else p + delta
+            if not 0 <= current < 1 << 64:
+                self.err(t, f"table {t.name}: priorities overflow (after {p}, priority_delta {delta} gives {current})")
+                return
 
     def lookup_action(self, ar: A.ActionRef, scope: Scope) -> Symbol | None:
         sym = scope.lookup(ar.name.split(".")[-1]) if ar.name.startswith(".") else scope.lookup(ar.name)
