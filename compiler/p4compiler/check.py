@@ -543,6 +543,7 @@ class Checker(ExprChecker, Visitor):
                     self.err(k.expr, "complex key expression requires a @name annotation (the control plane's name for it)")
         acts = t.prop("actions")
         action_syms = {}
+        scopes: dict = {}      # action -> its @tableonly/@defaultonly in this table's list
         if acts is None:
             self.err(t, f"table {t.name} has no actions property")
         else:
@@ -554,6 +555,7 @@ class Checker(ExprChecker, Visitor):
                     self.err(ar, f"action '{ar.name}' listed twice in table {t.name}")
                 action_syms[ar.name] = sym
                 ar.sym = sym
+                scopes[sym.decl] = {a.name for a in ar.annotations} & {"tableonly", "defaultonly"}
                 self.action_args(ar, sym.decl, scope, partial=True)
         t.action_syms = action_syms
         da = t.prop("default_action")
@@ -564,6 +566,8 @@ class Checker(ExprChecker, Visitor):
                 ar.sym = sym
                 if action_syms and ar.name not in action_syms and sym.decl not in [x.decl for x in action_syms.values()]:
                     self.err(ar, f"default action '{ar.name}' is not in the actions of table {t.name}")
+                if "tableonly" in scopes.get(sym.decl, ()):
+                    self.err(ar, f"action '{ar.name}' is @tableonly in table {t.name}: it cannot be the default action")
                 self.action_args(ar, sym.decl, scope, partial=False)
         ent = t.prop("entries")
         if ent is not None:
@@ -585,6 +589,8 @@ class Checker(ExprChecker, Visitor):
                     e.action.sym = sym
                     if action_syms and e.action.name not in action_syms:
                         self.err(e.action, f"action '{e.action.name}' of entry is not in the actions of table {t.name}")
+                    if "defaultonly" in scopes.get(sym.decl, ()):
+                        self.err(e.action, f"action '{e.action.name}' is @defaultonly in table {t.name}: it cannot be in an entry")
                     self.action_args(e.action, sym.decl, scope, partial=False)
         for p in t.properties:
             if p.name in ("key", "actions", "default_action", "entries"):
