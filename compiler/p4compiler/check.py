@@ -426,6 +426,8 @@ class Checker(ExprChecker, Visitor):
                     self.err(st.transition_span, f"undeclared state '{tr}'")
             else:
                 self.select(tr, sscope)
+        if any(st.name == "start" for st in d.states) and not _ends(d):
+            self.err(d, f"parser {d.name} never reaches accept or reject")
 
     def select(self, sel: A.Select, scope: Scope) -> None:
         types = []
@@ -828,6 +830,25 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     if c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
     return c
+
+
+def _ends(d: A.ParserDecl) -> bool:
+    """Whether accept or reject can be reached from start along the transitions (p4c's
+    reachability check; a state without a transition goes to reject)."""
+    states = {st.name: st for st in d.states}
+    seen, todo = set(), ["start"]
+    while todo:
+        name = todo.pop()
+        if name in ("accept", "reject"):
+            return True
+        if name not in states:
+            return True         # an undeclared state: reported already
+        if name in seen:
+            continue
+        seen.add(name)
+        tr = states[name].transition
+        todo += [tr] if isinstance(tr, str) else [c.next_state for c in tr.cases] if tr is not None else ["reject"]
+    return False
 
 
 def _nameable_key(e: A.Expr) -> bool:
