@@ -357,7 +357,8 @@ class Checker(ExprChecker, Visitor):
     def initializer(self, d: A.Instantiation, t: ObjectT, s: Scope) -> None:
         """An instance's initializer block implements its extern's abstract methods (e.g. a
         TNA RegisterAction's apply): each function must match an abstract method, with the
-        extern's type arguments substituted, and its body is checked in the enclosing scope."""
+        extern's type arguments substituted, and its body is checked in the enclosing scope
+        (without the control's variables unless the method is @synchronous)."""
         decl = t.decl
         abstract = {m.name: m for m in getattr(decl, "methods", []) if m.abstract}
         if not abstract:
@@ -373,7 +374,10 @@ class Checker(ExprChecker, Visitor):
                 self.err(f, f"'{f.name}' is not an abstract method of {decl.name}")
                 continue
             done.add(f.name)
-            self.function_body(f, Scope(s, hides_locals=True))
+            # An abstract method may run at any time, so it sees no variables of the control
+            # around it; one marked @synchronous(m) runs only inside the call m, and may (p4c).
+            synchronous = any(a.name == "synchronous" for a in proto.annotations or [])
+            self.function_body(f, Scope(s, hides_locals=not synchronous))
             want = self.generic_scope(proto, dict(t.type_args))
             given = f.proto.params
             if not self.arity_ok(proto.params, [A.Argument(p.span, None, None) for p in given]):

@@ -29,7 +29,8 @@ class Scope:
         self.owner = owner if owner is not None else (parent.owner if parent else None)
         # An initializer block's functions (e.g. a RegisterAction's apply) run in the extern,
         # not in the control: from inside, the enclosing scopes' variables do not exist (p4c:
-        # "declaration not found"); parameters, constants and instances stay visible.
+        # "declaration not found"); parameters, constants and instances stay visible. The
+        # checker sets it unless the abstract method is @synchronous.
         self.hides_locals = hides_locals
 
     def lookup(self, name: str) -> Symbol | None:
