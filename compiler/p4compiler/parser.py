@@ -169,8 +169,22 @@ class Parser:
                         continue
                     else:
                         args.append(t.text)
+            if name.text == "p4runtime_translation" and not structured:
+                args = self.translation_args(name, args)
             annos.append(A.Annotation(at.span, name.text, args, body[:-1], structured))
         return annos
+
+    def translation_args(self, name: Token, args: list) -> list:
+        """@p4runtime_translation(uri, T): T is the controller's view, `bit<W>` (read as the
+        width W), a width, or `string`; anything else is refused as p4c's grammar does."""
+        rest = args[1:]
+        if len(rest) == 4 and rest[0] == "bit" and rest[1] == "<" and isinstance(rest[2], int) and rest[3] == ">":
+            return args[:1] + [rest[2]]
+        if len(args) >= 1 and (rest == ["string"] or len(rest) == 1 and isinstance(rest[0], int)):
+            return args
+        self.rep.error(name.span, "syntax error: @p4runtime_translation(uri, T) needs T to be bit<W>, "
+                                  f"a width or string, not {' '.join(str(x) for x in rest) or 'nothing'}")
+        return args[:1]
 
     def declaration(self) -> A.Decl | None:
         """Parse one top-level declaration, dispatching on its first keyword (a function when
