@@ -576,6 +576,8 @@ class Checker(ExprChecker, Visitor):
                     self.err(ar, f"action '{ar.name}' is @tableonly in table {t.name}: it cannot be the default action")
                 self.action_args(ar, sym.decl, scope, partial=False)
         ent = t.prop("entries")
+        if ent is not None and key is not None and t.properties.index(ent) < t.properties.index(key):
+            self.err(ent, f"the entries of table {t.name} must come after its key")
         if ent is not None:
             for e in ent.value:
                 if key is None or len(e.keys) != len(key.value):

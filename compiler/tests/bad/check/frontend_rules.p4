@@ -1,6 +1,6 @@
 // Rules of p4c's front end: a key expression p4c cannot name needs @name (a field, an
 // index, a slice, '&' of those and isValid() need none), no action calls in a parser,
-// no parser/control instances at the top level.
+// no parser/control instances at the top level, a table's entries after its key.
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<32> a; bit<32> b; }
@@ -25,7 +25,12 @@ control I(inout hs_t h, inout m_t m, inout standard_metadata_t sm) {
         }
         actions = { a; }
     }
-    apply { t.apply(); }
+    table entries_first {
+        const entries = { 1 : a(); }
+        key = { h.h.a : exact; }
+        actions = { a; }
+    }
+    apply { t.apply(); entries_first.apply(); }
 }
 control VC(inout hs_t h, inout m_t m) { apply { } }
 control E(inout hs_t h, inout m_t m, inout standard_metadata_t sm) { apply { } }
