@@ -1,0 +1,313 @@
+"""vrouter.p4 over veth, as the vrouter controller configures it, against the Linux kernel
+(part of `make bench-switch`; needs root, the release build, build/vrouter.json and .venv).
+
+Cases (64-byte UDP frames, host A on switch port 1 -> host B on port 2):
+  l2         A and B in VLAN 10, bridged (static stations)
+  l3         A in VLAN 10, B in VLAN 20, routed through the router interfaces
+  l3_acl     l3 + 10,000 ACL rules the traffic does not match
+  mpls_push  l3 traffic to 10.60.0.1, an ingress LSP pushes label 1001 towards B
+For each case, each p4switch worker count and the kernel (bridge for l2, router for the
+others; the kernel has no ACL here and this kernel no MPLS routing) and 1, 2, 4 flows
+(source addresses .10, .11, ... whose flow hashes alternate between two workers):
+  zero-loss pps    binary search with p4gen (bench/rfc2544.py), median of REPEAT searches
+                   with their spread; `generator_limited` when the generator, not the DUT,
+                   fell short at the top
+  CPU per packet   during the trial at 90 % of the zero-loss rate: the switch's threads
+                   (/proc/PID/task/*/schedstat) and the machine's softirq time (/proc/stat),
+                   each divided by the frames received. This kernel counts CPU time by
+                   ticks, so softirq work done in the switch's own context appears in both
+                   columns; `total` = switch + softirq over-counts p4switch, never the kernel
+  latency          one-way p50/p99/p99.9 at 10/50/90 % of the zero-loss rate
+Generator: its ceiling per flow count (A -> B over one bare veth pair, offered 5 Mpps) and
+the softirq time per frame of that bare path at 100 kpps (the floor both DUTs share).
+In-process: `bench_vrouter` (ns per packet on one core); with `--exec plan` and
+`--exec interp` where the engine has both.
+
+usage: vrouter_veth.py --out FILE.json [--quick] [--repeat N] [--workers 1,2] [--flows 1,2,4]
+                       [--cases l2,l3,l3_acl,mpls_push] [--trial-seconds S] [--prefix P]
+Prints a table; writes every trial to FILE.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT))
+
+from bench import rfc2544  # noqa: E402
+from bench.dut import LinuxKernel, P4Switch, l3_plan  # noqa: E402
+from bench.netns import BenchError, Host, Topology, sh  # noqa: E402
+
+FRAME = 64
+CASES = ("l2", "l3", "l3_acl", "mpls_push")
+LAT_PERCENTS = (10, 50, 90)
+MPLS_FEC_DST = "10.60.0.1"
+TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+# ---- CPU counters -------------------------------------------------------------------------
+
+def softirq_ns() -> float:
+    """Softirq time of all CPUs so far (/proc/stat, ticks of USER_HZ)."""
+    f = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+    return int(f[7]) * TICK_NS
+
+
+def threads_ns(pids: list[int]) -> float:
+    """Run time of every thread of the processes so far (schedstat, ns)."""
+    total = 0.0
+    for pid in pids:
+        for t in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+            try:
+                total += int(t.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    return total
+
+
+def measured_trial(flows: list[rfc2544.Flow], pps: float, seconds: float, pids: list[int]) -> dict:
+    """One trial at `pps` with the CPU the switch and the machine's softirqs spent on it."""
+    s0, t0 = softirq_ns(), threads_ns(pids)
+    t = rfc2544.trial(flows, FRAME, pps, seconds)
+    s1, t1 = softirq_ns(), threads_ns(pids)
+    got = max(t.received, 1)
+    sw, si = (t1 - t0) / got, (s1 - s0) / got
+    return {"offered_pps": t.offered_pps, "achieved_pps": t.achieved_pps, "sent": t.sent,
+            "received": t.received, "loss_ratio": t.loss_ratio,
+            "switch_cpu_ns_per_pkt": round(sw, 1), "softirq_ns_per_pkt": round(si, 1),
+            "total_cpu_ns_per_pkt": round(sw + si, 1),
+            "p50_us": t.lat_p50_us, "p99_us": t.lat_p99_us, "p999_us": t.lat_p999_us}
+
+
+# ---- topologies and DUTs ------------------------------------------------------------------
+
+def topology(prefix: str, case: str) -> Topology:
+    topo = Topology(prefix=prefix)
+    if case == "l2":
+        topo.add_host("a", "10.0.10.2/24", vlan=10)
+        topo.add_host("b", "10.0.10.3/24", vlan=10)
+    else:
+        topo.add_host("a")
+        topo.add_host("b")
+        l3_plan(topo)
+    return topo.up()
+
+
+def acl_rules(n: int = 10_000) -> list[dict]:
+    """n rules from sources the generator never uses, in the shapes users write."""
+    out = []
+    for i in range(n):
+        src = f"192.168.{i // 256 % 256}.{i % 256}/32"
+        m = [{"src": src, "protocol": "tcp", "dst_port": 1000 + i % 5000},
+             {"src": src, "protocol": "udp", "dst_port": f"{2000 + i % 1000}-{2100 + i % 1000}"},
+             {"src": src, "dst": f"10.{i % 200}.0.0/16"},
+             {"src": src, "protocol": "icmp"}][i % 4]
+        out.append({"name": f"r{i}", "match": m, "action": "deny"})
+    return out
+
+
+def start_dut(dut: str, workers: int, case: str, topo: Topology, workdir: Path):
+    a, b = topo.hosts
+    if dut == "linux":
+        d = LinuxKernel(topo, workdir)
+        d.l2() if case == "l2" else d.l3()
+    else:
+        os.environ["SWITCH"] = f"{ROOT}/target/release/p4switch --workers {workers} --spread flow"
+        d = P4Switch(topo, workdir)
+        if case == "l2":
+            d.l2({a.name: 10, b.name: 10})
+        elif case == "l3":
+            d.l3()
+        elif case == "l3_acl":
+            d.l3(acl=acl_rules())
+        else:
+            d.l3(lsps=[{"name": "push", "role": "ingress", "fec": "10.60.0.0/16", "labels": [1001],
+                        "via": b.addr}])
+    d.warm_up()
+    return d
+
+
+def flows_for(case: str, topo: Topology, dut, n: int) -> list[rfc2544.Flow]:
+    a, b = topo.hosts
+    dst = replace(b, ip=f"{MPLS_FEC_DST}/16") if case == "mpls_push" else b
+    net = a.addr.rsplit(".", 1)[0]
+    return [rfc2544.Flow(replace(a, ip=f"{net}.{10 + i}/24"), dst, b.mac if case == "l2" else dut.gateway_mac(a))
+            for i in range(n)]
+
+
+# ---- the generator alone ------------------------------------------------------------------
+
+def generator(prefix: str, flow_counts: list[int], seconds: float) -> list[dict]:
+    """Ceiling and softirq floor of p4gen itself: A -> B over one bare veth pair."""
+    a = Host(f"{prefix}-ga", f"{prefix}-ga0", f"{prefix}-gb0", 1, "02:10:00:00:00:01", "10.0.10.2/24")
+    b = Host(f"{prefix}-gb", f"{prefix}-gb0", f"{prefix}-ga0", 2, "02:10:00:00:00:02", "10.0.10.3/24")
+    for ns in (a.name, b.name):
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    out = []
+    try:
+        for ns in (a.name, b.name):
+            sh("ip", "netns", "add", ns)
+        sh("ip", "link", "add", a.dev, "netns", a.name, "address", a.mac, "type", "veth", "peer", "name", b.dev,
+           "netns", b.name, "address", b.mac)
+        for h in (a, b):
+            sh("ip", "-n", h.name, "link", "set", h.dev, "up")
+            sh("ethtool", "-K", h.dev, "tx", "off", "rx", "off", "tso", "off", "gso", "off", "gro", "off",
+               ns=h.name, check=False)
+        for n in flow_counts:
+            fl = [rfc2544.Flow(replace(a, ip=f"10.0.10.{10 + i}/24"), b, b.mac) for i in range(n)]
+            top = rfc2544.trial(fl, FRAME, 5e6, seconds)
+            floor = measured_trial(fl, 100_000, seconds, [])
+            # the sender sends every frame of the trial however long it takes
+            received_pps = top.achieved_pps * top.received / max(top.sent, 1)
+            out.append({"flows": n, "ceiling_pps": round(top.achieved_pps), "ceiling_received_pps": round(received_pps),
+                        "floor_softirq_ns_per_pkt": floor["softirq_ns_per_pkt"], "floor_at_pps": floor["offered_pps"]})
+            log(f"generator, {n} flow(s): sends {top.achieved_pps:,.0f} pps into a bare veth pair "
+                f"(its receiver gets {received_pps:,.0f}/s); softirq {floor['softirq_ns_per_pkt']:.0f} "
+                f"ns/frame of that path at 100 kpps")
+    finally:
+        for ns in (a.name, b.name):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    return out
+
+
+# ---- in-process ---------------------------------------------------------------------------
+
+def in_process(seconds: float) -> list[dict]:
+    """bench_vrouter's ns per packet, per execution path the engine offers."""
+    base = ["cargo", "run", "--release", "--quiet", "-p", "p4engine", "--example", "bench_vrouter", "--",
+            "--seconds", f"{seconds:g}", "--json", str(ROOT / "build" / "vrouter.json")]
+    rows: list[dict] = []
+    for exe in ("plan", "interp", None):
+        if exe is None and rows:
+            break             # both paths measured; the default is one of them
+        p = subprocess.run(["nice", *base, *(["--exec", exe] if exe else [])], cwd=ROOT, capture_output=True,
+                           text=True, timeout=900)
+        if p.returncode != 0:
+            if exe and "unknown argument" in p.stderr:
+                continue      # this engine has one execution path
+            raise BenchError(f"bench_vrouter failed: {p.stderr.strip()[-400:]}")
+        for out in p.stdout.splitlines():
+            name, _, rest = out.partition(": ")
+            if "ns/packet" in rest and rest.split(" ", 1)[0].replace(".", "").isdigit():
+                rows.append({"exec": exe or "default", "case": name, "ns_per_packet": float(rest.split(" ", 1)[0])})
+                log(f"in-process {exe or 'default':7s} {name:16s} {rows[-1]['ns_per_packet']:7.0f} ns/packet")
+    return rows
+
+
+# ---- one DUT, one case --------------------------------------------------------------------
+
+def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, workdir: Path) -> list[dict]:
+    topo = topology(args.prefix, case)
+    rows = []
+    d = None
+    try:
+        t0 = time.monotonic()
+        d = start_dut(dut, workers, case, topo, workdir)
+        setup_s = time.monotonic() - t0
+        st = rfc2544.Settings(trial_seconds=args.trial_seconds, resolution=args.resolution, line_bps=1e11,
+                              max_pps=args.hi, pause=0.1)
+        for n in flow_counts:
+            fl = flows_for(case, topo, d, n)
+            searches = [rfc2544.throughput(fl, FRAME, st, progress=lambda _m: None) for _ in range(args.repeat)]
+            rates = [s.throughput_pps for s in searches]
+            zl = statistics.median(rates)
+            lat = []
+            for pct in LAT_PERCENTS:
+                lat.append({"percent": pct, **measured_trial(fl, max(zl * pct / 100, 1000), args.trial_seconds,
+                                                             d.pids())})
+            cpu = lat[-1]
+            row = {"case": case, "dut": d.name if dut == "linux" else "p4switch", "workers": workers if dut != "linux"
+                   else None, "flows": n, "zero_loss_pps": round(zl), "zero_loss_runs_pps": [round(r) for r in rates],
+                   "spread_pct": round(100 * (max(rates) - min(rates)) / zl, 1) if zl else None,
+                   "generator_limited": any(s.generator_limited for s in searches),
+                   "setup_seconds": round(setup_s, 1),
+                   "cpu_at_pps": cpu["offered_pps"], "switch_cpu_ns_per_pkt": cpu["switch_cpu_ns_per_pkt"],
+                   "softirq_ns_per_pkt": cpu["softirq_ns_per_pkt"], "total_cpu_ns_per_pkt": cpu["total_cpu_ns_per_pkt"],
+                   "latency": lat, "searches": [asdict(s) for s in searches]}
+            rows.append(row)
+            log(line(row))
+    finally:
+        if d is not None:
+            d.stop()
+        topo.down()
+    return rows
+
+
+def fmt_us(v) -> str:
+    return "-" if v is None else f"{v:.0f}"
+
+
+def line(r: dict) -> str:
+    who = r["dut"] + (f" w{r['workers']}" if r["workers"] else "")
+    zl = f"{r['zero_loss_pps']:>9,}" + ("*" if r["generator_limited"] else " ")
+    spread = f"±{r['spread_pct'] / 2:.0f}%" if r["spread_pct"] else ""
+    lat = " | ".join(f"{fmt_us(x['p50_us'])}/{fmt_us(x['p99_us'])}/{fmt_us(x['p999_us'])}" for x in r["latency"])
+    return (f"{r['case']:10s} {who:14s} {r['flows']:>2} fl {zl} pps {spread:6s} cpu/pkt ns: switch "
+            f"{r['switch_cpu_ns_per_pkt']:6.0f} + softirq {r['softirq_ns_per_pkt']:6.0f} = "
+            f"{r['total_cpu_ns_per_pkt']:6.0f}  latency µs p50/p99/p99.9 @10|50|90 %: {lat}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--quick", action="store_true", help="smoke run: short trials, coarse search, a reduced matrix")
+    ap.add_argument("--repeat", type=int, default=3, help="zero-loss searches per point (median, spread)")
+    ap.add_argument("--workers", default="1,2")
+    ap.add_argument("--flows", default="1,2,4")
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--trial-seconds", type=float, default=2.0)
+    ap.add_argument("--resolution", type=float, default=0.02)
+    ap.add_argument("--hi", type=float, default=1.5e6, help="top of the search (pps)")
+    ap.add_argument("--inprocess-seconds", type=float, default=2.0)
+    ap.add_argument("--skip-inprocess", action="store_true")
+    ap.add_argument("--prefix", default="p4vb")
+    args = ap.parse_args(argv)
+    workers = [int(x) for x in args.workers.split(",")]
+    flows = [int(x) for x in args.flows.split(",")]
+    cases = args.cases.split(",")
+    if bad := [c for c in cases if c not in CASES]:
+        ap.error(f"unknown case {bad[0]} (cases: {', '.join(CASES)})")
+    if args.quick:
+        args.repeat, args.trial_seconds, args.resolution, args.inprocess_seconds = 1, 0.3, 0.5, 0.3
+    report = {"frame_bytes": FRAME, "quick": args.quick, "repeat": args.repeat, "trial_seconds": args.trial_seconds,
+              "resolution": args.resolution, "loadavg_start": Path("/proc/loadavg").read_text().split()[:3]}
+    workdir = Path(subprocess.run(["mktemp", "-d"], capture_output=True, text=True).stdout.strip())
+    try:
+        report["in_process"] = [] if args.skip_inprocess else in_process(args.inprocess_seconds)
+        report["generator"] = generator(args.prefix, flows, args.trial_seconds)
+        runs = []
+        for case in cases:
+            # the matrix: every flow count for each worker count; QUICK runs it on l3 only
+            for w in workers:
+                fc = flows if (not args.quick or case == "l3") else flows[:1]
+                if args.quick and case != "l3" and w != workers[0]:
+                    continue
+                runs += measure(case, "p4switch", w, fc, args, workdir)
+            if case in ("l2", "l3"):
+                runs += measure(case, "linux", 0, flows if (not args.quick or case == "l3") else flows[:1], args,
+                                workdir)
+        report["runs"] = runs
+    except BenchError as e:
+        print(f"bench-switch: error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        report["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
+        args.out.write_text(json.dumps(report, indent=1, default=str))
+        subprocess.run(["rm", "-rf", str(workdir)])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
