@@ -259,6 +259,49 @@ def line(r: dict) -> str:
             f"{r['total_cpu_ns_per_pkt']:6.0f}  latency µs p50/p99/p99.9 @10|50|90 %: {lat}")
 
 
+def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
+    """Each p4switch row beside the kernel's row with the same flows (the router for l3_acl and
+    mpls_push): pps ratio and CPU per packet, also above the generator's softirq floor."""
+    kernel = {(r["case"], r["flows"]): r for r in runs if r["dut"] != "p4switch"}
+    floor = {g["flows"]: g["floor_softirq_ns_per_pkt"] for g in gen}
+    out = []
+    for r in runs:
+        k = kernel.get(("l2" if r["case"] == "l2" else "l3", r["flows"]))
+        if r["dut"] != "p4switch" or not k:
+            continue
+        f = floor.get(r["flows"], 0.0)
+        c = {"case": r["case"], "workers": r["workers"], "flows": r["flows"], "kernel": k["dut"],
+             "pps_ratio": round(r["zero_loss_pps"] / k["zero_loss_pps"], 2) if k["zero_loss_pps"] else None,
+             "kernel_generator_limited": k["generator_limited"],
+             "cpu_ns_per_pkt": r["total_cpu_ns_per_pkt"], "kernel_cpu_ns_per_pkt": k["total_cpu_ns_per_pkt"],
+             "cpu_ratio": round(r["total_cpu_ns_per_pkt"] / k["total_cpu_ns_per_pkt"], 2)
+             if k["total_cpu_ns_per_pkt"] else None,
+             "floor_ns_per_pkt": f,
+             "cpu_ratio_above_floor": round((r["total_cpu_ns_per_pkt"] - f) / (k["total_cpu_ns_per_pkt"] - f), 2)
+             if k["total_cpu_ns_per_pkt"] > f else None}
+        out.append(c)
+        log(f"{c['case']:10s} w{c['workers']} {c['flows']} fl vs {c['kernel']}: pps x{c['pps_ratio']}"
+            f"{' (the kernel was generator-limited: at most)' if c['kernel_generator_limited'] else ''}, CPU/pkt "
+            f"{c['cpu_ns_per_pkt']:.0f} vs {c['kernel_cpu_ns_per_pkt']:.0f} ns = x{c['cpu_ratio']}"
+            f" (x{c['cpu_ratio_above_floor']} above the generator's floor of {f:.0f} ns)")
+    return out
+
+
+def matrix(cases: list[str], workers: list[int], flows: list[int], quick: bool):
+    """(case, DUT, workers, flow counts) to run. QUICK runs every value once: l3 carries the
+    worker and flow variations, the other cases one flow on the first worker count."""
+    for case in cases:
+        if not quick:
+            for w in workers:
+                yield case, "p4switch", w, flows
+        else:
+            yield case, "p4switch", workers[0], flows[:1]
+            if case == "l3" and len(workers) > 1:
+                yield case, "p4switch", workers[1], flows[1:] or flows
+        if case in ("l2", "l3"):     # the kernel: bridge, router (no ACL, no MPLS routing here)
+            yield case, "linux", 0, flows if not quick or case == "l3" else flows[:1]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True)
@@ -288,17 +331,10 @@ def main(argv: list[str] | None = None) -> int:
         report["in_process"] = [] if args.skip_inprocess else in_process(args.inprocess_seconds)
         report["generator"] = generator(args.prefix, flows, args.trial_seconds)
         runs = []
-        for case in cases:
-            # the matrix: every flow count for each worker count; QUICK runs it on l3 only
-            for w in workers:
-                fc = flows if (not args.quick or case == "l3") else flows[:1]
-                if args.quick and case != "l3" and w != workers[0]:
-                    continue
-                runs += measure(case, "p4switch", w, fc, args, workdir)
-            if case in ("l2", "l3"):
-                runs += measure(case, "linux", 0, flows if (not args.quick or case == "l3") else flows[:1], args,
-                                workdir)
+        for case, dut, w, fc in matrix(cases, workers, flows, args.quick):
+            runs += measure(case, dut, w, fc, args, workdir)
         report["runs"] = runs
+        report["comparison"] = compare(runs, report["generator"])
     except BenchError as e:
         print(f"bench-switch: error: {e}", file=sys.stderr)
         return 1
