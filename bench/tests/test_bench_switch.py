@@ -39,6 +39,7 @@ def check_cpu(where, r: dict) -> None:
     # nanoseconds of CPU per forwarded packet; the parts add up to the total
     assert 0 <= r["switch_cpu_ns_per_pkt"] < 1e7 and 0 <= r["softirq_ns_per_pkt"] < 1e7, (where, r)
     assert abs(r["switch_cpu_ns_per_pkt"] + r["softirq_ns_per_pkt"] - r["total_cpu_ns_per_pkt"]) < 0.2, (where, r)
+    assert r["switch_user_ns_per_pkt"] >= 0 and r["switch_sys_ns_per_pkt"] >= 0, (where, r)
 
 
 def test_bench_switch_quick_reports_every_figure_for_vrouter_and_the_kernel():

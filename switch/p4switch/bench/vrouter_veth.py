@@ -13,7 +13,7 @@ others; the kernel has no ACL here and this kernel no MPLS routing) and 1, 2, 4 
                    with their spread; `generator_limited` when the generator, not the DUT,
                    fell short at the top
   CPU per packet   during the trial at 90 % of the zero-loss rate: the switch's threads
-                   (/proc/PID/task/*/schedstat) and the machine's softirq time (/proc/stat),
+                   (/proc/PID/task/*/schedstat; split into user and system time from /proc/PID/stat) and the machine's softirq time (/proc/stat),
                    each divided by the frames received. This kernel counts CPU time by
                    ticks, so softirq work done in the switch's own context appears in both
                    columns; `total` = switch + softirq over-counts p4switch, never the kernel
@@ -77,16 +77,31 @@ def threads_ns(pids: list[int]) -> float:
     return total
 
 
+def user_sys_ns(pids: list[int]) -> tuple[float, float]:
+    """User and system time of the processes so far (/proc/PID/stat, ticks of USER_HZ)."""
+    user = system = 0.0
+    for pid in pids:
+        try:
+            f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            user, system = user + int(f[11]) * TICK_NS, system + int(f[12]) * TICK_NS
+        except (OSError, ValueError, IndexError):
+            pass
+    return user, system
+
+
 def measured_trial(flows: list[rfc2544.Flow], pps: float, seconds: float, pids: list[int]) -> dict:
     """One trial at `pps` with the CPU the switch and the machine's softirqs spent on it."""
-    s0, t0 = softirq_ns(), threads_ns(pids)
+    s0, t0, (u0, k0) = softirq_ns(), threads_ns(pids), user_sys_ns(pids)
     t = rfc2544.trial(flows, FRAME, pps, seconds)
-    s1, t1 = softirq_ns(), threads_ns(pids)
+    s1, t1, (u1, k1) = softirq_ns(), threads_ns(pids), user_sys_ns(pids)
     got = max(t.received, 1)
     sw, si = (t1 - t0) / got, (s1 - s0) / got
     return {"offered_pps": t.offered_pps, "achieved_pps": t.achieved_pps, "sent": t.sent,
             "received": t.received, "loss_ratio": t.loss_ratio,
-            "switch_cpu_ns_per_pkt": round(sw, 1), "softirq_ns_per_pkt": round(si, 1),
+            "switch_cpu_ns_per_pkt": round(sw, 1),
+            # the same time split by where it went: user space (engine, rings) and kernel
+            "switch_user_ns_per_pkt": round((u1 - u0) / got, 1), "switch_sys_ns_per_pkt": round((k1 - k0) / got, 1),
+            "softirq_ns_per_pkt": round(si, 1),
             "total_cpu_ns_per_pkt": round(sw + si, 1),
             "p50_us": t.lat_p50_us, "p99_us": t.lat_p99_us, "p999_us": t.lat_p999_us}
 
@@ -234,6 +249,8 @@ def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, wor
                    "generator_limited": any(s.generator_limited for s in searches),
                    "setup_seconds": round(setup_s, 1),
                    "cpu_at_pps": cpu["offered_pps"], "switch_cpu_ns_per_pkt": cpu["switch_cpu_ns_per_pkt"],
+                   "switch_user_ns_per_pkt": cpu["switch_user_ns_per_pkt"],
+                   "switch_sys_ns_per_pkt": cpu["switch_sys_ns_per_pkt"],
                    "softirq_ns_per_pkt": cpu["softirq_ns_per_pkt"], "total_cpu_ns_per_pkt": cpu["total_cpu_ns_per_pkt"],
                    "latency": lat, "searches": [asdict(s) for s in searches]}
             rows.append(row)
@@ -255,7 +272,8 @@ def line(r: dict) -> str:
     spread = f"±{r['spread_pct'] / 2:.0f}%" if r["spread_pct"] else ""
     lat = " | ".join(f"{fmt_us(x['p50_us'])}/{fmt_us(x['p99_us'])}/{fmt_us(x['p999_us'])}" for x in r["latency"])
     return (f"{r['case']:10s} {who:14s} {r['flows']:>2} fl {zl} pps {spread:6s} cpu/pkt ns: switch "
-            f"{r['switch_cpu_ns_per_pkt']:6.0f} + softirq {r['softirq_ns_per_pkt']:6.0f} = "
+            f"{r['switch_cpu_ns_per_pkt']:6.0f} (user {r['switch_user_ns_per_pkt']:.0f}, sys "
+            f"{r['switch_sys_ns_per_pkt']:.0f}) + softirq {r['softirq_ns_per_pkt']:6.0f} = "
             f"{r['total_cpu_ns_per_pkt']:6.0f}  latency µs p50/p99/p99.9 @10|50|90 %: {lat}")
 
 
