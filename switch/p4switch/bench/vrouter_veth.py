@@ -13,8 +13,9 @@ others; the kernel has no ACL here and this kernel no MPLS routing) and 1, 2, 4 
                    with their spread; `generator_limited` when the generator, not the DUT,
                    fell short at the top
   CPU per packet   during the trial at 90 % of the zero-loss rate: the switch's threads
-                   (/proc/PID/task/*/schedstat; split into user and system time from /proc/PID/stat) and the machine's softirq time (/proc/stat),
-                   each divided by the frames received. This kernel counts CPU time by
+                   (/proc/PID/task/*/schedstat; user and system time from /proc/PID/stat)
+                   and the machine's softirq time (/proc/stat), each divided by the frames
+                   received. This kernel counts CPU time by
                    ticks, so softirq work done in the switch's own context appears in both
                    columns; `total` = switch + softirq over-counts p4switch, never the kernel
   latency          one-way p50/p99/p99.9 at 10/50/90 % of the zero-loss rate
