@@ -78,3 +78,9 @@ def test_bench_switch_quick_reports_every_figure_for_vrouter_and_the_kernel():
     assert len(v["comparison"]) == len(p4)
     for c in v["comparison"]:
         assert c["pps_ratio"] is not None and c["pps_ratio"] > 0, c
+        # and beside the kernel carrying the same offered rate
+        x = c["same_rate"]
+        assert x["offered_pps"] > 0 and x["kernel_cpu_ns_per_pkt"] >= 0, c
+        # softirq time comes in ticks: a short quick trial may see none of them
+        assert x["cpu_ratio"] is not None or x["kernel_cpu_ns_per_pkt"] == 0, c
+        assert 0.5 <= x["kernel_p99_us"] <= 1e6 and x["p99_ratio"] > 0, c

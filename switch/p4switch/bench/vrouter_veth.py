@@ -19,6 +19,8 @@ others; the kernel has no ACL here and this kernel no MPLS routing) and 1, 2, 4 
                    ticks, so softirq work done in the switch's own context appears in both
                    columns; `total` = switch + softirq over-counts p4switch, never the kernel
   latency          one-way p50/p99/p99.9 at 10/50/90 % of the zero-loss rate
+Beside each p4switch row: the kernel's row with the same flows (pps and CPU ratios) and a
+kernel trial at that row's own 90 % rate (CPU per packet and p99 at the same offered load).
 Generator: its ceiling per flow count (A -> B over one bare veth pair, offered 5 Mpps) and
 the softirq time per frame of that bare path at 100 kpps (the floor both DUTs share).
 In-process: `bench_vrouter` (ns per packet on one core); with `--exec plan` and
@@ -224,7 +226,10 @@ def in_process(seconds: float) -> list[dict]:
 
 # ---- one DUT, one case --------------------------------------------------------------------
 
-def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, workdir: Path) -> list[dict]:
+def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, workdir: Path,
+            switch_rows: list[dict]) -> list[dict]:
+    """The rows of one DUT in one case; the kernel also runs a trial at the rate of each
+    p4switch row it is compared with (`switch_rows`), for CPU and latency at the same load."""
     topo = topology(args.prefix, case)
     rows = []
     d = None
@@ -254,6 +259,12 @@ def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, wor
                    "switch_sys_ns_per_pkt": cpu["switch_sys_ns_per_pkt"],
                    "softirq_ns_per_pkt": cpu["softirq_ns_per_pkt"], "total_cpu_ns_per_pkt": cpu["total_cpu_ns_per_pkt"],
                    "latency": lat, "searches": [asdict(s) for s in searches]}
+            if dut == "linux":
+                row["at_switch_rates"] = [
+                    {"case": r["case"], "workers": r["workers"],
+                     **measured_trial(fl, r["cpu_at_pps"], args.trial_seconds, [])}
+                    for r in switch_rows if r["dut"] == "p4switch" and r["flows"] == n
+                    and kernel_case(r["case"]) == case]
             rows.append(row)
             log(line(row))
     finally:
@@ -282,10 +293,11 @@ def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
     """Each p4switch row beside the kernel's row with the same flows (the router for l3_acl and
     mpls_push): pps ratio and CPU per packet, also above the generator's softirq floor."""
     kernel = {(r["case"], r["flows"]): r for r in runs if r["dut"] != "p4switch"}
+    same = {(x["case"], x["workers"], r["flows"]): x for r in kernel.values() for x in r["at_switch_rates"]}
     floor = {g["flows"]: g["floor_softirq_ns_per_pkt"] for g in gen}
     out = []
     for r in runs:
-        k = kernel.get(("l2" if r["case"] == "l2" else "l3", r["flows"]))
+        k = kernel.get((kernel_case(r["case"]), r["flows"]))
         if r["dut"] != "p4switch" or not k:
             continue
         f = floor.get(r["flows"], 0.0)
@@ -298,7 +310,22 @@ def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
              "floor_ns_per_pkt": f,
              "cpu_ratio_above_floor": round((r["total_cpu_ns_per_pkt"] - f) / (k["total_cpu_ns_per_pkt"] - f), 2)
              if k["total_cpu_ns_per_pkt"] > f else None}
+        at = same.get((r["case"], r["workers"], r["flows"]))
+        if at:   # the kernel at this row's own rate (90 % of p4switch's zero-loss rate)
+            sw90 = r["latency"][-1]
+            c["same_rate"] = {"offered_pps": at["offered_pps"], "kernel_loss_ratio": at["loss_ratio"],
+                              "kernel_cpu_ns_per_pkt": at["total_cpu_ns_per_pkt"],
+                              "cpu_ratio": round(sw90["total_cpu_ns_per_pkt"] / at["total_cpu_ns_per_pkt"], 2)
+                              if at["total_cpu_ns_per_pkt"] else None,
+                              "p99_us": sw90["p99_us"], "kernel_p99_us": at["p99_us"],
+                              "p99_ratio": round(sw90["p99_us"] / at["p99_us"], 2)
+                              if sw90["p99_us"] and at["p99_us"] else None}
         out.append(c)
+        if at:
+            x = c["same_rate"]
+            log(f"{c['case']:10s} w{c['workers']} {c['flows']} fl vs {c['kernel']} at the same {x['offered_pps']:,.0f} "
+                f"pps: CPU/pkt x{x['cpu_ratio']} ({at['total_cpu_ns_per_pkt']:.0f} ns for the kernel), p99 "
+                f"{fmt_us(x['p99_us'])} vs {fmt_us(x['kernel_p99_us'])} µs = x{x['p99_ratio']}")
         log(f"{c['case']:10s} w{c['workers']} {c['flows']} fl vs {c['kernel']}: pps x{c['pps_ratio']}"
             f"{' (the kernel was generator-limited: at most)' if c['kernel_generator_limited'] else ''}, CPU/pkt "
             f"{c['cpu_ns_per_pkt']:.0f} vs {c['kernel_cpu_ns_per_pkt']:.0f} ns = x{c['cpu_ratio']}"
@@ -306,9 +333,16 @@ def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
     return out
 
 
+def kernel_case(case: str) -> str:
+    """The kernel's counterpart: the bridge for l2, the router for the rest (no ACL, no MPLS
+    routing in this kernel)."""
+    return "l2" if case == "l2" else "l3"
+
+
 def matrix(cases: list[str], workers: list[int], flows: list[int], quick: bool):
-    """(case, DUT, workers, flow counts) to run. QUICK runs every value once: l3 carries the
-    worker and flow variations, the other cases one flow on the first worker count."""
+    """(case, DUT, workers, flow counts) to run, p4switch first so the kernel can also be
+    measured at p4switch's rates. QUICK runs every value once: l3 carries the worker and
+    flow variations, the other cases one flow on the first worker count."""
     for case in cases:
         if not quick:
             for w in workers:
@@ -317,8 +351,8 @@ def matrix(cases: list[str], workers: list[int], flows: list[int], quick: bool):
             yield case, "p4switch", workers[0], flows[:1]
             if case == "l3" and len(workers) > 1:
                 yield case, "p4switch", workers[1], flows[1:] or flows
-        if case in ("l2", "l3"):     # the kernel: bridge, router (no ACL, no MPLS routing here)
-            yield case, "linux", 0, flows if not quick or case == "l3" else flows[:1]
+    for case in sorted({kernel_case(c) for c in cases}):
+        yield case, "linux", 0, flows if not quick or case == "l3" or "l3" not in cases else flows[:1]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -352,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
         report["generator"] = generator(args.prefix, flows, args.trial_seconds)
         runs = []
         for case, dut, w, fc in matrix(cases, workers, flows, args.quick):
-            runs += measure(case, dut, w, fc, args, workdir)
+            runs += measure(case, dut, w, fc, args, workdir, runs)
         report["runs"] = runs
         report["comparison"] = compare(runs, report["generator"])
     except BenchError as e:
