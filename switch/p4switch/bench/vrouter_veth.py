@@ -204,8 +204,8 @@ def generator(prefix: str, flow_counts: list[int], seconds: float) -> list[dict]
 
 def in_process(seconds: float) -> list[dict]:
     """bench_vrouter's ns per packet, per execution path the engine offers."""
-    base = ["cargo", "run", "--release", "--quiet", "-p", "p4engine", "--example", "bench_vrouter", "--",
-            "--seconds", f"{seconds:g}", "--json", str(ROOT / "build" / "vrouter.json")]
+    base = [os.environ.get("CARGO", "cargo"), "run", "--release", "--quiet", "-p", "p4engine", "--example",
+            "bench_vrouter", "--", "--seconds", f"{seconds:g}", "--json", str(ROOT / "build" / "vrouter.json")]
     rows: list[dict] = []
     for exe in ("plan", "interp", None):
         if exe is None and rows:
