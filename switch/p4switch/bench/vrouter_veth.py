@@ -19,6 +19,8 @@ others; the kernel has no ACL here and this kernel no MPLS routing) and 1, 2, 4 
                    ticks, so softirq work done in the switch's own context appears in both
                    columns; `total` = switch + softirq over-counts p4switch, never the kernel
   latency          one-way p50/p99/p99.9 at 10/50/90 % of the zero-loss rate
+CPU and latency come from REPEAT trials at each rate: medians (the CPU figures of the trial
+with the median total, so the parts add up) and the spread of total CPU and of p99.
 Beside each p4switch row: the kernel's row with the same flows (pps and CPU ratios) and a
 kernel trial at that row's own 90 % rate (CPU per packet and p99 at the same offered load).
 Generator: its ceiling per flow count (A -> B over one bare veth pair, offered 5 Mpps) and
@@ -107,6 +109,24 @@ def measured_trial(flows: list[rfc2544.Flow], pps: float, seconds: float, pids: 
             "softirq_ns_per_pkt": round(si, 1),
             "total_cpu_ns_per_pkt": round(sw + si, 1),
             "p50_us": t.lat_p50_us, "p99_us": t.lat_p99_us, "p999_us": t.lat_p999_us}
+
+
+def repeated_trial(flows: list[rfc2544.Flow], pps: float, seconds: float, pids: list[int], repeat: int) -> dict:
+    """`repeat` measured trials at `pps`: the CPU figures of the trial with the median total
+    (so the parts still add up), the median of each latency percentile and of the loss, the
+    spread (max - min over the median, %) of total CPU and of p99, and every trial."""
+    runs = [measured_trial(flows, pps, seconds, pids) for _ in range(repeat)]
+    out = dict(sorted(runs, key=lambda r: r["total_cpu_ns_per_pkt"])[len(runs) // 2])
+    for k in ("p50_us", "p99_us", "p999_us", "loss_ratio", "received"):
+        if all(r[k] is not None for r in runs):
+            out[k] = statistics.median(r[k] for r in runs)
+
+    def spread(k: str) -> float | None:
+        vals = [r[k] for r in runs if r[k] is not None]
+        mid = statistics.median(vals) if vals else 0
+        return round(100 * (max(vals) - min(vals)) / mid, 1) if mid else None
+    out.update(cpu_spread_pct=spread("total_cpu_ns_per_pkt"), p99_spread_pct=spread("p99_us"), trials=runs)
+    return out
 
 
 # ---- topologies and DUTs ------------------------------------------------------------------
@@ -246,8 +266,8 @@ def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, wor
             zl = statistics.median(rates)
             lat = []
             for pct in LAT_PERCENTS:
-                lat.append({"percent": pct, **measured_trial(fl, max(zl * pct / 100, 1000), args.trial_seconds,
-                                                             d.pids())})
+                lat.append({"percent": pct, **repeated_trial(fl, max(zl * pct / 100, 1000), args.trial_seconds,
+                                                             d.pids(), args.repeat)})
             cpu = lat[-1]
             row = {"case": case, "dut": d.name if dut == "linux" else "p4switch", "workers": workers if dut != "linux"
                    else None, "flows": n, "zero_loss_pps": round(zl), "zero_loss_runs_pps": [round(r) for r in rates],
@@ -258,11 +278,12 @@ def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, wor
                    "switch_user_ns_per_pkt": cpu["switch_user_ns_per_pkt"],
                    "switch_sys_ns_per_pkt": cpu["switch_sys_ns_per_pkt"],
                    "softirq_ns_per_pkt": cpu["softirq_ns_per_pkt"], "total_cpu_ns_per_pkt": cpu["total_cpu_ns_per_pkt"],
+                   "cpu_spread_pct": cpu["cpu_spread_pct"],
                    "latency": lat, "searches": [asdict(s) for s in searches]}
             if dut == "linux":
                 row["at_switch_rates"] = [
                     {"case": r["case"], "workers": r["workers"],
-                     **measured_trial(fl, r["cpu_at_pps"], args.trial_seconds, [])}
+                     **repeated_trial(fl, r["cpu_at_pps"], args.trial_seconds, [], args.repeat)}
                     for r in switch_rows if r["dut"] == "p4switch" and r["flows"] == n
                     and kernel_case(r["case"]) == case]
             rows.append(row)
@@ -282,11 +303,12 @@ def line(r: dict) -> str:
     who = r["dut"] + (f" w{r['workers']}" if r["workers"] else "")
     zl = f"{r['zero_loss_pps']:>9,}" + ("*" if r["generator_limited"] else " ")
     spread = f"±{r['spread_pct'] / 2:.0f}%" if r["spread_pct"] else ""
+    cpu_spread = f" ±{r['cpu_spread_pct'] / 2:.0f}%" if r["cpu_spread_pct"] else ""
     lat = " | ".join(f"{fmt_us(x['p50_us'])}/{fmt_us(x['p99_us'])}/{fmt_us(x['p999_us'])}" for x in r["latency"])
     return (f"{r['case']:10s} {who:14s} {r['flows']:>2} fl {zl} pps {spread:6s} cpu/pkt ns: switch "
             f"{r['switch_cpu_ns_per_pkt']:6.0f} (user {r['switch_user_ns_per_pkt']:.0f}, sys "
             f"{r['switch_sys_ns_per_pkt']:.0f}) + softirq {r['softirq_ns_per_pkt']:6.0f} = "
-            f"{r['total_cpu_ns_per_pkt']:6.0f}  latency µs p50/p99/p99.9 @10|50|90 %: {lat}")
+            f"{r['total_cpu_ns_per_pkt']:6.0f}{cpu_spread}  latency µs p50/p99/p99.9 @10|50|90 %: {lat}")
 
 
 def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
