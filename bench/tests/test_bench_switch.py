@@ -1,5 +1,5 @@
 """Smoke test of `make bench-switch` (switch/p4switch/bench/bench-switch.sh) in its QUICK=1 mode:
-every step runs (vrouter.p4 as the controller configures it over veth for L2, L3, L3 + 10k ACL
+every step runs (vrouter.p4 in-process and, as the controller configures it, over veth for L2, L3, L3 + 10k ACL
 and MPLS push, with 1/2/4 flows and 1/2 workers, the Linux bridge and router, the generator's
 ceiling) and the JSON report holds every figure with possible values in consistent units. No
 timing pass/fail. Needs root, `make build`; ~1.5 min."""
@@ -13,10 +13,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = {"l2", "l3", "l3_acl", "mpls_push"}
+IN_PROCESS = {"l2_bridged", "l3_routed", "l3_routed_acl", "l3_routed_acl10k", "mpls_push"}
 
 
 def run_quick() -> dict:
-    env = {**os.environ, "QUICK": "1", "SKIP_INPROCESS": "1", "NS_PREFIX": "p4bq"}
+    env = {**os.environ, "QUICK": "1", "NS_PREFIX": "p4bq"}
     p = subprocess.run([str(ROOT / "switch/p4switch/bench/bench-switch.sh")], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
@@ -49,6 +50,13 @@ def test_bench_switch_quick_reports_every_figure_for_vrouter_and_the_kernel():
         assert len(report[k].split()) == 3, report[k]
     v = report["vrouter"]
     assert len(v["loadavg_start"]) == 3 and len(v["loadavg_end"]) == 3
+
+    # in-process: every case on every execution path the engine has, in ns per packet
+    paths = {r["exec"] for r in v["in_process"]}
+    for path in paths:
+        assert {r["case"] for r in v["in_process"] if r["exec"] == path} == IN_PROCESS, v["in_process"]
+    for r in v["in_process"]:
+        assert 10 <= r["ns_per_packet"] <= 1e6, r
 
     assert [g["flows"] for g in v["generator"]] == [1, 2, 4]
     for g in v["generator"]:

@@ -25,8 +25,8 @@ Beside each p4switch row: the kernel's row with the same flows (pps and CPU rati
 kernel trial at that row's own 90 % rate (CPU per packet and p99 at the same offered load).
 Generator: its ceiling per flow count (A -> B over one bare veth pair, offered 5 Mpps) and
 the softirq time per frame of that bare path at 100 kpps (the floor both DUTs share).
-In-process: `bench_vrouter` (ns per packet on one core); with `--exec plan` and
-`--exec interp` where the engine has both.
+In-process: `bench_vrouter` (ns per packet on one core, the same four cases and the campus
+ACL), on each execution path the engine has (compiled plan and interpreter once it has both).
 
 usage: vrouter_veth.py --out FILE.json [--quick] [--repeat N] [--workers 1,2] [--flows 1,2,4]
                        [--cases l2,l3,l3_acl,mpls_push] [--trial-seconds S] [--prefix P]
@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -222,25 +223,24 @@ def generator(prefix: str, flow_counts: list[int], seconds: float) -> list[dict]
 
 # ---- in-process ---------------------------------------------------------------------------
 
+IN_PROCESS_LINE = re.compile(r"^(\w+)(?: \[(\w+)\])?: ([\d.]+) ns/packet")
+
+
 def in_process(seconds: float) -> list[dict]:
-    """bench_vrouter's ns per packet, per execution path the engine offers."""
-    base = [os.environ.get("CARGO", "cargo"), "run", "--release", "--quiet", "-p", "p4engine", "--example",
-            "bench_vrouter", "--", "--seconds", f"{seconds:g}", "--json", str(ROOT / "build" / "vrouter.json")]
-    rows: list[dict] = []
-    for exe in ("plan", "interp", None):
-        if exe is None and rows:
-            break             # both paths measured; the default is one of them
-        p = subprocess.run(["nice", *base, *(["--exec", exe] if exe else [])], cwd=ROOT, capture_output=True,
-                           text=True, timeout=900)
-        if p.returncode != 0:
-            if exe and "unknown argument" in p.stderr:
-                continue      # this engine has one execution path
-            raise BenchError(f"bench_vrouter failed: {p.stderr.strip()[-400:]}")
-        for out in p.stdout.splitlines():
-            name, _, rest = out.partition(": ")
-            if "ns/packet" in rest and rest.split(" ", 1)[0].replace(".", "").isdigit():
-                rows.append({"exec": exe or "default", "case": name, "ns_per_packet": float(rest.split(" ", 1)[0])})
-                log(f"in-process {exe or 'default':7s} {name:16s} {rows[-1]['ns_per_packet']:7.0f} ns/packet")
+    """bench_vrouter's ns per packet on one core: every case, on every execution path the
+    engine has (lines `CASE [plan|interp]: N ns/packet`, or `CASE: N ns/packet` with one)."""
+    cmd = ["nice", os.environ.get("CARGO", "cargo"), "run", "--release", "--quiet", "-p", "p4engine", "--example",
+           "bench_vrouter", "--", "--seconds", f"{seconds:g}", "--json", str(ROOT / "build" / "vrouter.json")]
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    if p.returncode != 0:
+        raise BenchError(f"bench_vrouter failed (exit {p.returncode}): {p.stderr.strip()[-400:]}")
+    rows = []
+    for out in p.stdout.splitlines():
+        if m := IN_PROCESS_LINE.match(out):
+            rows.append({"case": m[1], "exec": m[2] or "default", "ns_per_packet": float(m[3])})
+            log(f"in-process {rows[-1]['exec']:7s} {m[1]:18s} {float(m[3]):7.0f} ns/packet")
+    if not rows:
+        raise BenchError(f"bench_vrouter printed no 'CASE: N ns/packet' line: {p.stdout.strip()[-400:]}")
     return rows
 
 
