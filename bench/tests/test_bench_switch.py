@@ -82,6 +82,10 @@ def test_bench_switch_quick_reports_every_figure_for_vrouter_and_the_kernel():
         check_latency(where, r["latency"])
         if r["dut"] != "p4switch":
             assert r["switch_cpu_ns_per_pkt"] == 0, where   # the kernel's cost is all softirq
+        else:   # by thread: the workers (p4switch-w0, -w1) did the forwarding
+            threads = r["switch_threads_ns_per_pkt"]
+            assert any(n.startswith("p4switch-w") for n in threads), (where, threads)
+            assert abs(sum(threads.values()) - r["switch_cpu_ns_per_pkt"]) < 1 + len(threads) * 0.1, (where, threads)
     # every p4switch row is put beside the kernel's
     assert len(v["comparison"]) == len(p4)
     for c in v["comparison"]:

@@ -71,16 +71,19 @@ def softirq_ns() -> float:
     return int(f[7]) * TICK_NS
 
 
-def threads_ns(pids: list[int]) -> float:
-    """Run time of every thread of the processes so far (schedstat, ns)."""
-    total = 0.0
+def threads_ns(pids: list[int]) -> dict[str, float]:
+    """Run time of the processes' threads so far (schedstat, ns), summed by thread name
+    (p4switch's workers are p4switch-w0, -w1 ...)."""
+    by_name: dict[str, float] = {}
     for pid in pids:
-        for t in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+        for t in Path(f"/proc/{pid}/task").glob("*"):
             try:
-                total += int(t.read_text().split()[0])
+                ns = int((t / "schedstat").read_text().split()[0])
+                name = (t / "comm").read_text().strip()
             except (OSError, ValueError, IndexError):
-                pass
-    return total
+                continue
+            by_name[name] = by_name.get(name, 0.0) + ns
+    return by_name
 
 
 def user_sys_ns(pids: list[int]) -> tuple[float, float]:
@@ -101,12 +104,14 @@ def measured_trial(flows: list[rfc2544.Flow], pps: float, seconds: float, pids: 
     t = rfc2544.trial(flows, FRAME, pps, seconds)
     s1, t1, (u1, k1) = softirq_ns(), threads_ns(pids), user_sys_ns(pids)
     got = max(t.received, 1)
-    sw, si = (t1 - t0) / got, (s1 - s0) / got
+    per_thread = {n: round((ns - t0.get(n, 0.0)) / got, 1) for n, ns in sorted(t1.items()) if ns > t0.get(n, 0.0)}
+    sw, si = (sum(t1.values()) - sum(t0.values())) / got, (s1 - s0) / got
     return {"offered_pps": t.offered_pps, "achieved_pps": t.achieved_pps, "sent": t.sent,
             "received": t.received, "loss_ratio": t.loss_ratio,
             "switch_cpu_ns_per_pkt": round(sw, 1),
             # the same time split by where it went: user space (engine, rings) and kernel
             "switch_user_ns_per_pkt": round((u1 - u0) / got, 1), "switch_sys_ns_per_pkt": round((k1 - k0) / got, 1),
+            "switch_threads_ns_per_pkt": per_thread,
             "softirq_ns_per_pkt": round(si, 1),
             "total_cpu_ns_per_pkt": round(sw + si, 1),
             "p50_us": t.lat_p50_us, "p99_us": t.lat_p99_us, "p999_us": t.lat_p999_us}
@@ -277,6 +282,7 @@ def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, wor
                    "cpu_at_pps": cpu["offered_pps"], "switch_cpu_ns_per_pkt": cpu["switch_cpu_ns_per_pkt"],
                    "switch_user_ns_per_pkt": cpu["switch_user_ns_per_pkt"],
                    "switch_sys_ns_per_pkt": cpu["switch_sys_ns_per_pkt"],
+                   "switch_threads_ns_per_pkt": cpu["switch_threads_ns_per_pkt"],
                    "softirq_ns_per_pkt": cpu["softirq_ns_per_pkt"], "total_cpu_ns_per_pkt": cpu["total_cpu_ns_per_pkt"],
                    "cpu_spread_pct": cpu["cpu_spread_pct"],
                    "latency": lat, "searches": [asdict(s) for s in searches]}
@@ -304,10 +310,12 @@ def line(r: dict) -> str:
     zl = f"{r['zero_loss_pps']:>9,}" + ("*" if r["generator_limited"] else " ")
     spread = f"±{r['spread_pct'] / 2:.0f}%" if r["spread_pct"] else ""
     cpu_spread = f" ±{r['cpu_spread_pct'] / 2:.0f}%" if r["cpu_spread_pct"] else ""
+    workers = ", ".join(f"{n.removeprefix('p4switch-')} {v:.0f}" for n, v in r["switch_threads_ns_per_pkt"].items()
+                        if n.startswith("p4switch-w"))
     lat = " | ".join(f"{fmt_us(x['p50_us'])}/{fmt_us(x['p99_us'])}/{fmt_us(x['p999_us'])}" for x in r["latency"])
     return (f"{r['case']:10s} {who:14s} {r['flows']:>2} fl {zl} pps {spread:6s} cpu/pkt ns: switch "
             f"{r['switch_cpu_ns_per_pkt']:6.0f} (user {r['switch_user_ns_per_pkt']:.0f}, sys "
-            f"{r['switch_sys_ns_per_pkt']:.0f}) + softirq {r['softirq_ns_per_pkt']:6.0f} = "
+            f"{r['switch_sys_ns_per_pkt']:.0f}{'; ' + workers if workers else ''}) + softirq {r['softirq_ns_per_pkt']:6.0f} = "
             f"{r['total_cpu_ns_per_pkt']:6.0f}{cpu_spread}  latency µs p50/p99/p99.9 @10|50|90 %: {lat}")
 
 
