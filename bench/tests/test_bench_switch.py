@@ -86,6 +86,10 @@ def test_bench_switch_quick_reports_every_figure_for_vrouter_and_the_kernel():
             threads = r["switch_threads_ns_per_pkt"]
             assert any(n.startswith("p4switch-w") for n in threads), (where, threads)
             assert abs(sum(threads.values()) - r["switch_cpu_ns_per_pkt"]) < 1 + len(threads) * 0.1, (where, threads)
+    # issue 16's goals, each judged on the routed rows
+    assert len(v["goals"]) == 3
+    for g in v["goals"]:
+        assert g["rows"] == len([r for r in p4 if r["case"] != "l2"]) and len(g["met"]) <= g["rows"], g
     # every p4switch row is put beside the kernel's
     assert len(v["comparison"]) == len(p4)
     for c in v["comparison"]:

@@ -363,6 +363,38 @@ def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
     return out
 
 
+def pps_goal(c: dict) -> bool | None:
+    """p4switch's zero-loss rate >= the kernel's; None (undecided) when both reached a kernel
+    rate that was the generator's limit, not the kernel's."""
+    if c["pps_ratio"] is None:
+        return False
+    return None if c["pps_ratio"] >= 1 and c["kernel_generator_limited"] else c["pps_ratio"] >= 1
+
+
+GOALS = (  # issue 16's goals for vrouter.p4 over veth, each a test on a comparison row
+    ("zero-loss pps >= the kernel's", pps_goal),
+    ("CPU per packet <= 1.5x the kernel's at the same rate",
+     lambda c: c.get("same_rate", {}).get("cpu_ratio") is not None and c["same_rate"]["cpu_ratio"] <= 1.5),
+    ("p99 at 90 % of the zero-loss rate <= 2x the kernel's at the same rate",
+     lambda c: c.get("same_rate", {}).get("p99_ratio") is not None and c["same_rate"]["p99_ratio"] <= 2),
+)
+
+
+def goals(comparison: list[dict]) -> list[dict]:
+    """Which rows meet each goal (the routed cases; l2 is compared with the bridge)."""
+    out = []
+    for name, test in GOALS:
+        rows = [c for c in comparison if c["case"] != "l2"]
+        label = lambda c: f"{c['case']} w{c['workers']} {c['flows']} fl"
+        met = [label(c) for c in rows if test(c)]
+        undecided = [label(c) for c in rows if test(c) is None]
+        out.append({"goal": name, "rows": len(rows), "met": met, "undecided": undecided})
+        log(f"goal: {name}: met in {len(met)} of {len(rows)} routed rows" + (f" ({', '.join(met)})" if met else "")
+            + (f"; undecided, the generator's limit (p4switch reached it too): {', '.join(undecided)}"
+               if undecided else ""))
+    return out
+
+
 def kernel_case(case: str) -> str:
     """The kernel's counterpart: the bridge for l2, the router for the rest (no ACL, no MPLS
     routing in this kernel)."""
@@ -419,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
             runs += measure(case, dut, w, fc, args, workdir, runs)
         report["runs"] = runs
         report["comparison"] = compare(runs, report["generator"])
+        report["goals"] = goals(report["comparison"])
     except BenchError as e:
         print(f"bench-switch: error: {e}", file=sys.stderr)
         return 1
