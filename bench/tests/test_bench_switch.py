@@ -94,6 +94,7 @@ def test_bench_switch_quick_reports_every_figure_for_vrouter_and_the_kernel():
     assert len(v["comparison"]) == len(p4)
     for c in v["comparison"]:
         assert c["pps_ratio"] is not None and c["pps_ratio"] > 0, c
+        assert c["of_generator_ceiling"] > 0, c   # the generator's ceiling with as many flows
         # and beside the kernel carrying the same offered rate
         x = c["same_rate"]
         assert x["offered_pps"] > 0 and x["kernel_cpu_ns_per_pkt"] >= 0, c

@@ -325,6 +325,7 @@ def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
     kernel = {(r["case"], r["flows"]): r for r in runs if r["dut"] != "p4switch"}
     same = {(x["case"], x["workers"], r["flows"]): x for r in kernel.values() for x in r["at_switch_rates"]}
     floor = {g["flows"]: g["floor_softirq_ns_per_pkt"] for g in gen}
+    ceiling = {g["flows"]: g["ceiling_received_pps"] for g in gen}
     out = []
     for r in runs:
         k = kernel.get((kernel_case(r["case"]), r["flows"]))
@@ -338,6 +339,9 @@ def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
              "cpu_ratio": round(r["total_cpu_ns_per_pkt"] / k["total_cpu_ns_per_pkt"], 2)
              if k["total_cpu_ns_per_pkt"] else None,
              "floor_ns_per_pkt": f,
+             # below ~0.9 the generator was not what stopped p4switch's search
+             "of_generator_ceiling": round(r["zero_loss_pps"] / ceiling[r["flows"]], 2)
+             if ceiling.get(r["flows"]) else None,
              "cpu_ratio_above_floor": round((r["total_cpu_ns_per_pkt"] - f) / (k["total_cpu_ns_per_pkt"] - f), 2)
              if k["total_cpu_ns_per_pkt"] > f else None}
         at = same.get((r["case"], r["workers"], r["flows"]))
@@ -357,6 +361,7 @@ def compare(runs: list[dict], gen: list[dict]) -> list[dict]:
                 f"pps: CPU/pkt x{x['cpu_ratio']} ({at['total_cpu_ns_per_pkt']:.0f} ns for the kernel), p99 "
                 f"{fmt_us(x['p99_us'])} vs {fmt_us(x['kernel_p99_us'])} µs = x{x['p99_ratio']}")
         log(f"{c['case']:10s} w{c['workers']} {c['flows']} fl vs {c['kernel']}: pps x{c['pps_ratio']}"
+            f" ({c['of_generator_ceiling']} of the generator's ceiling)"
             f"{' (the kernel was generator-limited: at most)' if c['kernel_generator_limited'] else ''}, CPU/pkt "
             f"{c['cpu_ns_per_pkt']:.0f} vs {c['kernel_cpu_ns_per_pkt']:.0f} ns = x{c['cpu_ratio']}"
             + (f" (x{c['cpu_ratio_above_floor']} above the generator's floor of {f:.0f} ns)"
