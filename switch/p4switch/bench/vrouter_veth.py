@@ -109,8 +109,10 @@ def measured_trial(flows: list[rfc2544.Flow], pps: float, seconds: float, pids: 
     t = rfc2544.trial(flows, FRAME, pps, seconds)
     s1, t1, (u1, k1) = softirq_ns(), threads_ns(pids), user_sys_ns(pids)
     got = max(t.received, 1)
-    per_thread = {n: round((ns - t0.get(n, 0.0)) / got, 1) for n, ns in sorted(t1.items()) if ns > t0.get(n, 0.0)}
-    sw, si = (sum(t1.values()) - sum(t0.values())) / got, (s1 - s0) / got
+    # by thread name, so a thread that ends during the trial takes nothing away
+    ran = {n: ns - t0.get(n, 0.0) for n, ns in sorted(t1.items()) if ns > t0.get(n, 0.0)}
+    per_thread = {n: round(ns / got, 1) for n, ns in ran.items()}
+    sw, si = sum(ran.values()) / got, (s1 - s0) / got
     return {"offered_pps": t.offered_pps, "achieved_pps": t.achieved_pps, "sent": t.sent,
             "received": t.received, "loss_ratio": t.loss_ratio,
             "switch_cpu_ns_per_pkt": round(sw, 1),
