@@ -272,6 +272,7 @@ def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, wor
         st = rfc2544.Settings(trial_seconds=args.trial_seconds, resolution=args.resolution, line_bps=1e11,
                               max_pps=args.hi, pause=0.1)
         for n in flow_counts:
+            t_point = time.monotonic()
             fl = flows_for(case, topo, d, n)
             searches = [rfc2544.throughput(fl, FRAME, st, progress=lambda _m: None) for _ in range(args.repeat)]
             rates = [s.throughput_pps for s in searches]
@@ -294,6 +295,7 @@ def measure(case: str, dut: str, workers: int, flow_counts: list[int], args, wor
                      **repeated_trial(fl, r["cpu_at_pps"], args.trial_seconds, [], args.repeat)}
                     for r in switch_rows if r["dut"] == "p4switch" and r["flows"] == n
                     and kernel_case(r["case"]) == case]
+            row["seconds"] = round(time.monotonic() - t_point, 1)   # to plan a full profile's length
             rows.append(row)
             log(line(row))
     finally:
@@ -452,6 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {"frame_bytes": FRAME, "quick": args.quick, "repeat": args.repeat, "trial_seconds": args.trial_seconds,
               "resolution": args.resolution, "loadavg_start": Path("/proc/loadavg").read_text().split()[:3]}
     workdir = Path(tempfile.mkdtemp(prefix="bench-switch-"))
+    t_start = time.monotonic()
     try:
         report["in_process"] = [] if args.skip_inprocess else in_process(args.inprocess_seconds)
         report["generator"] = generator(args.prefix, flows, args.trial_seconds)
@@ -461,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
         report["runs"] = runs
         report["comparison"] = compare(runs, report["generator"])
         report["goals"] = goals(report["comparison"])
+        report["seconds"] = round(time.monotonic() - t_start)
+        log(f"vrouter.p4 part: {report['seconds']} s")
     except BenchError as e:
         print(f"bench-switch: error: {e}", file=sys.stderr)
         return 1
