@@ -111,12 +111,19 @@ class Unroller:
                 if sym in indexes:
                     env[sym] = self.constant(_value(u), env, u, sym)
         updates = [u for u in st.update if _target(u) not in indexes]
-        iterations = [[_clone(body, e)] + [_clone(u, e) for u in updates] for e in steps]
-        loop = self.chain(out, iterations, brk, cont, st.span)
-        for s in st.init:       # a variable declared outside keeps the value the loop left
-            if isinstance(s, A.Assign) and _target(s) in indexes:
-                loop.stmts.append(A.Assign(s.span, s.lhs, _literal(s.lhs, env[_target(s)])))
-        return loop
+        # an index declared outside the loop keeps, after it, the value it had when a
+        # `break` left the loop, or its final value
+        outer = [s for s in st.init if isinstance(s, A.Assign) and _target(s) in indexes]
+        iterations = []
+        for e in steps:
+            stmts = [A.Assign(s.span, s.lhs, _literal(s.lhs, e[_target(s)])) for s in outer]
+            stmts.append(_clone(body, e))
+            ups = [_clone(u, e) for u in updates]
+            if ups and brk:     # a `break` skips the updates too
+                ups = [A.If(st.span, A.Unary(st.span, "!", A.Name(st.span, brk)), A.Block(st.span, ups))]
+            iterations.append(stmts + ups)
+        after = [A.Assign(s.span, s.lhs, _literal(s.lhs, env[_target(s)])) for s in outer]
+        return self.chain(out, iterations, brk, cont, st.span, after)
 
     def constant(self, e: A.Expr | None, env: dict, where: A.Node, sym) -> int | bool:
         v = const_value(e, env) if e is not None else None
@@ -173,8 +180,9 @@ class Unroller:
             body, _ = _rewrite_jumps(body, brk, cont)
         return body, brk, cont
 
-    def chain(self, out: list, iterations: list[list[A.Stmt]], brk, cont, span) -> A.Block:
-        """The iterations one after the other; after a `break`, the later ones are skipped."""
+    def chain(self, out: list, iterations: list[list[A.Stmt]], brk, cont, span, after=()) -> A.Block:
+        """The iterations one after the other, then `after`; after a `break`, the later
+        ones (and `after`) are skipped."""
         self.copies += len(iterations)
         tail: list[A.Stmt] = out
         for stmts in iterations:
@@ -185,6 +193,7 @@ class Unroller:
                 rest = A.Block(span, [])
                 tail.append(A.If(span, A.Unary(span, "!", A.Name(span, brk)), rest))
                 tail = rest.stmts
+        tail.extend(after)
         return A.Block(span, out)
 
 
