@@ -352,7 +352,9 @@ class ExprChecker:
             if not isinstance(slt, (Bits, IntT)):
                 self.err(e.left, f"'{op}' needs a numeric left operand, not {lt}")
                 return UNKNOWN
-            if not isinstance(srt, (Bits, IntT)) or (isinstance(srt, Bits) and srt.signed):
+            signed_constant = isinstance(srt, Bits) and srt.signed and isinstance(self.const_value(e.right), int) \
+                and self.const_value(e.right) >= 0     # p4c accepts a non-negative constant of a signed type
+            if not isinstance(srt, (Bits, IntT)) or (isinstance(srt, Bits) and srt.signed and not signed_constant):
                 self.err(e.right, f"shift amount must be unsigned, not {rt}")
                 return UNKNOWN
             if isinstance(slt, IntT) and not isinstance(srt, IntT) and self.const_value(e.left) is not None:
