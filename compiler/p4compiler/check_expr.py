@@ -555,6 +555,7 @@ class ExprChecker:
         @optional), infer type parameters, check directions and l-values; returns the result
         type."""
         ordered = self.order_args(proto.params, args)
+        unsized = []        # unsized constants passed where only a type variable says the width
         for p, a in zip(proto.params, ordered):
             pt = self.resolve_type(p.type_ref, self.generic_scope(proto, binding))
             if a is None:
@@ -568,6 +569,7 @@ class ExprChecker:
                         self.err(a, f"argument '{p.name}' of '{fname}' must be a variable")
                         continue
                     if isinstance(at, IntT):
+                        unsized.append((a, p, pt.tname))
                         continue
                     binding[pt.tname] = at
                     pt = at
@@ -581,6 +583,11 @@ class ExprChecker:
                 continue
             if p.direction in ("out", "inout"):
                 self.check_lvalue(a, scope)
+        for a, p, tname in unsized:
+            if tname in binding:        # a later argument fixed the type
+                self.coerce(a, binding[tname], f"argument '{p.name}' of '{fname}'")
+            else:
+                self.err(a, f"could not infer a width for argument '{p.name}' of '{fname}' (cast the constant, as p4c requires)")
         if type_binding is not None:
             type_binding.update(binding)
         if proto.ret is None:
