@@ -352,6 +352,8 @@ class ExprChecker:
             if not isinstance(slt, (Bits, IntT)):
                 self.err(e.left, f"'{op}' needs a numeric left operand, not {lt}")
                 return UNKNOWN
+            if isinstance(srt, Enum) and srt.underlying is not None:
+                srt = srt.underlying     # a serializable enum shifts by its value (p4c's sample issue3288)
             signed_constant = isinstance(srt, Bits) and srt.signed and isinstance(self.const_value(e.right), int) \
                 and self.const_value(e.right) >= 0     # p4c accepts a non-negative constant of a signed type
             if not isinstance(srt, (Bits, IntT)) or (isinstance(srt, Bits) and srt.signed and not signed_constant):
