@@ -12,6 +12,12 @@ from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID,
                     strip_newtype, MAX_INT32, MAX_SHIFT, MAX_WIDTH)
 
 
+def _enum_value_type(t):
+    """A serializable enum read as its value (its underlying type), as p4c reads it in
+    arithmetic, slices, shifts and concatenation; any other type unchanged."""
+    return t.underlying if isinstance(t, Enum) and t.underlying is not None else t
+
+
 def _reads_loop_index(e: A.Node) -> bool:
     if isinstance(e, A.Name):
         return e.sym is not None and e.sym.loop_index
@@ -103,6 +109,7 @@ class ExprChecker:
 
     def visit_Slice(self, e, scope, stmt_ctx):
         bt = strip_newtype(self.expr(e.expr, scope))
+        bt = _enum_value_type(bt)
         self.expr(e.hi, scope)
         self.expr(e.lo, scope)
         hi, lo = self.const_value(e.hi), self.const_value(e.lo)
@@ -296,6 +303,8 @@ class ExprChecker:
         st = strip_newtype(t)
         if t is UNKNOWN:
             return UNKNOWN
+        if _enum_value_type(st) is not st:
+            t = st = _enum_value_type(st)
         if e.op == "!":
             if t != BOOL:
                 self.err(e, f"'!' needs a bool operand, not {t}")
@@ -339,7 +348,7 @@ class ExprChecker:
                 self.err(e, f"cannot compare {lt} and {rt} with '{op}'")
             return BOOL
         if op == "++":
-            slt, srt = strip_newtype(lt), strip_newtype(rt)
+            slt, srt = (_enum_value_type(strip_newtype(x)) for x in (lt, rt))
             if not isinstance(slt, Bits) or not isinstance(srt, Bits):
                 self.err(e, f"'++' needs bit<W>/int<W> operands, not {lt} and {rt}")
                 return UNKNOWN
@@ -349,11 +358,12 @@ class ExprChecker:
             return Bits(slt.width + srt.width, slt.signed)
         if op in ("<<", ">>"):
             slt, srt = strip_newtype(lt), strip_newtype(rt)
+            if _enum_value_type(slt) is not slt:
+                lt = slt = _enum_value_type(slt)
             if not isinstance(slt, (Bits, IntT)):
                 self.err(e.left, f"'{op}' needs a numeric left operand, not {lt}")
                 return UNKNOWN
-            if isinstance(srt, Enum) and srt.underlying is not None:
-                srt = srt.underlying     # a serializable enum shifts by its value (p4c's sample issue3288)
+            srt = _enum_value_type(srt)     # p4c's sample issue3288
             signed_constant = isinstance(srt, Bits) and srt.signed and isinstance(self.const_value(e.right), int) \
                 and self.const_value(e.right) >= 0     # p4c accepts a non-negative constant of a signed type
             if not isinstance(srt, (Bits, IntT)) or (isinstance(srt, Bits) and srt.signed and not signed_constant):
