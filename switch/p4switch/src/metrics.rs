@@ -41,11 +41,35 @@ struct Rpcs {
     seconds: HistogramVec,
 }
 
+/// gRPC's canonical name of a status code (`OK`, `INVALID_ARGUMENT`, ...).
+pub fn code_name(code: tonic::Code) -> &'static str {
+    use tonic::Code::*;
+    match code {
+        Ok => "OK",
+        Cancelled => "CANCELLED",
+        Unknown => "UNKNOWN",
+        InvalidArgument => "INVALID_ARGUMENT",
+        DeadlineExceeded => "DEADLINE_EXCEEDED",
+        NotFound => "NOT_FOUND",
+        AlreadyExists => "ALREADY_EXISTS",
+        PermissionDenied => "PERMISSION_DENIED",
+        ResourceExhausted => "RESOURCE_EXHAUSTED",
+        FailedPrecondition => "FAILED_PRECONDITION",
+        Aborted => "ABORTED",
+        OutOfRange => "OUT_OF_RANGE",
+        Unimplemented => "UNIMPLEMENTED",
+        Internal => "INTERNAL",
+        Unavailable => "UNAVAILABLE",
+        DataLoss => "DATA_LOSS",
+        Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
 impl RpcObserver for Rpcs {
     fn observe(&self, rpc: &'static str, code: tonic::Code, elapsed: Duration) {
-        let code = format!("{code:?}");
-        self.requests.with_label_values(&[rpc, &code]).inc();
-        self.seconds.with_label_values(&[rpc, &code]).observe(elapsed.as_secs_f64());
+        let l = [rpc, code_name(code)];
+        self.requests.with_label_values(&l).inc();
+        self.seconds.with_label_values(&l).observe(elapsed.as_secs_f64());
     }
 }
 
