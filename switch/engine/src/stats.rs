@@ -105,15 +105,7 @@ impl Registry {
     /// Blocks of ended workers are folded into the first.
     pub(crate) fn sums(&self) -> (Vec<(u64, u64)>, Vec<[u64; 3]>) {
         let mut blocks = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
-        let mut i = 1;
-        while i < blocks.len() {
-            if Arc::strong_count(&blocks[i]) == 1 {
-                let gone = blocks.swap_remove(i);
-                blocks[0].absorb(&gone);
-            } else {
-                i += 1;
-            }
-        }
+        fold_ended(&mut blocks);
         let get = |v: &[AtomicU64], i: usize| v.get(i).map_or(0, |c| c.load(Ordering::Relaxed));
         let tables = (0..self.tables)
             .map(|t| blocks.iter().fold((0, 0), |(h, m), b| (h + get(&b.hits, t), m + get(&b.misses, t))))
@@ -133,6 +125,20 @@ impl Registry {
     }
 }
 
+/// Folds the blocks no worker holds any more into the first one (so a
+/// program run by many short-lived workers keeps a few blocks, not one each).
+fn fold_ended(blocks: &mut Vec<Arc<Block>>) {
+    let mut i = 1;
+    while i < blocks.len() {
+        if Arc::strong_count(&blocks[i]) == 1 {
+            let gone = blocks.swap_remove(i);
+            blocks[0].absorb(&gone);
+        } else {
+            i += 1;
+        }
+    }
+}
+
 /// A worker's handle on its block of the program it last ran.
 #[derive(Default)]
 pub(crate) struct WorkerCounts {
@@ -146,8 +152,11 @@ impl WorkerCounts {
     #[inline]
     pub(crate) fn fit(&mut self, reg: &Registry) {
         if self.registry != reg.id || self.block.is_none() {
+            self.block = None; // the last program's block: its registry keeps the counts
             let b = Arc::new(Block::new(reg.tables, reg.meters));
-            reg.blocks.lock().unwrap_or_else(|e| e.into_inner()).push(b.clone());
+            let mut blocks = reg.blocks.lock().unwrap_or_else(|e| e.into_inner());
+            fold_ended(&mut blocks);
+            blocks.push(b.clone());
             self.registry = reg.id;
             self.block = Some(b);
         }
@@ -182,6 +191,14 @@ mod tests {
         drop(w1);
         assert_eq!(reg.sums(), (vec![(2, 1), (0, 1)], vec![[1, 0, 1]]), "an ended worker's counts stay");
         assert_eq!(reg.blocks.lock().unwrap().len(), 2);
+        // Short-lived workers do not pile up blocks.
+        for _ in 0..100 {
+            let mut w = WorkerCounts::default();
+            w.fit(&reg);
+            w.block().unwrap().lookup(1, true);
+        }
+        assert_eq!(reg.blocks.lock().unwrap().len(), 3, "the first, w2's and the last one's");
+        assert_eq!(reg.sums().0[1], (100, 1));
         // A new program: the worker joins its registry, which starts at zero.
         let reg2 = Registry::new(1, 0);
         w2.fit(&reg2);
