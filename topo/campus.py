@@ -116,12 +116,13 @@ def link_plan(net) -> list[LinkPlan]:
 
 @dataclass(frozen=True)
 class SwitchPlan:
-    """A switch node: mininet name, gRPC port, device id, CPU port."""
+    """A switch node: mininet name, gRPC port, device id, CPU port, metrics port (p4switch --metrics-addr)."""
 
     node: str
     grpc_port: int
     device_id: int = 0
     cpu_port: int = 255
+    metrics_port: int | None = None
 
 
 class CampusTopo(Topo):
@@ -132,7 +133,8 @@ class CampusTopo(Topo):
         nodes = {}
         for i, (name, s) in enumerate(switches.items()):
             nodes[name] = self.addSwitch(s.node, dpid=f"{i + 1:016x}", grpc_port=s.grpc_port,
-                                         device_id=s.device_id, cpu_port=s.cpu_port, log_dir=log_dir)
+                                         device_id=s.device_id, cpu_port=s.cpu_port, log_dir=log_dir,
+                                         metrics_port=s.metrics_port)
         for h in hosts:
             node = self.addHost(h.name, ip=str(h.address), defaultRoute=f"via {h.gateway}")
             self.addLink(node, nodes[h.switch], port2=h.port)

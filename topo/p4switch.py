@@ -30,9 +30,10 @@ class P4Switch(Switch):
     """mininet switch backed by a P4Runtime software switch."""
 
     def __init__(self, name: str, grpc_port: int = 9559, device_id: int = 0, cpu_port: int = 255,
-                 log_dir: str | None = None, **kwargs) -> None:
+                 log_dir: str | None = None, metrics_port: int | None = None, **kwargs) -> None:
         super().__init__(name, **kwargs)
         self.grpc_port = grpc_port
+        self.metrics_port = metrics_port    # p4switch --metrics-addr 127.0.0.1:PORT (not a simple_switch_grpc option)
         self.device_id = device_id
         self.cpu_port = cpu_port
         self.log_path = Path(log_dir or ROOT / "build") / f"{name}.log"
@@ -48,6 +49,8 @@ class P4Switch(Switch):
         for intf, port in sorted(self.ports.items(), key=lambda item: item[1]):
             if intf.name != "lo" and port > 0:
                 cmd += ["-i", f"{port}@{intf.name}"]
+        if self.metrics_port:
+            cmd += ["--metrics-addr", f"127.0.0.1:{self.metrics_port}"]
         return cmd + ["--no-p4", "--", "--grpc-server-addr", self.grpc_address, "--cpu-port", str(self.cpu_port)]
 
     def start(self, controllers) -> None:

@@ -22,10 +22,11 @@ def test_campus_run_reaches_what_the_acl_allows(tmp_path, vrouter_program) -> No
     text = (ROOT / "topo" / "campus.yaml").read_text()
     desc = tmp_path / "campus.yaml"   # the compiled program under test, not whatever build/ holds
     desc.write_text(f"pipeline: {{p4info: {vrouter_program.p4info}, config: {vrouter_program.json}}}\n" + text)
-    metrics, dashboard = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
+    metrics, dashboard, switch_metrics = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}", free_port()
     done = subprocess.run([sys.executable, str(ROOT / "topo" / "run_campus.py"), "--file", str(desc), "--no-cli",
                            "--prefix", "hct", "--grpc-port", str(free_port()), "--log-dir", str(tmp_path / "run"),
-                           "--metrics-addr", metrics, "--dashboard", dashboard],
+                           "--metrics-addr", metrics, "--dashboard", dashboard,
+                           "--switch-metrics-port", str(switch_metrics)],
                           capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-4000:]
@@ -40,6 +41,11 @@ def test_campus_run_reaches_what_the_acl_allows(tmp_path, vrouter_program) -> No
         out[-2000:]
     m = re.search(rf"dashboard http://{dashboard}/: 1/1 switches sampled, (\d+) packets received", out)
     assert m and int(m.group(1)) > 1000, out[-2000:]
+    # the switch's own metrics (p4switch --metrics-addr) on the same run
+    m = re.search(rf"metrics http://127.0.0.1:{switch_metrics}/metrics: (\d+) frames received, (\d+) sent, "
+                  r"(\d+) table hits, (\d+) P4Runtime requests", out)
+    assert m and int(m.group(1)) > 1000 and int(m.group(2)) > 1000 and int(m.group(3)) > 1000, out[-2000:]
+    assert int(m.group(4)) >= 2, out[-2000:]      # the pipeline and at least one Write
 
 
 def test_two_switches_joined_by_a_trunk_reach_each_other(tmp_path, vrouter_program) -> None:

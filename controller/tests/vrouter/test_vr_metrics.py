@@ -169,3 +169,83 @@ def test_metrics_address_in_use_is_refused_with_one_line(lab) -> None:
     assert f"vrouter: cannot serve metrics on {address}: Address already in use" in done.stderr, done.stderr
     bad = vrouter("run", str(write()), "--metrics-addr", "9101")
     assert bad.returncode == 2 and "'9101' is not HOST:PORT" in bad.stderr
+
+
+def host_counter(host, name: str) -> int:
+    """A counter of the host's interface as its kernel keeps it (rx_packets, tx_packets)."""
+    return int(host.run("cat", f"/sys/class/net/eth0/statistics/{name}").strip())
+
+
+def quiet_counts(hosts, address: str) -> tuple[dict[str, int], list]:
+    """The hosts' kernel counters and a scrape of the switch taken while no frame moved between them."""
+    for _ in range(10):
+        before = {f"{h.name}.{c}": host_counter(h, c) for h in hosts for c in ("tx_packets", "rx_packets")}
+        time.sleep(0.2)   # frames on their way through the switch have arrived
+        s = scrape(address)
+        after = {f"{h.name}.{c}": host_counter(h, c) for h in hosts for c in ("tx_packets", "rx_packets")}
+        if before == after:
+            return after, s
+    raise AssertionError("the hosts never stopped sending")
+
+
+@pytest.mark.integration
+def test_switch_and_controller_metrics_follow_the_packets(lab) -> None:
+    """p4switch --metrics-addr and vrouter run --metrics-addr scraped during routed traffic: the switch's port
+    counters equal the hosts' kernel counters, the routing table's hits grow by the routed frames, P4Runtime
+    writes and packet-ins/digests move together with the controller's own counters."""
+    hosts, switch, write, tmp = lab
+    h1, h3 = hosts["h1"], hosts["h3"]
+    sw_address = f"127.0.0.1:{free_port()}"
+    switch.stop()
+    switch.extra += ["--metrics-addr", sw_address]
+    switch.start()
+    ctl_address = f"127.0.0.1:{free_port()}"
+    daemon = Daemon(write(), tmp / "vrouter.log", args=("--metrics-addr", ctl_address))
+    try:
+        daemon.wait_for("event=reconciled")
+        daemon.wait_for("event=metrics_serving")
+        s = scrape(sw_address)
+        names = {n for n, _, _ in s}
+        assert all(re.fullmatch(r"(p4switch|process)_[a-z0-9_]+", n) for n in names), names
+        assert value(s, "p4switch_p4runtime_requests_total", rpc="SetForwardingPipelineConfig", code="OK") == 1
+        writes = value(s, "p4switch_p4runtime_requests_total", rpc="Write", code="OK")
+        assert writes >= 1
+        assert value(s, "p4switch_p4runtime_request_duration_seconds_count", rpc="Write", code="OK") == writes
+        assert value(s, "p4switch_p4runtime_request_duration_seconds_bucket", rpc="Write", code="OK", le="+Inf") == writes
+        assert value(s, "p4switch_queue_capacity_frames", port="1", interface=h1.switch_side) == 256
+        assert value(s, "process_cpu_seconds_total") > 0 and value(s, "process_resident_memory_bytes") > 1e6
+
+        assert h1.reaches(h3.ip), daemon.text()[-2000:]      # ARP (packet-ins), learning (digests), first pings
+        s = wait_metric(ctl_address, "vrouter_neighbors", 2, switch="s1")
+        c = scrape(ctl_address)
+        s = scrape(sw_address)
+        assert value(s, "p4switch_p4runtime_requests_total", rpc="Write", code="OK") > writes, "stations written"
+        assert value(s, "p4switch_p4runtime_packet_in_total") >= value(c, "vrouter_packet_ins_total") >= 2
+        assert value(s, "p4switch_p4runtime_digest_lists_total") >= value(c, "vrouter_digest_lists_total") >= 1
+        assert value(s, "p4switch_p4runtime_digest_entries_total") >= value(s, "p4switch_p4runtime_digest_lists_total")
+        assert value(s, "p4switch_p4runtime_packet_out_total") >= 1, "ARP replies from the controller"
+
+        # 20 routed pings h1 -> h3 and their replies, counted by the hosts' kernels and by the switch
+        k0, s0 = quiet_counts([h1, h3], sw_address)
+        assert h1.ping(h3.ip, count=20, wait=2)
+        k1, s1 = quiet_counts([h1, h3], sw_address)
+
+        def delta(name: str, **labels: str) -> float:
+            return value(s1, name, **labels) - value(s0, name, **labels)
+
+        p1, p3 = {"port": "1", "interface": h1.switch_side}, {"port": "3", "interface": h3.switch_side}
+        sent1, got1 = k1["h1.tx_packets"] - k0["h1.tx_packets"], k1["h1.rx_packets"] - k0["h1.rx_packets"]
+        sent3, got3 = k1["h3.tx_packets"] - k0["h3.tx_packets"], k1["h3.rx_packets"] - k0["h3.rx_packets"]
+        assert sent1 >= 20 and sent3 >= 20
+        assert delta("p4switch_port_rx_packets_total", **p1) == sent1
+        assert delta("p4switch_port_tx_packets_total", **p1) == got1
+        assert delta("p4switch_port_rx_packets_total", **p3) == sent3
+        assert delta("p4switch_port_tx_packets_total", **p3) == got3
+        assert delta("p4switch_port_rx_bytes_total", **p1) >= 98 * 20     # 98-byte echo requests
+        assert delta("p4switch_port_tx_drops_total") == 0 and delta("p4switch_port_rx_drops_total") == 0
+        routed = delta("p4switch_table_hits_total", table="ingress.routing.ipv4_route")
+        assert 40 <= routed <= sent1 + sent3, (routed, sent1, sent3)
+        assert delta("process_cpu_seconds_total") >= 0
+    finally:
+        code = daemon.stop()
+    assert code == 0, daemon.text()[-2000:]

@@ -35,6 +35,7 @@ use std::sync::Arc;
 
 use crate::runtime::Runtime;
 
+pub use crate::stats::{MeterStats, PipelineStats, TableStats};
 pub use crate::types::*;
 
 /// The Internet checksum (RFC 1071) for the whole workspace: `csum16(data)`
@@ -217,6 +218,26 @@ impl Switch {
     pub fn unpin(&self, w: &mut Worker) {
         w.inner.pinned_tables.clear();
         w.inner.pinned_rt = None;
+    }
+
+    /// Hits and misses of every table the packet path looks up, and the
+    /// colours of every meter, since the program was loaded (summed over the
+    /// workers; `None` without a program). Tables with no key and a constant
+    /// default action are left out (nothing to look up).
+    pub fn pipeline_stats(&self) -> Option<PipelineStats> {
+        let rt = self.rt.load_full()?;
+        let (tables, meters) = rt.stats.sums();
+        let p = &rt.prog;
+        Some(PipelineStats {
+            tables: p
+                .tables
+                .iter()
+                .zip(tables)
+                .filter(|(t, _)| !t.fixed_default)
+                .map(|(t, (hits, misses))| TableStats { name: t.name.clone(), hits, misses })
+                .collect(),
+            meters: p.meters.iter().zip(meters).map(|(m, colours)| MeterStats { name: m.name.clone(), colours }).collect(),
+        })
     }
 
     pub(crate) fn rt(&self) -> ApiResult<Arc<Runtime>> {

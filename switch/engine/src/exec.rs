@@ -74,6 +74,8 @@ pub struct WorkerState {
     pub(crate) pinned_rt: Option<Arc<Runtime>>,
     /// `None` for tables the packet path never reads (`Table::fixed_default`).
     pub(crate) pinned_tables: Vec<Option<Arc<crate::table::TableState>>>,
+    /// This worker's table and meter counts (`stats`).
+    pub(crate) counts: crate::stats::WorkerCounts,
 }
 
 impl WorkerState {
@@ -110,6 +112,7 @@ impl WorkerState {
             trace: None,
             pinned_rt: None,
             pinned_tables: Vec::new(),
+            counts: Default::default(),
         }
     }
 
@@ -161,6 +164,7 @@ pub fn process(
 ) {
     let p: &Prog = &rt.prog;
     w.fit(p, Arc::as_ptr(&rt.prog) as usize);
+    w.counts.fit(&rt.stats);
     let tables = std::mem::take(&mut w.pinned_tables);
     let c = Ctx { sw, rt, p, now: sw.now_us(), tables: &tables };
     // Fast path: the first ingress pass runs in the worker's own packet.

@@ -305,6 +305,11 @@ fn exact_table_hit_miss_and_next_tables() {
     sw.table_reset_default("t").unwrap();
     sw.table_delete("t", &[MatchKey::Exact(vec![0x22])], 0).unwrap();
     assert_eq!(send(&sw, 0, &PKT)[0].1[1], 0xee);
+    // metrics: lookups of t counted (the keyless wrappers t_hit/t_miss are not listed)
+    let stats = sw.pipeline_stats().unwrap();
+    let names: Vec<&str> = stats.tables.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, vec!["t"]);
+    assert_eq!((stats.tables[0].hits, stats.tables[0].misses), (2, 3));
 }
 
 #[test]
@@ -565,6 +570,8 @@ fn registers_counters_and_meters() {
     assert_eq!(colors, vec![0, 1, 2]);
     sw.meter_set("m", 0, None).unwrap();
     assert_eq!(send(&sw, 0, &PKT)[0].1[1], 0, "unconfigured meter is green");
+    let m = &sw.pipeline_stats().unwrap().meters;
+    assert_eq!((m[0].name.as_str(), m[0].colours), ("m", [5, 1, 1]), "colour counts of all 7 packets");
 }
 
 #[test]
@@ -580,6 +587,7 @@ fn direct_meter_colours_table_hits() {
     sw.table_set_meter("t", &[MatchKey::Exact(vec![0x22])], 0, Some(MeterConfig { cir: 1, cburst: 10, pir: 1, pburst: 25 })).unwrap();
     let colors: Vec<u8> = (0..3).map(|_| send(&sw, 0, &PKT)[0].1[7]).collect();
     assert_eq!(colors, vec![0, 1, 2]);
+    assert_eq!(sw.pipeline_stats().unwrap().meters[0].colours, [2, 1, 1]);
     assert_eq!(sw.table_read("t").unwrap()[0].meter, Some(MeterConfig { cir: 1, cburst: 10, pir: 1, pburst: 25 }));
 }
 

@@ -8,7 +8,8 @@
 //! expressions), `exec` (traffic manager; `exec/` parser, control flow, primitives, deparser),
 //! `fast` (load-time shortcuts for common expression shapes), `flow`
 //! (both pipelines' control flow as one compact step array), `table` (match indexes), `externs` (counters, meters, registers), `hash`
-//! (calculations), `runtime` (state + control-plane operations).
+//! (calculations), `runtime` (state + control-plane operations), `stats` (table hits/misses
+//! and meter colours per worker, for metrics).
 
 #![forbid(unsafe_code)]
 
@@ -25,6 +26,7 @@ mod json;
 mod loader;
 mod program;
 mod runtime;
+mod stats;
 mod table;
 mod types;
 

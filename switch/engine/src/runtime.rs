@@ -148,6 +148,8 @@ pub struct Runtime {
     pub pre: ArcSwap<Pre>,
     /// Per value set: (value limbs, mask limbs).
     pub vsets: Vec<ArcSwap<Vec<(Vec<u64>, Vec<u64>)>>>,
+    /// Table hits/misses and meter colours of the packet path.
+    pub stats: crate::stats::Registry,
     write_lock: Mutex<()>,
     table_by_name: HashMap<String, usize>,
     prof_by_name: HashMap<String, usize>,
@@ -186,6 +188,7 @@ impl Runtime {
             registers: prog.registers.iter().map(|r| RegArray::new(r.size, r.width)).collect(),
             pre: ArcSwap::from_pointee(Pre::default()),
             vsets: prog.value_sets.iter().map(|_| ArcSwap::from_pointee(Vec::new())).collect(),
+            stats: crate::stats::Registry::new(prog.tables.len(), prog.meters.len()),
             write_lock: Mutex::new(()),
             table_by_name: idx(prog.tables.iter().map(|t| &t.name).collect()),
             prof_by_name: idx(prog.profiles.iter().map(|t| &t.name).collect()),

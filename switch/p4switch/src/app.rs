@@ -18,7 +18,7 @@ use crate::io::{self, Depths};
 use crate::log_at;
 use crate::ports::Ports;
 use crate::worker::{self, Dataplane};
-use crate::{files, grpc, sys};
+use crate::{files, grpc, metrics, sys};
 
 /// How long the P4Runtime server may take to close its streams at exit.
 pub const STOP_GRACE: Duration = Duration::from_millis(30);
@@ -94,6 +94,8 @@ pub fn run(o: &Options) -> Result<(), String> {
         cpu_port: o.cpu_port,
         packet_in: server.as_ref().and_then(|s| s.packet_in.clone()),
     });
+    let sources = metrics::Sources { switch: switch.clone(), ports: Some(ports.clone()), device: server.as_ref().and_then(|s| s.device()) };
+    let metrics = start_metrics(o, sources)?;
     let mode = opened.mode;
     let mut threads = Vec::new();
     let endpoints = std::mem::take(&mut opened.workers);
@@ -105,7 +107,7 @@ pub fn run(o: &Options) -> Result<(), String> {
             .map_err(|e| format!("worker thread: {e}"))?;
         threads.push(t);
     }
-    println!("{}", ready_line(o, &server, Some(&format!("io {mode}, {workers} workers, {spread}"))));
+    println!("{}", ready_line(o, &server, &metrics, Some(&format!("io {mode}, {workers} workers, {spread}"))));
     wait_for_stop(stop);
     log_at!(Level::Info, "stopping");
     // Stop listening first, so a new switch can bind the address at once.
@@ -139,7 +141,9 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
         })
     };
     let server = grpc::start(o, switch, transmit, tonic::service::Routes::default())?;
-    println!("{}", ready_line(o, &server, None));
+    let sources = metrics::Sources { switch: switch.clone(), ports: None, device: server.as_ref().and_then(|s| s.device()) };
+    let metrics = start_metrics(o, sources)?;
+    println!("{}", ready_line(o, &server, &metrics, None));
     files::wait(wait_s, stop);
     let sink = server.as_ref().and_then(|s| s.packet_in.clone());
     let n = files::run(switch, &mut inputs, &outputs, o.cpu_port, sink.as_ref(), stop).map_err(|e| e.to_string())?;
@@ -156,12 +160,24 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
     Ok(())
 }
 
-fn ready_line(o: &Options, server: &Option<grpc::Server>, io: Option<&str>) -> String {
+/// Starts the metrics endpoint if `--metrics-addr` was given.
+fn start_metrics(o: &Options, src: metrics::Sources) -> Result<Option<metrics::Endpoint>, String> {
+    match &o.metrics_addr {
+        Some(addr) => Ok(Some(metrics::serve(addr, metrics::registry(src)?)?)),
+        None => Ok(None),
+    }
+}
+
+fn ready_line(o: &Options, server: &Option<grpc::Server>, metrics: &Option<metrics::Endpoint>, io: Option<&str>) -> String {
     let ports: Vec<String> = o.ports.iter().map(|p| format!("{}@{}", p.port, p.iface)).collect();
-    let grpc = match server {
+    let mut grpc = match server {
         Some(s) => format!("P4Runtime on {}", s.addr),
         None => "no P4Runtime server".to_string(),
     };
+    if let Some(m) = metrics {
+        // Before the P4Runtime address, which scripts take from the end of the line.
+        grpc = format!("metrics on http://{}/metrics, {grpc}", m.addr);
+    }
     let mode = match io {
         Some(m) => format!(" ({m})"),
         None if o.use_files.is_some() => " (pcap files)".to_string(),

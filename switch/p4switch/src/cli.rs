@@ -1,11 +1,11 @@
 //! The command line of `simple_switch_grpc`, plus ours: `--workers`, `--spread`,
-//! `--io`, `--queue-depth`, `--rx-depth`.
+//! `--io`, `--queue-depth`, `--rx-depth`, `--metrics-addr`.
 //!
 //! ```text
 //! p4switch [--device-id N] [-i PORT@IFACE]... [--use-files WAIT_S] [--pcap [DIR]]
 //!          [--log-console] [--log-file PATH] [-L LEVEL] [--workers N]
 //!          [--spread auto|flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--rx-depth N]
-//!          [--no-p4 | prog.json]
+//!          [--metrics-addr HOST:PORT] [--no-p4 | prog.json]
 //!          -- [--grpc-server-addr HOST:PORT] [--cpu-port N] [--drop-port N]
 //!             [--no-grpc] [--grpc-server-ssl --grpc-server-cert F --grpc-server-key F
 //!              [--grpc-server-cacert F] [--grpc-server-with-client-auth]]
@@ -87,6 +87,8 @@ pub struct Options {
     pub queue_depth: u32,
     /// `--rx-depth`: receive queue per port and worker, frames.
     pub rx_depth: u32,
+    /// `--metrics-addr`: serve Prometheus metrics there (off by default).
+    pub metrics_addr: Option<String>,
     pub grpc_addr: String,
     /// `--no-grpc` (ours): run without the P4Runtime server.
     pub no_grpc: bool,
@@ -112,6 +114,7 @@ impl Default for Options {
             spread: None,
             queue_depth: DEFAULT_QUEUE_DEPTH,
             rx_depth: DEFAULT_RX_DEPTH,
+            metrics_addr: None,
             grpc_addr: DEFAULT_GRPC_ADDR.to_string(),
             no_grpc: false,
             tls: None,
@@ -159,6 +162,8 @@ options:
       --queue-depth N         egress queue per port in frames (default 256; beyond it frames
                               are dropped and counted); set_queue_depth changes it at run time
       --rx-depth N            receive queue per port and worker in frames (default 512)
+      --metrics-addr HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics (off by
+                              default; port 0 picks a free port, logged at info level)
       --no-p4                 start without a program (load one over P4Runtime)
   -h, --help                  this text
       --version               version
@@ -275,6 +280,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
                 }
                 o.rx_depth = n;
             }
+            "--metrics-addr" => o.metrics_addr = Some(value(&mut it)?),
             "--no-p4" => o.no_p4 = true,
             "--thrift-port" => {
                 // Accepted for compatibility with scripts written for bmv2; there is no Thrift server.
@@ -372,6 +378,8 @@ mod tests {
         assert_eq!(run("--spread auto p.json").unwrap().spread, None);
         let o = run("p.json").unwrap();
         assert_eq!((o.io, o.queue_depth, o.rx_depth), (IoMode::Auto, DEFAULT_QUEUE_DEPTH, DEFAULT_RX_DEPTH));
+        assert_eq!(o.metrics_addr, None, "metrics are off by default");
+        assert_eq!(run("--metrics-addr 127.0.0.1:9100 p.json").unwrap().metrics_addr.as_deref(), Some("127.0.0.1:9100"));
     }
 
     #[test]

@@ -24,6 +24,11 @@ pub struct Server {
 }
 
 impl Server {
+    /// The P4Runtime device (its counters, for metrics).
+    pub fn device(&self) -> Option<Arc<p4runtime_server::Device>> {
+        self.handle.as_ref().map(|h| h.device().clone())
+    }
+
     /// Starts shutting the server down (it stops listening at once) and
     /// returns a handle to wait for the rest.
     pub fn begin_stop(mut self) -> Stopping {

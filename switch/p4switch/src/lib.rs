@@ -10,7 +10,7 @@
 //! [`ports`] (port table, counters, captures), [`admin`] (queue control over
 //! gRPC), [`wire`] (frame fix-ups), [`pcap`], [`files`] (`--use-files`
 //! ports), [`udpgso`] (the generator's super-frames), [`grpc`], [`app`]
-//! (putting it together), [`log`].
+//! (putting it together), [`metrics`] (`--metrics-addr`), [`log`].
 #![deny(unsafe_code)]
 
 pub mod admin;
@@ -20,6 +20,7 @@ pub mod files;
 pub mod grpc;
 pub mod io;
 pub mod log;
+pub mod metrics;
 pub mod pcap;
 pub mod ports;
 pub mod queues;

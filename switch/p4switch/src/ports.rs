@@ -18,8 +18,13 @@ use crate::sys::{PacketSocket, SocketOptions};
 pub struct PortStats {
     /// Frames received and handed to the pipeline.
     pub rx: AtomicU64,
+    /// Their bytes (as the pipeline saw them: a VLAN tag the kernel had
+    /// moved out is counted).
+    pub rx_bytes: AtomicU64,
     /// Frames handed to the kernel for transmission.
     pub tx: AtomicU64,
+    /// Their bytes.
+    pub tx_bytes: AtomicU64,
     /// Frames the egress queue refused (full, or shaped beyond its depth).
     pub tx_dropped: AtomicU64,
     /// Frames the kernel dropped because the port's receive queue was full.
@@ -135,6 +140,7 @@ impl Ports {
             c.record_out(frame);
         }
         p.stats.tx.fetch_add(1, Ordering::Relaxed);
+        p.stats.tx_bytes.fetch_add(frame.len() as u64, Ordering::Relaxed);
         match &*p.out.lock().unwrap_or_else(|e| e.into_inner()) {
             Some(s) => s.send_shared(frame),
             None => Err(io::Error::new(io::ErrorKind::NotConnected, "the switch is stopping")),

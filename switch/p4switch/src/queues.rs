@@ -13,7 +13,7 @@
 //! ever waits longer than depth/R.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -50,11 +50,13 @@ pub struct EgressQueue {
     rate_pps: AtomicU64,
     /// Departure time of the next frame when shaping (ns of [`now_ns`]).
     next_ns: AtomicU64,
+    /// Frames the workers hold for their departure time (for metrics).
+    held: AtomicI64,
 }
 
 impl EgressQueue {
     pub fn new(depth: u32) -> EgressQueue {
-        EgressQueue { depth: AtomicU32::new(depth.clamp(1, MAX_DEPTH)), rate_pps: AtomicU64::new(0), next_ns: AtomicU64::new(0) }
+        EgressQueue { depth: AtomicU32::new(depth.clamp(1, MAX_DEPTH)), rate_pps: AtomicU64::new(0), next_ns: AtomicU64::new(0), held: AtomicI64::new(0) }
     }
 
     #[inline]
@@ -66,6 +68,19 @@ impl EgressQueue {
     #[inline]
     pub fn rate_pps(&self) -> u64 {
         self.rate_pps.load(Ordering::Relaxed)
+    }
+
+    /// Frames waiting in this queue for their departure time. Only a shaped
+    /// port holds frames; an unshaped port's go straight to the transmit ring.
+    pub fn waiting(&self) -> u64 {
+        self.held.load(Ordering::Relaxed).max(0) as u64
+    }
+
+    /// A worker took (`+n`) or released (`-n`) frames to hold.
+    pub fn held(&self, delta: i64) {
+        if delta != 0 {
+            self.held.fetch_add(delta, Ordering::Relaxed);
+        }
     }
 
     pub fn set_depth(&self, depth: u32) -> Result<(), String> {

@@ -77,6 +77,7 @@ struct Egress {
     shapers: Vec<Shaper>,
     dirty: Vec<bool>,
     sent: Vec<u64>,
+    sent_bytes: Vec<u64>,
     dropped: Vec<u64>,
     warned: bool,
 }
@@ -84,7 +85,7 @@ struct Egress {
 impl Egress {
     fn new(tx: Vec<TxEndpoint>) -> Egress {
         let n = tx.len();
-        Egress { tx, shapers: (0..n).map(|_| Shaper::default()).collect(), dirty: vec![false; n], sent: vec![0; n], dropped: vec![0; n], warned: false }
+        Egress { tx, shapers: (0..n).map(|_| Shaper::default()).collect(), dirty: vec![false; n], sent: vec![0; n], sent_bytes: vec![0; n], dropped: vec![0; n], warned: false }
     }
 
     fn push(&mut self, ports: &Ports, pos: usize, frame: &[u8]) {
@@ -93,6 +94,7 @@ impl Egress {
             Ok(true) => {
                 self.dirty[pos] = true;
                 self.sent[pos] += 1;
+                self.sent_bytes[pos] += frame.len() as u64;
             }
             Ok(false) => self.dropped[pos] += 1,
             Err(e) => {
@@ -114,7 +116,10 @@ impl Egress {
         match q.reserve(now) {
             None => self.dropped[pos] += 1,
             Some(t) if t <= now && self.shapers[pos].is_empty() => self.push(ports, pos, frame),
-            Some(t) => self.shapers[pos].hold(t, frame),
+            Some(t) => {
+                self.shapers[pos].hold(t, frame);
+                q.held(1);
+            }
         }
     }
 
@@ -124,7 +129,9 @@ impl Egress {
         for pos in 0..self.shapers.len() {
             if self.shapers[pos].next_due().is_some_and(|t| t <= now) {
                 let mut shaper = std::mem::take(&mut self.shapers[pos]);
-                n += shaper.release(now, &mut |f| self.push(ports, pos, f));
+                let released = shaper.release(now, &mut |f| self.push(ports, pos, f));
+                ports.ports[pos].queue.held(-(released as i64));
+                n += released;
                 self.shapers[pos] = shaper;
             }
         }
@@ -156,6 +163,7 @@ impl Egress {
             }
             let st = &ports.ports[pos].stats;
             st.add(&st.tx, std::mem::take(&mut self.sent[pos]));
+            st.add(&st.tx_bytes, std::mem::take(&mut self.sent_bytes[pos]));
             st.add(&st.tx_dropped, std::mem::take(&mut self.dropped[pos]));
         }
     }
@@ -194,6 +202,7 @@ struct Frames<'a> {
     scratch: &'a mut [u8],
     pinned: bool,
     count: u64,
+    bytes: u64,
     oversize: u64,
 }
 
@@ -218,6 +227,7 @@ impl Frames<'_> {
             return;
         }
         let frame = wire_frame(&got, self.scratch);
+        self.bytes += frame.len() as u64;
         if let Some(c) = &port.capture {
             c.record_in(frame);
         }
@@ -275,9 +285,9 @@ pub fn run(dp: &Dataplane, io: WorkerIo, stop: &AtomicBool) -> WorkerIo {
         let mut busy = eg.release_due(&dp.ports, now) > 0;
         for (k, (pos, r)) in rx.iter_mut().enumerate() {
             let pos = *pos;
-            let mut fr = Frames { dp, w: &mut w, eg: &mut eg, scratch: &mut scratch, pinned: false, count: 0, oversize: 0 };
+            let mut fr = Frames { dp, w: &mut w, eg: &mut eg, scratch: &mut scratch, pinned: false, count: 0, bytes: 0, oversize: 0 };
             let result = r.receive(&mut |got| fr.handle(pos, got, now));
-            let (count, oversize, pinned) = (fr.count, fr.oversize, fr.pinned);
+            let (count, bytes, oversize, pinned) = (fr.count, fr.bytes, fr.oversize, fr.pinned);
             if pinned {
                 dp.switch.unpin(&mut w);
             }
@@ -287,6 +297,7 @@ pub fn run(dp: &Dataplane, io: WorkerIo, stop: &AtomicBool) -> WorkerIo {
                 Err(e) => log_at!(Level::Warn, "port {} ({}): receive: {e}", port.number, port.iface),
             }
             port.stats.add(&port.stats.rx, count - oversize.min(count));
+            port.stats.add(&port.stats.rx_bytes, bytes);
             if count > 0 {
                 busy = true;
                 empty[k] = 0;

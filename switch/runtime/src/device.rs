@@ -21,6 +21,7 @@ use tonic::Code;
 use crate::arbitration::{role_key, Arbitration, Notice};
 use crate::canonical;
 use crate::digests::{DigestBatcher, DigestConfig, ListOut};
+use crate::stats::ServerStats;
 use crate::error::{batch_status, to_tonic, RtError, RtResult};
 use crate::packetio;
 use crate::pipeline::{self, Pipeline};
@@ -102,6 +103,8 @@ pub struct Device {
     next_stream: AtomicU64,
     worker: Mutex<Worker>,
     epoch: Instant,
+    /// Counters for metrics.
+    pub stats: ServerStats,
 }
 
 impl Device {
@@ -120,6 +123,7 @@ impl Device {
             next_stream: AtomicU64::new(1),
             worker: Mutex::new(worker),
             epoch: Instant::now(),
+            stats: ServerStats::default(),
         }
     }
 
@@ -1241,6 +1245,16 @@ impl Device {
 
     fn send_to_primaries(&self, update: Out) {
         let targets = lock(&self.arbitration).primary_streams(self.device_id());
+        let st = &self.stats;
+        match (&update, targets.is_empty()) {
+            (Out::Packet(_), false) => ServerStats::add(&st.packet_ins, 1),
+            (Out::Packet(_), true) => ServerStats::add(&st.packet_ins_dropped, 1),
+            (Out::Digest(d), false) => {
+                ServerStats::add(&st.digest_lists, 1);
+                ServerStats::add(&st.digests, d.data.len() as u64);
+            }
+            _ => {}
+        }
         for s in targets {
             self.send(s, update.clone());
         }
@@ -1348,6 +1362,7 @@ impl Device {
                 }
             });
         }
+        ServerStats::add(&self.stats.packet_outs, 1);
         for f in to_cpu {
             self.packet_in(&f);
         }

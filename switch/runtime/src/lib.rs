@@ -9,7 +9,8 @@
 //! (`canonical` byte strings, `schema` P4Info id maps, `tables` entry
 //! translation, `valuesets`, `arbitration`, `digests` batching, `packetio`
 //! controller headers, `pipeline` configs, `device` = all RPCs); `service` is the tonic
-//! adapter and `server` the threads and options.
+//! adapter, `server` the threads and options, `stats` the counters and RPC
+//! hook behind p4switch's metrics.
 //!
 //! No-panic contract: no request, however malformed, panics the server; bad
 //! input is a gRPC error.
@@ -25,8 +26,10 @@ pub mod proto;
 pub mod schema;
 pub mod server;
 pub mod service;
+pub mod stats;
 pub mod tables;
 pub mod valuesets;
 
 pub use device::{Device, Transmit, API_VERSION};
+pub use stats::{RpcObserver, ServerStats};
 pub use server::{spawn, spawn_with_routes, ServerError, ServerHandle, ServerOptions, TlsOptions};

@@ -6,6 +6,7 @@
 
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -31,6 +32,13 @@ impl Service {
     pub fn new(device: Arc<Device>) -> Service {
         Service { device }
     }
+
+    /// Reports an answered RPC to the metrics hook and passes the answer on.
+    fn done<T>(&self, rpc: &'static str, start: Instant, r: Result<T, Status>) -> Result<T, Status> {
+        let code = r.as_ref().err().map_or(tonic::Code::Ok, |s| s.code());
+        self.device.stats.rpc_done(rpc, code, start);
+        r
+    }
 }
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, Status> + Send + 'static) -> Result<T, Status> {
@@ -45,18 +53,16 @@ type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'stati
 #[tonic::async_trait]
 impl P4Runtime for Service {
     async fn write(&self, request: Request<p4v1::WriteRequest>) -> Result<Response<p4v1::WriteResponse>, Status> {
-        let dev = self.device.clone();
-        let req = request.into_inner();
-        blocking(move || dev.write(&req)).await?;
-        Ok(Response::new(p4v1::WriteResponse {}))
+        let (start, dev, req) = (Instant::now(), self.device.clone(), request.into_inner());
+        let r = blocking(move || dev.write(&req)).await;
+        self.done("Write", start, r.map(|()| Response::new(p4v1::WriteResponse {})))
     }
 
     type ReadStream = BoxStream<p4v1::ReadResponse>;
 
     async fn read(&self, request: Request<p4v1::ReadRequest>) -> Result<Response<Self::ReadStream>, Status> {
-        let dev = self.device.clone();
-        let req = request.into_inner();
-        let entities = blocking(move || dev.read(&req).map_err(Status::from)).await?;
+        let (start, dev, req) = (Instant::now(), self.device.clone(), request.into_inner());
+        let entities = self.done("Read", start, blocking(move || dev.read(&req).map_err(Status::from)).await)?;
         let mut messages = Vec::with_capacity(entities.len() / READ_CHUNK + 1);
         let mut it = entities.into_iter().peekable();
         loop {
@@ -73,17 +79,18 @@ impl P4Runtime for Service {
         &self,
         request: Request<p4v1::SetForwardingPipelineConfigRequest>,
     ) -> Result<Response<p4v1::SetForwardingPipelineConfigResponse>, Status> {
-        let dev = self.device.clone();
-        let req = request.into_inner();
-        blocking(move || dev.set_pipeline(&req).map_err(Status::from)).await?;
-        Ok(Response::new(p4v1::SetForwardingPipelineConfigResponse {}))
+        let (start, dev, req) = (Instant::now(), self.device.clone(), request.into_inner());
+        let r = blocking(move || dev.set_pipeline(&req).map_err(Status::from)).await;
+        self.done("SetForwardingPipelineConfig", start, r.map(|()| Response::new(p4v1::SetForwardingPipelineConfigResponse {})))
     }
 
     async fn get_forwarding_pipeline_config(
         &self,
         request: Request<p4v1::GetForwardingPipelineConfigRequest>,
     ) -> Result<Response<p4v1::GetForwardingPipelineConfigResponse>, Status> {
-        Ok(Response::new(self.device.get_pipeline(request.get_ref())?))
+        let start = Instant::now();
+        let r = self.device.get_pipeline(request.get_ref()).map(Response::new).map_err(Status::from);
+        self.done("GetForwardingPipelineConfig", start, r)
     }
 
     type StreamChannelStream = BoxStream<p4v1::StreamMessageResponse>;
@@ -92,6 +99,7 @@ impl P4Runtime for Service {
         &self,
         request: Request<Streaming<p4v1::StreamMessageRequest>>,
     ) -> Result<Response<Self::StreamChannelStream>, Status> {
+        let start = Instant::now();
         let mut incoming = request.into_inner();
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         let dev = self.device.clone();
@@ -114,13 +122,14 @@ impl P4Runtime for Service {
             }
             dev.close_stream(id);
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+        self.done("StreamChannel", start, Ok(Response::new(Box::pin(ReceiverStream::new(rx)) as Self::StreamChannelStream)))
     }
 
     async fn capabilities(
         &self,
         _request: Request<p4v1::CapabilitiesRequest>,
     ) -> Result<Response<p4v1::CapabilitiesResponse>, Status> {
-        Ok(Response::new(self.device.capabilities()))
+        let start = Instant::now();
+        self.done("Capabilities", start, Ok(Response::new(self.device.capabilities())))
     }
 }

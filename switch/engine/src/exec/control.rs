@@ -173,6 +173,9 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
         w.scratch = scratch;
         hit
     };
+    if let Some(b) = w.counts.block() {
+        b.lookup(t, hit.is_some());
+    }
     let plen = pkt.data.len() as u64;
     let eaction = match hit {
         Some(ref h) => {
@@ -191,6 +194,9 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
                 let ma = &p.meters[m];
                 let amount = if ma.bytes { plen } else { 1 };
                 let color = e.stats.meter.lock().map(|mut cell| cell.execute(c.now, amount)).unwrap_or(GREEN);
+                if let Some(b) = w.counts.block() {
+                    b.colour(m, color);
+                }
                 if let Some(rt) = ma.result_target {
                     store_i128(pkt, rt, color as i128);
                 }

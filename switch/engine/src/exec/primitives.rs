@@ -236,8 +236,11 @@ pub(super) fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Pr
                 let color = usize::try_from(i)
                     .ok()
                     .and_then(|i| c.rt.meters.get(*meter)?.get(i))
-                    .and_then(|cell| cell.lock().ok().map(|mut m| m.execute(c.now, amount)))
-                    .unwrap_or(externs::GREEN);
+                    .and_then(|cell| cell.lock().ok().map(|mut m| m.execute(c.now, amount)));
+                if let (Some(b), Some(colour)) = (w.counts.block(), color) {
+                    b.colour(*meter, colour);
+                }
+                let color = color.unwrap_or(externs::GREEN);
                 if let Some(f) = lvalue_slot(&env, pkt, dst) {
                     store_i128(pkt, f, color as i128);
                 }
