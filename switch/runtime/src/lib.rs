@@ -29,4 +29,5 @@ pub mod tables;
 pub mod valuesets;
 
 pub use device::{Device, Transmit, API_VERSION};
+pub use digests::{DigestStats, DEFAULT_MAX_DIGEST_RATE};
 pub use server::{spawn, spawn_with_routes, ServerError, ServerHandle, ServerOptions, TlsOptions};
