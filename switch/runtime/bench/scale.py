@@ -159,9 +159,10 @@ def pps_run(config: Path, routes: int, seconds: float) -> dict:
         res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=1800)
         if res.returncode != 0:
             raise SystemExit(f"bench_vrouter failed:\n{res.stdout}\n{res.stderr}")
-        m = re.search(r"^l3_routed: (\d+) ns/packet", res.stdout, re.M)
+        # "l3_routed: N ns/packet", or "l3_routed [plan]: ..." once the engine prints both paths
+        m = re.search(r"^l3_routed(?: \[plan\])?: (\d+) ns/packet", res.stdout, re.M)
         # the first case runs in a fresh process: later ones reuse memory the previous case freed
-        mem = re.search(r"^\w+: \d+ more routes .* \((\d+) B/route\)", res.stdout, re.M)
+        mem = re.search(r"^\w+(?: \[\w+\])?: \d+ more routes .* \((\d+) B/route\)", res.stdout, re.M)
         out["ns_routed_10_routes" if not extra else "ns_routed_many_routes"] = int(m.group(1))
         if mem:
             out["engine_bytes_per_route"] = int(mem.group(1))
