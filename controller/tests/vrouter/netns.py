@@ -60,15 +60,15 @@ class Daemon:
 
 
 @contextmanager
-def network(tag: str, hosts: list[Host], log: Path) -> Iterator[SwitchProc]:
-    """The hosts' namespaces and a switch on their ports; all removed afterwards."""
+def network(tag: str, hosts: list[Host], log: Path, extra: tuple[str, ...] = ()) -> Iterator[SwitchProc]:
+    """The hosts' namespaces and a switch on their ports (`extra`: more switch options); all removed afterwards."""
     if os.geteuid() != 0:
         raise PermissionError("the vrouter integration tests need root (network namespaces)")
     switch = None
     try:
         for h in hosts:
             h.create()
-        switch = SwitchProc({h.port: h.switch_side for h in hosts}, log).start()
+        switch = SwitchProc({h.port: h.switch_side for h in hosts}, log, extra=list(extra)).start()
         yield switch
     finally:
         if switch is not None:

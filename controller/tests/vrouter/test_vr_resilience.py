@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from netns import Daemon, Host, free_port, network, vrouter
+from netns import Daemon, Host, free_port, network, switch_command, vrouter
 from test_vr_metrics import scrape, value
 
 pytestmark = pytest.mark.integration
@@ -37,6 +37,8 @@ switches:
 {routes}"""
 
 ROUTE_TABLE_SIZE = 16384     # IPV4_ROUTE_TABLE_SIZE in p4src/include/constants.p4
+DIGEST_CAP = 4000            # digests/s the switch sends at most during the flood
+IS_P4SWITCH = os.path.basename(switch_command()[0]) == "p4switch"
 
 
 @pytest.fixture
@@ -44,7 +46,9 @@ def lab(tmp_path, vrouter_program):
     tag = f"hr{os.getpid() % 10000}"
     hosts = [Host("h1", 1, "10.0.10.11/24", "10.0.10.1", tag), Host("h2", 2, "10.0.10.12/24", "10.0.10.1", tag),
              Host("h3", 3, "10.0.20.11/24", "10.0.20.1", tag), Host("h4", 4, "10.0.10.14/24", "10.0.10.1", tag)]
-    with network(tag, hosts, tmp_path / "switch.log") as switch:
+    # p4switch caps digests (its --max-digest-rate; simple_switch_grpc has no such option)
+    extra = ("--max-digest-rate", str(DIGEST_CAP)) if IS_P4SWITCH else ()
+    with network(tag, hosts, tmp_path / "switch.log", extra) as switch:
         path = tmp_path / "lab.yaml"
 
         def write(drop_routes: int = 0, on_limit: str = "drop") -> None:
@@ -143,6 +147,19 @@ def limits_of(path, env) -> dict[str, dict]:
     return {str(r["port"]): r for r in rows}
 
 
+def switch_digests(address: str) -> dict[str, int]:
+    """p4switch's digest counters (admin service GetDigests)."""
+    import grpc
+    from p4switch_cli.queues import messages
+    m = messages()
+    with grpc.insecure_channel(address) as channel:
+        rpc = channel.unary_unary("/p4switch.admin.v1.Admin/GetDigests",
+                                  request_serializer=m.GetDigestsRequest.SerializeToString,
+                                  response_deserializer=m.DigestReply.FromString)
+        r = rpc(m.GetDigestsRequest(device_id=0), timeout=10)
+    return {f: getattr(r, f) for f in ("max_rate", "sent", "lists", "rate_dropped", "suppressed", "unconfigured")}
+
+
 def rss_kb(pid: int) -> int:
     with open(f"/proc/{pid}/status") as f:
         return int(next(line.split()[1] for line in f if line.startswith("VmRSS:")))
@@ -198,8 +215,16 @@ def test_a_mac_flood_on_one_port_is_contained(lab, on_limit) -> None:
         else:
             assert attacked["state"] == "full" and attacked["drops"] == "", attacked
             refused = dict(kv.split("=") for kv in attacked["refused"].split())
-            assert int(refused.get("port_limit", 0)) + int(refused.get("rate", 0)) > 10_000, attacked
+            refused_here = int(refused.get("port_limit", 0)) + int(refused.get("rate", 0))
             assert "UNKNOWN_SOURCE" not in counters
+            if IS_P4SWITCH:      # the switch held the flood's digests to its cap, and says so
+                d = switch_digests(switch.address)
+                assert d["max_rate"] == DIGEST_CAP and d["rate_dropped"] > 10_000, d
+                assert "digest rate limit: dropped" in (path.parent / "switch.log").read_text()
+                # the daemon saw what passed the cap, and refused it
+                assert refused_here > 1_000 and refused_here + d["rate_dropped"] > 10_000, (attacked, d)
+            else:
+                assert refused_here > 10_000, attacked
         m = scrape(metrics)        # the limits hit, as the metrics count them
         assert value(m, "vrouter_learned_stations", port="4") == 100
         if on_limit == "drop":

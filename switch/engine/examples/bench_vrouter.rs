@@ -24,7 +24,11 @@
 //! p4switch's workers, the benchmark pins one table snapshot per batch of
 //! frames (`Switch::pin`); `--no-pin` loads each table per apply instead.
 //!
-//! Run: `cargo run --release -p p4engine --example bench_vrouter -- [--seconds S] [--json build/vrouter.json] [--no-pin] [--trace]`
+//! `--routes N` adds N /24 routes (16.0.0.0 + i*256, none matching the
+//! frames) to `ipv4_route`, its size raised to fit, and prints the memory
+//! they took: the cost of a big routing table (issue 16, scale).
+//!
+//! Run: `cargo run --release -p p4engine --example bench_vrouter -- [--seconds S] [--json build/vrouter.json] [--no-pin] [--trace] [--routes N]`
 
 use std::time::{Duration, Instant};
 
@@ -209,6 +213,33 @@ fn configure(sw: &Switch, acl: Acl) {
     }
 }
 
+/// `--routes N`: N more routes that the frames do not match.
+fn add_routes(sw: &Switch, n: u32) {
+    for i in 0..n {
+        let prefix = ((16u32 << 24) + (i << 8)).to_be_bytes().to_vec();
+        insert(sw, "ingress.routing.ipv4_route", vec![MatchKey::Lpm(prefix, 24)], act("ingress.routing.route_to_nexthop", vec![be(0x8000, 2)]), 0);
+    }
+}
+
+/// The program text with `ipv4_route` sized for `extra` more routes.
+fn with_route_room(text: &str, extra: u32) -> String {
+    let mut j: serde_json::Value = serde_json::from_str(text).expect("JSON");
+    for p in j["pipelines"].as_array_mut().into_iter().flatten() {
+        for t in p["tables"].as_array_mut().into_iter().flatten() {
+            if t["name"] == "ingress.routing.ipv4_route" {
+                let size = t["max_size"].as_u64().unwrap_or(0);
+                t["max_size"] = (size + extra as u64).into();
+            }
+        }
+    }
+    j.to_string()
+}
+
+fn rss_kib() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.split_whitespace().next()?.parse().ok()).unwrap_or(0)
+}
+
 fn ip_checksum(h: &[u8]) -> u16 {
     let mut s: u32 = h.chunks(2).map(|c| ((c[0] as u32) << 8) | c[1] as u32).sum();
     while s > 0xffff {
@@ -336,6 +367,7 @@ fn main() {
     let mut json = String::from("build/vrouter.json");
     let mut pin = true;
     let mut trace = false;
+    let mut routes = 0u32;
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -351,8 +383,12 @@ fn main() {
             }
             "--no-pin" => pin = false,
             "--trace" => trace = true,
+            "--routes" => {
+                routes = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(0);
+                i += 1;
+            }
             a => {
-                eprintln!("unknown argument {a}; usage: bench_vrouter [--seconds S] [--json FILE] [--no-pin] [--trace]");
+                eprintln!("unknown argument {a}; usage: bench_vrouter [--seconds S] [--json FILE] [--no-pin] [--trace] [--routes N]");
                 std::process::exit(2);
             }
         }
@@ -365,6 +401,7 @@ fn main() {
             std::process::exit(1);
         }
     };
+    let text = if routes > 0 { with_route_room(&text, routes) } else { text };
     let prog = match load_program(&text) {
         Ok(p) => p,
         Err(e) => {
@@ -376,6 +413,18 @@ fn main() {
         let sw = Switch::new(SwitchConfig { cpu_port: Some(CPU_PORT), ..SwitchConfig::default() });
         sw.set_program(prog.clone());
         configure(&sw, c.acl);
+        if routes > 0 {
+            let (before, t0) = (rss_kib(), Instant::now());
+            add_routes(&sw, routes);
+            let kib = rss_kib().saturating_sub(before);
+            println!(
+                "{}: {routes} more routes in {:.1} s, {} KiB more memory ({:.0} B/route)",
+                c.name,
+                t0.elapsed().as_secs_f64(),
+                kib,
+                kib as f64 * 1024.0 / routes as f64
+            );
+        }
         if trace {
             let mut w = sw.new_worker();
             w.set_trace(Some(Box::new(|m: &str| println!("  {m}"))));

@@ -1,9 +1,10 @@
 //! The admin gRPC service `p4switch.admin.v1.Admin`
 //! (`proto/p4switch_admin.proto`): set_queue_depth / set_queue_rate and the
-//! queue counters, served beside P4Runtime on the same address.
+//! queue counters, and the digest counters of the P4Runtime server
+//! (`--max-digest-rate`), served beside P4Runtime on the same address.
 //!
 //! The logic is plain functions over [`Ports`] ([`set_depth`], [`set_rate`],
-//! [`queues`]) that the unit tests call directly; [`AdminServer`] is the thin
+//! [`queues`]) and the server's device ([`digests`]) that the unit tests call directly; [`AdminServer`] is the thin
 //! gRPC adapter (messages derived with prost to the .proto's field numbers,
 //! the routing written out as tonic's generator would write it, so the build
 //! needs no protoc).
@@ -16,6 +17,9 @@ use std::task::{Context, Poll};
 use tonic::codegen::{empty_body, http, Body, BoxFuture, StdError};
 use tonic::{Code, Status};
 
+use p4runtime_server::DigestStats;
+
+use crate::grpc::DeviceSlot;
 use crate::ports::Ports;
 use crate::queues::{check_depth, check_rate};
 
@@ -69,6 +73,42 @@ pub struct QueueState {
 pub struct QueueReply {
     #[prost(message, repeated, tag = "1")]
     pub queues: Vec<QueueState>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct GetDigestsRequest {
+    #[prost(uint64, tag = "1")]
+    pub device_id: u64,
+}
+
+/// What became of the digests the data plane raised (see `DigestStats`).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct DigestReply {
+    #[prost(uint64, tag = "1")]
+    pub max_rate: u64,
+    #[prost(uint64, tag = "2")]
+    pub sent: u64,
+    #[prost(uint64, tag = "3")]
+    pub lists: u64,
+    #[prost(uint64, tag = "4")]
+    pub rate_dropped: u64,
+    #[prost(uint64, tag = "5")]
+    pub suppressed: u64,
+    #[prost(uint64, tag = "6")]
+    pub unconfigured: u64,
+}
+
+impl From<DigestStats> for DigestReply {
+    fn from(s: DigestStats) -> Self {
+        DigestReply {
+            max_rate: s.max_rate,
+            sent: s.accepted,
+            lists: s.lists,
+            rate_dropped: s.rate_dropped,
+            suppressed: s.suppressed,
+            unconfigured: s.unconfigured,
+        }
+    }
 }
 
 /// The service's name on the wire.
@@ -141,16 +181,25 @@ pub fn queues(ports: &Ports, device: u64, r: &GetQueuesRequest) -> Result<QueueR
     Ok(state(ports, &(0..ports.ports.len()).collect::<Vec<_>>()))
 }
 
+/// The digest counters of the P4Runtime server.
+pub fn digests(slot: &DeviceSlot, device: u64, r: &GetDigestsRequest) -> Result<DigestReply, Status> {
+    check_device(device, r.device_id)?;
+    let dev = slot.get().ok_or_else(|| Status::unavailable("the P4Runtime server is not running"))?;
+    Ok(dev.digest_stats().into())
+}
+
 /// The gRPC adapter; add it to the server with [`AdminServer::routes`].
 #[derive(Clone)]
 pub struct AdminServer {
     ports: Arc<Ports>,
     device: u64,
+    p4runtime: DeviceSlot,
 }
 
 impl AdminServer {
-    pub fn new(ports: Arc<Ports>, device: u64) -> AdminServer {
-        AdminServer { ports, device }
+    /// `p4runtime` holds the P4Runtime server's device once it runs.
+    pub fn new(ports: Arc<Ports>, device: u64, p4runtime: DeviceSlot) -> AdminServer {
+        AdminServer { ports, device, p4runtime }
     }
 
     /// The service as routes for a tonic server.
@@ -163,30 +212,40 @@ impl tonic::server::NamedService for AdminServer {
     const NAME: &'static str = SERVICE;
 }
 
-/// One unary method: decodes `Req`, runs `f` on the ports, encodes the reply.
-#[derive(Clone)]
-struct Unary<Req> {
+/// One unary method: decodes `Req`, runs `f` on the server's state, encodes the reply.
+struct Unary<Req, Resp> {
     server: AdminServer,
-    f: fn(&Ports, u64, &Req) -> Result<QueueReply, Status>,
+    f: fn(&AdminServer, &Req) -> Result<Resp, Status>,
 }
 
-impl<Req: prost::Message + Default + Send + 'static> tonic::server::UnaryService<Req> for Unary<Req> {
-    type Response = QueueReply;
-    type Future = BoxFuture<tonic::Response<QueueReply>, Status>;
-    fn call(&mut self, request: tonic::Request<Req>) -> Self::Future {
-        let (server, f) = (self.server.clone(), self.f);
-        Box::pin(async move { f(&server.ports, server.device, request.get_ref()).map(tonic::Response::new) })
+impl<Req, Resp> Clone for Unary<Req, Resp> {
+    fn clone(&self) -> Self {
+        Unary { server: self.server.clone(), f: self.f }
     }
 }
 
-fn unary<Req, B>(method: Unary<Req>, req: http::Request<B>) -> BoxFuture<http::Response<tonic::body::BoxBody>, Infallible>
+impl<Req, Resp> tonic::server::UnaryService<Req> for Unary<Req, Resp>
 where
     Req: prost::Message + Default + Send + 'static,
+    Resp: prost::Message + Send + 'static,
+{
+    type Response = Resp;
+    type Future = BoxFuture<tonic::Response<Resp>, Status>;
+    fn call(&mut self, request: tonic::Request<Req>) -> Self::Future {
+        let (server, f) = (self.server.clone(), self.f);
+        Box::pin(async move { f(&server, request.get_ref()).map(tonic::Response::new) })
+    }
+}
+
+fn unary<Req, Resp, B>(method: Unary<Req, Resp>, req: http::Request<B>) -> BoxFuture<http::Response<tonic::body::BoxBody>, Infallible>
+where
+    Req: prost::Message + Default + Send + 'static,
+    Resp: prost::Message + Send + 'static,
     B: Body + Send + 'static,
     B::Error: Into<StdError> + Send + 'static,
 {
     Box::pin(async move {
-        let mut grpc = tonic::server::Grpc::new(tonic::codec::ProstCodec::<QueueReply, Req>::default());
+        let mut grpc = tonic::server::Grpc::new(tonic::codec::ProstCodec::<Resp, Req>::default());
         Ok(grpc.unary(method, req).await)
     })
 }
@@ -207,9 +266,10 @@ where
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
         let server = self.clone();
         match req.uri().path() {
-            "/p4switch.admin.v1.Admin/SetQueueDepth" => unary(Unary { server, f: set_depth }, req),
-            "/p4switch.admin.v1.Admin/SetQueueRate" => unary(Unary { server, f: set_rate }, req),
-            "/p4switch.admin.v1.Admin/GetQueues" => unary(Unary { server, f: queues }, req),
+            "/p4switch.admin.v1.Admin/SetQueueDepth" => unary(Unary { server, f: |s, r| set_depth(&s.ports, s.device, r) }, req),
+            "/p4switch.admin.v1.Admin/SetQueueRate" => unary(Unary { server, f: |s, r| set_rate(&s.ports, s.device, r) }, req),
+            "/p4switch.admin.v1.Admin/GetQueues" => unary(Unary { server, f: |s, r| queues(&s.ports, s.device, r) }, req),
+            "/p4switch.admin.v1.Admin/GetDigests" => unary(Unary { server, f: |s, r| digests(&s.p4runtime, s.device, r) }, req),
             _ => Box::pin(async move {
                 let mut response = http::Response::new(empty_body());
                 let headers = response.headers_mut();
@@ -251,6 +311,19 @@ mod tests {
         assert_eq!(e.code(), Code::NotFound);
         let after = queues(&ports, 0, &GetQueuesRequest { device_id: 0 }).unwrap();
         assert_eq!(after.queues.iter().map(|q| (q.depth, q.rate_pps)).collect::<Vec<_>>(), vec![(256, 1000), (64, 1000)]);
+    }
+
+    #[test]
+    fn digest_counters_come_from_the_p4runtime_device() {
+        let slot = DeviceSlot::default();
+        let e = digests(&slot, 0, &GetDigestsRequest { device_id: 0 }).unwrap_err();
+        assert_eq!(e.code(), Code::Unavailable);
+        let dev = p4runtime_server::Device::new(Arc::new(p4engine::Switch::new(Default::default())), None);
+        dev.set_max_digest_rate(250);
+        let _ = slot.set(Arc::new(dev));
+        let r = digests(&slot, 0, &GetDigestsRequest { device_id: 0 }).unwrap();
+        assert_eq!((r.max_rate, r.sent, r.rate_dropped), (250, 0, 0));
+        assert_eq!(digests(&slot, 0, &GetDigestsRequest { device_id: 4 }).unwrap_err().code(), Code::NotFound);
     }
 
     #[test]

@@ -86,8 +86,9 @@ pub fn run(o: &Options) -> Result<(), String> {
             }
         })
     };
-    let admin = AdminServer::new(ports.clone(), o.device_id).routes();
-    let server = grpc::start(o, &switch, transmit, admin)?;
+    let device = grpc::DeviceSlot::default();
+    let admin = AdminServer::new(ports.clone(), o.device_id, device.clone()).routes();
+    let server = grpc::start(o, &switch, transmit, admin, &device)?;
     let dp = Arc::new(Dataplane {
         switch: switch.clone(),
         ports: ports.clone(),
@@ -140,7 +141,7 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
             Err(e) => log_at!(Level::Error, "writing port {port}: {e}"),
         })
     };
-    let server = grpc::start(o, switch, transmit, tonic::service::Routes::default())?;
+    let server = grpc::start(o, switch, transmit, tonic::service::Routes::default(), &Default::default())?;
     let sources = metrics::Sources { switch: switch.clone(), ports: None, device: server.as_ref().and_then(|s| s.device()) };
     let metrics = start_metrics(o, sources)?;
     println!("{}", ready_line(o, &server, &metrics, None));

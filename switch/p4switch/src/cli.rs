@@ -95,6 +95,8 @@ pub struct Options {
     pub tls: Option<TlsOptions>,
     pub cpu_port: Option<u32>,
     pub drop_port: u32,
+    /// `--max-digest-rate` (ours): digest data per second sent to controllers (0: no cap).
+    pub max_digest_rate: u64,
 }
 
 impl Default for Options {
@@ -120,6 +122,7 @@ impl Default for Options {
             tls: None,
             cpu_port: None,
             drop_port: 511,
+            max_digest_rate: p4runtime_server::DEFAULT_MAX_DIGEST_RATE,
         }
     }
 }
@@ -172,6 +175,9 @@ target options (after --):
       --grpc-server-addr HOST:PORT  P4Runtime server address (default 127.0.0.1:9559;
                                     bmv2 listens on 0.0.0.0:9559)
       --no-grpc                     no P4Runtime server
+      --max-digest-rate N           digest data per second sent to controllers, over all
+                                    digests (default 10000; 0 = no cap); beyond it they are
+                                    dropped, counted and logged (a learning flood)
       --cpu-port N                  port whose packets go to/come from the controller
       --drop-port N                 port number meaning drop (default 511)
       --grpc-server-ssl             serve TLS; with --grpc-server-cert F --grpc-server-key F,
@@ -288,6 +294,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
             }
             "--grpc-server-addr" => o.grpc_addr = value(&mut it)?,
             "--no-grpc" => o.no_grpc = true,
+            "--max-digest-rate" => o.max_digest_rate = parse_num(&name, &value(&mut it)?)?,
             "--cpu-port" => {
                 let p: u32 = parse_num(&name, &value(&mut it)?)?;
                 if p >= 512 {
@@ -368,6 +375,9 @@ mod tests {
         assert_eq!(o.grpc_addr, "0.0.0.0:50051");
         assert_eq!(o.cpu_port, Some(255));
         assert_eq!(o.drop_port, 511);
+        assert_eq!(o.max_digest_rate, p4runtime_server::DEFAULT_MAX_DIGEST_RATE);
+        assert_eq!(run("--no-p4 -- --max-digest-rate 500").unwrap().max_digest_rate, 500);
+        assert_eq!(run("--no-p4 -- --max-digest-rate=0").unwrap().max_digest_rate, 0);
     }
 
     #[test]
@@ -417,6 +427,7 @@ mod tests {
             ("--io fast p.json", "expected auto, xdp, mmap or socket"),
             ("--queue-depth 0 p.json", "--queue-depth 0"),
             ("--rx-depth 8 p.json", "--rx-depth 8"),
+            ("p.json -- --max-digest-rate lots", "--max-digest-rate: bad number"),
         ];
         for (args, want) in cases {
             let e = run(args).unwrap_err();

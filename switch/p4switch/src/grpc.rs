@@ -2,13 +2,15 @@
 //! plane: it gets the shared [`Switch`], a transmit function for the frames
 //! that packet-out produces, and p4switch's own admin service
 //! ([`crate::admin`]) to serve on the same address; the data plane hands it
-//! every frame the pipeline sends to the CPU port (packet-in).
+//! every frame the pipeline sends to the CPU port (packet-in). A watcher
+//! thread logs the digests the `--max-digest-rate` cap drops.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use p4engine::Switch;
-use p4runtime_server::{ServerHandle, ServerOptions, TlsOptions, Transmit};
+use p4runtime_server::{Device, DigestStats, ServerHandle, ServerOptions, TlsOptions, Transmit};
 
 use crate::cli::{Level, Options};
 use crate::log_at;
@@ -21,6 +23,8 @@ pub struct Server {
     /// Where the data plane hands packets sent to the CPU port.
     pub packet_in: Option<PacketInSink>,
     handle: Option<ServerHandle>,
+    stop_watch: Arc<AtomicBool>,
+    watch: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Server {
@@ -32,6 +36,10 @@ impl Server {
     /// Starts shutting the server down (it stops listening at once) and
     /// returns a handle to wait for the rest.
     pub fn begin_stop(mut self) -> Stopping {
+        self.stop_watch.store(true, Ordering::Relaxed);
+        if let Some(w) = self.watch.take() {
+            let _ = w.join();
+        }
         let (done, done_rx) = std::sync::mpsc::channel();
         if let Some(h) = self.handle.take() {
             let _ = std::thread::Builder::new().name("p4rt-stop".into()).spawn(move || {
@@ -56,10 +64,20 @@ impl Stopping {
     }
 }
 
+/// Where services started before the server (the admin service) find its
+/// device once it runs.
+pub type DeviceSlot = Arc<OnceLock<Arc<Device>>>;
+
 /// Starts the server unless `--no-grpc` was given; `transmit` sends packet-out
-/// results to ports, `extra` are more services for the same address. Errors
-/// (address in use, bad TLS files) are user messages.
-pub fn start(o: &Options, switch: &Arc<Switch>, transmit: Transmit, extra: tonic::service::Routes) -> Result<Option<Server>, String> {
+/// results to ports, `extra` are more services for the same address, `slot`
+/// receives the device. Errors (address in use, bad TLS files) are user messages.
+pub fn start(
+    o: &Options,
+    switch: &Arc<Switch>,
+    transmit: Transmit,
+    extra: tonic::service::Routes,
+    slot: &DeviceSlot,
+) -> Result<Option<Server>, String> {
     if o.no_grpc {
         return Ok(None);
     }
@@ -69,11 +87,81 @@ pub fn start(o: &Options, switch: &Arc<Switch>, transmit: Transmit, extra: tonic
         ca_cert: t.cacert.clone(),
         client_auth: t.client_auth,
     });
-    let opts = ServerOptions { addr: o.grpc_addr.clone(), tls };
+    let opts = ServerOptions { addr: o.grpc_addr.clone(), tls, max_digest_rate: o.max_digest_rate };
     let handle = p4runtime_server::spawn_with_routes(opts, switch.clone(), transmit, extra).map_err(|e| e.to_string())?;
     let addr = handle.local_addr().to_string();
     log_at!(Level::Info, "P4Runtime server listening on {addr}");
     let device = handle.device().clone();
+    let _ = slot.set(device.clone());
+    let stop_watch = Arc::new(AtomicBool::new(false));
+    let watch = {
+        let (device, stop) = (device.clone(), stop_watch.clone());
+        std::thread::Builder::new()
+            .name("p4rt-digest-log".into())
+            .spawn(move || watch_digests(&device, &stop))
+            .map_err(|e| format!("digest watcher thread: {e}"))?
+    };
     let packet_in: PacketInSink = Arc::new(move |frame: &[u8]| device.packet_in(frame));
-    Ok(Some(Server { addr, packet_in: Some(packet_in), handle: Some(handle) }))
+    Ok(Some(Server { addr, packet_in: Some(packet_in), handle: Some(handle), stop_watch, watch: Some(watch) }))
+}
+
+/// Once a second while the digest cap drops data, a warning with the count;
+/// a summary of every digest at stop.
+fn watch_digests(device: &Device, stop: &AtomicBool) {
+    const PERIOD: Duration = Duration::from_secs(1);
+    const STEP: Duration = Duration::from_millis(50);
+    let mut last = device.digest_stats();
+    let mut since = std::time::Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(STEP);
+        if since.elapsed() < PERIOD {
+            continue;
+        }
+        let now = device.digest_stats();
+        if let Some(line) = cap_warning(&last, &now, since.elapsed()) {
+            log_at!(Level::Warn, "{line}");
+        }
+        last = now;
+        since = std::time::Instant::now();
+    }
+    let s = device.digest_stats();
+    if s != (DigestStats { max_rate: s.max_rate, ..Default::default() }) {
+        log_at!(Level::Info, "{}", digest_summary(&s));
+    }
+}
+
+/// The warning for data the cap dropped between two readings, if any.
+pub fn cap_warning(before: &DigestStats, after: &DigestStats, over: Duration) -> Option<String> {
+    let dropped = after.rate_dropped.saturating_sub(before.rate_dropped);
+    (dropped > 0).then(|| {
+        format!(
+            "digest rate limit: dropped {dropped} digest(s) in the last {:.1} s (--max-digest-rate {}/s; {} dropped in total)",
+            over.as_secs_f64(),
+            after.max_rate,
+            after.rate_dropped
+        )
+    })
+}
+
+/// One line with every digest counter.
+pub fn digest_summary(s: &DigestStats) -> String {
+    format!(
+        "digests: {} sent in {} lists, {} dropped by the rate limit ({}/s), {} repeats suppressed until acknowledged, {} not configured",
+        s.accepted, s.lists, s.rate_dropped, s.max_rate, s.suppressed, s.unconfigured
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_says_what_the_cap_dropped() {
+        let a = DigestStats { max_rate: 100, rate_dropped: 7, ..Default::default() };
+        assert_eq!(cap_warning(&a, &a, Duration::from_secs(1)), None, "nothing new dropped: no line");
+        let b = DigestStats { rate_dropped: 1007, ..a };
+        let line = cap_warning(&a, &b, Duration::from_millis(1000)).unwrap();
+        assert_eq!(line, "digest rate limit: dropped 1000 digest(s) in the last 1.0 s (--max-digest-rate 100/s; 1007 dropped in total)");
+        assert!(digest_summary(&b).contains("1007 dropped by the rate limit (100/s)"));
+    }
 }

@@ -184,7 +184,7 @@ fn main() {
     }
     let switch = Arc::new(Switch::new(SwitchConfig { cpu_port: Some(o.cpu_port), ..Default::default() }));
     let tx = Arc::new(|_: u32, _: &[u8]| {});
-    let server = spawn(ServerOptions { addr: o.addr.clone(), tls: None }, switch.clone(), tx)
+    let server = spawn(ServerOptions { addr: o.addr.clone(), ..Default::default() }, switch.clone(), tx)
         .unwrap_or_else(|e| fail(&e.to_string()));
     println!("listening {}", server.local_addr());
     let mut line = String::new();

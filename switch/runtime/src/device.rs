@@ -20,7 +20,7 @@ use tonic::Code;
 
 use crate::arbitration::{role_key, Arbitration, Notice};
 use crate::canonical;
-use crate::digests::{DigestBatcher, DigestConfig, ListOut};
+use crate::digests::{DigestBatcher, DigestConfig, DigestStats, ListOut};
 use crate::stats::ServerStats;
 use crate::error::{batch_status, to_tonic, RtError, RtResult};
 use crate::packetio;
@@ -1410,6 +1410,16 @@ impl Device {
             data,
             timestamp: ts,
         }));
+    }
+
+    /// Sets the switch-wide digest cap (`--max-digest-rate`, data per second; 0: none).
+    pub fn set_max_digest_rate(&self, max_rate: u64) {
+        lock(&self.digests).set_max_rate(max_rate);
+    }
+
+    /// What became of the digests raised so far (sent, capped, suppressed).
+    pub fn digest_stats(&self) -> DigestStats {
+        lock(&self.digests).stats()
     }
 
     /// Moves queued digests from the engine into lists and sends the lists

@@ -7,8 +7,17 @@
 //! * With `ack_timeout_ns > 0`, data sent in a list is not sent again until the
 //!   list is acknowledged (DigestListAck) or the ack timeout expires; repeats
 //!   inside one pending list are dropped too.
+//! * A switch-wide cap (`--max-digest-rate`, digest data per second over all
+//!   digests, a token bucket holding one second's worth) keeps a learning
+//!   flood from becoming an unbounded digest stream: data beyond it is
+//!   dropped and counted ([`DigestStats::rate_dropped`]). Repeats suppressed
+//!   while unacknowledged cost nothing, so the cap is spent on new data only.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Default `--max-digest-rate`: far above what a host population learns in
+/// normal operation, far below what a flood raises (one digest per frame).
+pub const DEFAULT_MAX_DIGEST_RATE: u64 = 10_000;
 
 /// One digest's field values (big-endian, any width).
 pub type DigestData = Vec<Vec<u8>>;
@@ -32,20 +41,103 @@ pub struct ListOut {
 struct PerDigest {
     cfg: Option<DigestConfig>,
     pending: Vec<DigestData>,
+    /// The same data as `pending`, for the repeat check (kept only with an ack timeout).
+    pending_set: HashSet<DigestData>,
     first_ns: u64,
     /// Data sent and not yet acknowledged: value -> (list id, expiry).
     unacked: HashMap<DigestData, (u64, u64)>,
 }
 
-#[derive(Debug, Default)]
+/// What became of the digests the data plane raised, since the switch started
+/// (a new pipeline does not reset them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DigestStats {
+    /// Digest data taken into a list (and sent, once the list is due).
+    pub accepted: u64,
+    /// DigestLists sent.
+    pub lists: u64,
+    /// Dropped by the switch-wide rate cap.
+    pub rate_dropped: u64,
+    /// Dropped as a repeat of data sent and not yet acknowledged (or already pending).
+    pub suppressed: u64,
+    /// Dropped because no controller configured the digest (no DigestEntry).
+    pub unconfigured: u64,
+    /// The cap in force (digest data per second; 0 = none).
+    pub max_rate: u64,
+}
+
+/// Token bucket of the switch-wide cap: `rate` tokens per second, at most
+/// one second's worth saved up. Tokens are counted in units of 1/1e9 so that
+/// the refill is exact for any rate.
+#[derive(Debug)]
+struct RateCap {
+    rate: u64,
+    nano_tokens: u128,
+    last_ns: u64,
+}
+
+impl RateCap {
+    fn new(rate: u64) -> RateCap {
+        RateCap { rate, nano_tokens: rate as u128 * 1_000_000_000, last_ns: 0 }
+    }
+
+    /// Takes one token if there is one (rate 0: no cap).
+    fn take(&mut self, now_ns: u64) -> bool {
+        if self.rate == 0 {
+            return true;
+        }
+        let full = self.rate as u128 * 1_000_000_000;
+        let elapsed = now_ns.saturating_sub(self.last_ns) as u128;
+        self.last_ns = self.last_ns.max(now_ns);
+        self.nano_tokens = (self.nano_tokens + elapsed * self.rate as u128).min(full);
+        if self.nano_tokens >= 1_000_000_000 {
+            self.nano_tokens -= 1_000_000_000;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[derive(Debug)]
 pub struct DigestBatcher {
     digests: BTreeMap<u32, PerDigest>,
     next_list_id: u64,
+    cap: RateCap,
+    stats: DigestStats,
+}
+
+impl Default for DigestBatcher {
+    fn default() -> Self {
+        DigestBatcher::new()
+    }
 }
 
 impl DigestBatcher {
+    /// A batcher with the default cap ([`DEFAULT_MAX_DIGEST_RATE`]).
     pub fn new() -> DigestBatcher {
-        DigestBatcher { digests: BTreeMap::new(), next_list_id: 1 }
+        DigestBatcher::with_max_rate(DEFAULT_MAX_DIGEST_RATE)
+    }
+
+    /// A batcher passing at most `max_rate` digest data per second (0: no cap).
+    pub fn with_max_rate(max_rate: u64) -> DigestBatcher {
+        DigestBatcher {
+            digests: BTreeMap::new(),
+            next_list_id: 1,
+            cap: RateCap::new(max_rate),
+            stats: DigestStats { max_rate, ..Default::default() },
+        }
+    }
+
+    /// Changes the cap (0: none); the bucket starts full again.
+    pub fn set_max_rate(&mut self, max_rate: u64) {
+        self.cap = RateCap::new(max_rate);
+        self.stats.max_rate = max_rate;
+    }
+
+    /// Counters since the batcher was made.
+    pub fn stats(&self) -> DigestStats {
+        self.stats
     }
 
     pub fn config(&self, digest_id: u32) -> Option<DigestConfig> {
@@ -80,6 +172,8 @@ impl DigestBatcher {
         let list_id = self.next_list_id;
         self.next_list_id += 1;
         let data = std::mem::take(&mut d.pending);
+        d.pending_set.clear();
+        self.stats.lists += 1;
         if let Some(cfg) = d.cfg {
             if cfg.ack_timeout_ns > 0 {
                 for v in &data {
@@ -92,19 +186,32 @@ impl DigestBatcher {
 
     /// Adds one digest; returns a list if this one filled it.
     pub fn push(&mut self, digest_id: u32, data: DigestData, now_ns: u64) -> Option<ListOut> {
+        let Some(cfg) = self.digests.get(&digest_id).and_then(|d| d.cfg) else {
+            self.stats.unconfigured += 1;
+            return None;
+        };
         let d = self.digests.get_mut(&digest_id)?;
-        let cfg = d.cfg?;
         if let Some((_, expiry)) = d.unacked.get(&data) {
             if *expiry > now_ns {
+                self.stats.suppressed += 1;
                 return None;
             }
             d.unacked.remove(&data);
         }
-        if cfg.ack_timeout_ns > 0 && d.pending.contains(&data) {
+        if cfg.ack_timeout_ns > 0 && d.pending_set.contains(&data) {
+            self.stats.suppressed += 1;
             return None;
         }
+        if !self.cap.take(now_ns) {
+            self.stats.rate_dropped += 1;
+            return None;
+        }
+        self.stats.accepted += 1;
         if d.pending.is_empty() {
             d.first_ns = now_ns;
+        }
+        if cfg.ack_timeout_ns > 0 {
+            d.pending_set.insert(data.clone());
         }
         d.pending.push(data);
         let full = cfg.max_list_size > 0 && d.pending.len() >= cfg.max_list_size;
@@ -218,5 +325,62 @@ mod tests {
         b.remove(1);
         assert!(b.tick(5000).is_empty());
         assert_eq!(b.config(1), None);
+    }
+
+    #[test]
+    fn the_rate_cap_passes_a_second_s_worth_then_the_rate_and_counts_the_rest() {
+        let mut b = DigestBatcher::with_max_rate(100);
+        b.configure(1, cfg(0, 1, 0));
+        let sent = (0..1000u32).filter(|i| b.push(1, vec![i.to_be_bytes().to_vec()], 0).is_some()).count();
+        assert_eq!(sent, 100, "the bucket holds one second's worth");
+        // 10 ms later: one more token (100/s)
+        assert!(b.push(1, v(1), 10_000_000).is_some());
+        assert_eq!(b.push(1, v(2), 10_000_000), None);
+        // a long pause refills the bucket only up to one second's worth
+        let later = (0..1000u32).filter(|i| b.push(1, vec![i.to_be_bytes().to_vec()], 60_000_000_000).is_some()).count();
+        assert_eq!(later, 100);
+        let s = b.stats();
+        assert_eq!((s.accepted, s.rate_dropped, s.lists, s.max_rate), (201, 1801, 201, 100));
+    }
+
+    #[test]
+    fn suppressed_and_unconfigured_data_cost_no_tokens() {
+        let mut b = DigestBatcher::with_max_rate(2);
+        b.configure(1, cfg(0, 1, 1_000_000_000));
+        assert!(b.push(1, v(1), 0).is_some());
+        for _ in 0..10 {
+            assert_eq!(b.push(1, v(1), 0), None, "unacked repeat");
+            assert_eq!(b.push(2, v(1), 0), None, "digest 2 is not configured");
+        }
+        assert!(b.push(1, v(2), 0).is_some(), "the second token is still there");
+        assert_eq!(b.push(1, v(3), 0), None);
+        let s = b.stats();
+        assert_eq!((s.accepted, s.suppressed, s.unconfigured, s.rate_dropped), (2, 10, 10, 1));
+    }
+
+    #[test]
+    fn zero_means_no_cap_and_a_new_pipeline_keeps_the_counters() {
+        let mut b = DigestBatcher::with_max_rate(0);
+        b.configure(1, cfg(0, 1, 0));
+        assert_eq!((0..50_000u32).filter(|i| b.push(1, vec![i.to_be_bytes().to_vec()], 0).is_some()).count(), 50_000);
+        b.clear();
+        assert_eq!(b.stats().accepted, 50_000);
+        b.set_max_rate(5);
+        assert_eq!(b.stats().max_rate, 5);
+    }
+
+    #[test]
+    fn repeats_inside_a_big_pending_list_are_found_quickly() {
+        // 100,000 distinct data pending (no size limit), each raised twice: the
+        // repeat check is a set lookup, not a scan of the list.
+        let mut b = DigestBatcher::with_max_rate(0);
+        b.configure(1, cfg(u64::MAX, 0, 1_000_000_000));
+        for round in 0..2 {
+            for i in 0..100_000u32 {
+                assert_eq!(b.push(1, vec![i.to_be_bytes().to_vec()], round), None);
+            }
+        }
+        let s = b.stats();
+        assert_eq!((s.accepted, s.suppressed), (100_000, 100_000));
     }
 }

@@ -13,6 +13,7 @@ use p4engine::Switch;
 use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 
 use crate::device::{Device, Transmit};
+use crate::digests::DEFAULT_MAX_DIGEST_RATE;
 use crate::proto::p4::v1::p4_runtime_server::P4RuntimeServer;
 use crate::service::Service;
 
@@ -40,11 +41,14 @@ pub struct ServerOptions {
     pub addr: String,
     /// `--grpc-server-ssl`: None = plaintext.
     pub tls: Option<TlsOptions>,
+    /// `--max-digest-rate` (ours): digest data per second over all digests,
+    /// beyond which they are dropped and counted; 0 = no cap.
+    pub max_digest_rate: u64,
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
-        ServerOptions { addr: "127.0.0.1:9559".into(), tls: None }
+        ServerOptions { addr: "127.0.0.1:9559".into(), tls: None, max_digest_rate: DEFAULT_MAX_DIGEST_RATE }
     }
 }
 
@@ -145,6 +149,7 @@ pub fn spawn_with_routes(
     let tls = opts.tls.as_ref().map(tls_config).transpose()?;
 
     let device = Arc::new(Device::new(switch, Some(transmit)));
+    device.set_max_digest_rate(opts.max_digest_rate);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

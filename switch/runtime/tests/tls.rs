@@ -25,7 +25,7 @@ fn server(client_auth: bool) -> p4runtime_server::ServerHandle {
         ca_cert: Some(fixture("ca.pem")),
         client_auth,
     };
-    let opts = ServerOptions { addr: "127.0.0.1:0".into(), tls: Some(tls) };
+    let opts = ServerOptions { addr: "127.0.0.1:0".into(), tls: Some(tls), ..Default::default() };
     spawn(opts, Arc::new(Switch::new(SwitchConfig::default())), Arc::new(|_: u32, _: &[u8]| {})).expect("server")
 }
 
@@ -72,11 +72,11 @@ async fn client_auth_requires_a_certificate_signed_by_the_ca() {
 #[test]
 fn bad_tls_files_are_a_clear_error() {
     let tls = TlsOptions { cert: fixture("missing.pem"), key: fixture("server.key"), ca_cert: None, client_auth: false };
-    let opts = ServerOptions { addr: "127.0.0.1:0".into(), tls: Some(tls) };
+    let opts = ServerOptions { addr: "127.0.0.1:0".into(), tls: Some(tls), ..Default::default() };
     let e = spawn(opts, Arc::new(Switch::new(SwitchConfig::default())), Arc::new(|_: u32, _: &[u8]| {})).err().expect("error");
     assert!(e.to_string().contains("missing.pem"), "{e}");
     let tls = TlsOptions { cert: fixture("server.pem"), key: fixture("server.key"), ca_cert: None, client_auth: true };
-    let opts = ServerOptions { addr: "127.0.0.1:0".into(), tls: Some(tls) };
+    let opts = ServerOptions { addr: "127.0.0.1:0".into(), tls: Some(tls), ..Default::default() };
     let e = spawn(opts, Arc::new(Switch::new(SwitchConfig::default())), Arc::new(|_: u32, _: &[u8]| {})).err().expect("error");
     assert!(e.to_string().contains("cacert"), "{e}");
 }

@@ -73,8 +73,12 @@ pub async fn open_stream(
 
 /// Server for a fresh switch (CPU port 64) + a primary client.
 pub async fn start() -> Conn {
+    start_with(ServerOptions { addr: "127.0.0.1:0".into(), ..Default::default() }).await
+}
+
+/// [`start`] with other server options.
+pub async fn start_with(opts: ServerOptions) -> Conn {
     let switch = Arc::new(Switch::new(SwitchConfig { cpu_port: Some(64), ..Default::default() }));
-    let opts = ServerOptions { addr: "127.0.0.1:0".into(), tls: None };
     let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = sent.clone();
     let transmit = Arc::new(move |port: u32, frame: &[u8]| log.lock().unwrap().push((port, frame.to_vec())));
