@@ -1,10 +1,11 @@
 //! The command line of `simple_switch_grpc`, plus ours: `--workers`, `--spread`,
-//! `--io`, `--queue-depth`, `--rx-depth`.
+//! `--io`, `--queue-depth`, `--rx-depth`, `--exec`.
 //!
 //! ```text
 //! p4switch [--device-id N] [-i PORT@IFACE]... [--use-files WAIT_S] [--pcap [DIR]]
 //!          [--log-console] [--log-file PATH] [-L LEVEL] [--workers N]
 //!          [--spread auto|flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--rx-depth N]
+//!          [--exec plan|interp]
 //!          [--no-p4 | prog.json]
 //!          -- [--grpc-server-addr HOST:PORT] [--cpu-port N] [--drop-port N]
 //!             [--no-grpc] [--grpc-server-ssl --grpc-server-cert F --grpc-server-key F
@@ -87,6 +88,8 @@ pub struct Options {
     pub queue_depth: u32,
     /// `--rx-depth`: receive queue per port and worker, frames.
     pub rx_depth: u32,
+    /// `--exec`: the engine's execution path.
+    pub exec: p4engine::ExecMode,
     pub grpc_addr: String,
     /// `--no-grpc` (ours): run without the P4Runtime server.
     pub no_grpc: bool,
@@ -112,6 +115,7 @@ impl Default for Options {
             spread: None,
             queue_depth: DEFAULT_QUEUE_DEPTH,
             rx_depth: DEFAULT_RX_DEPTH,
+            exec: p4engine::ExecMode::Plan,
             grpc_addr: DEFAULT_GRPC_ADDR.to_string(),
             no_grpc: false,
             tls: None,
@@ -159,6 +163,8 @@ options:
       --queue-depth N         egress queue per port in frames (default 256; beyond it frames
                               are dropped and counted); set_queue_depth changes it at run time
       --rx-depth N            receive queue per port and worker in frames (default 512)
+      --exec plan|interp      run packets through the compiled plan (default) or the reference
+                              interpreter (slower; both must give the same packets)
       --no-p4                 start without a program (load one over P4Runtime)
   -h, --help                  this text
       --version               version
@@ -275,6 +281,13 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
                 }
                 o.rx_depth = n;
             }
+            "--exec" => {
+                o.exec = match value(&mut it)?.as_str() {
+                    "plan" => p4engine::ExecMode::Plan,
+                    "interp" => p4engine::ExecMode::Interpreter,
+                    v => return Err(format!("--exec {v}: expected plan or interp")),
+                }
+            }
             "--no-p4" => o.no_p4 = true,
             "--thrift-port" => {
                 // Accepted for compatibility with scripts written for bmv2; there is no Thrift server.
@@ -372,6 +385,9 @@ mod tests {
         assert_eq!(run("--spread auto p.json").unwrap().spread, None);
         let o = run("p.json").unwrap();
         assert_eq!((o.io, o.queue_depth, o.rx_depth), (IoMode::Auto, DEFAULT_QUEUE_DEPTH, DEFAULT_RX_DEPTH));
+        assert_eq!(o.exec, p4engine::ExecMode::Plan);
+        assert_eq!(run("--exec interp p.json").unwrap().exec, p4engine::ExecMode::Interpreter);
+        assert_eq!(run("--exec=jit p.json").unwrap_err(), "--exec jit: expected plan or interp");
     }
 
     #[test]
