@@ -21,6 +21,7 @@ mod externs;
 mod hash;
 mod json;
 mod loader;
+mod lpm_trie;
 mod plan;
 mod program;
 mod runtime;

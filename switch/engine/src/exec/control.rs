@@ -216,7 +216,7 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
             scratch.resize(kl, 0);
         }
         build_key(c, pkt, tab, &mut key[..kl]);
-        let hit = st.lookup(&key[..kl], &mut scratch);
+        let hit = st.lookup(&key[..kl], &mut scratch, c.plan.is_some());
         w.key = key;
         w.scratch = scratch;
         hit
