@@ -14,33 +14,12 @@ use std::sync::Arc;
 
 use crate::table::Entry;
 
-const NONE: u32 = 0;
-
-#[derive(Clone)]
-struct Node {
-    /// Per slot: the longest own prefix covering it.
-    best: Box<[Option<Arc<Entry>>]>,
-    /// Per slot: the child node (`NONE`: none; the root is never a child).
-    child: Box<[u32]>,
-    /// Prefixes ending here: (first slot, length within the node 0..=8, entry).
-    own: Vec<(u8, u8, Arc<Entry>)>,
-}
-
-impl Node {
-    fn new() -> Node {
-        Node { best: vec![None; 256].into(), child: vec![NONE; 256].into(), own: Vec::new() }
-    }
-
-    /// Recomputes `best` for the `count` slots from `start`.
-    fn recompute(&mut self, start: usize, count: usize) {
-        for s in start..(start + count).min(256) {
-            let covering = self.own.iter().filter(|(st, r, _)| {
-                let span = 1usize << (8 - *r as u32);
-                (*st as usize..*st as usize + span).contains(&s)
-            });
-            self.best[s] = covering.max_by_key(|(_, r, _)| *r).map(|(_, _, e)| e.clone());
-        }
-    }
+/// One slot of a node: the best own prefix covering it (1 + index in
+/// `entries`, 0: none) and the child node (0: none; the root is no child).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    best: u32,
+    child: u32,
 }
 
 #[derive(Clone)]
@@ -49,7 +28,14 @@ pub struct LpmTrie {
     /// value's top bit with it.
     bits: u32,
     pad: u32,
-    nodes: Vec<Node>,
+    /// 256 slots per node, node `n` at `n * 256` (one load per key byte).
+    slots: Vec<Slot>,
+    /// Per node: the prefixes ending there (first slot, length within the
+    /// node 0..=8, 1 + entry index).
+    own: Vec<Vec<(u8, u8, u32)>>,
+    /// The entries, by index (`None`: free, reused by the next insert).
+    entries: Vec<Option<Arc<Entry>>>,
+    free: Vec<u32>,
 }
 
 impl LpmTrie {
@@ -59,7 +45,7 @@ impl LpmTrie {
             return None;
         }
         let bits = width.div_ceil(8) * 8;
-        Some(LpmTrie { bits, pad: bits - width, nodes: vec![Node::new()] })
+        Some(LpmTrie { bits, pad: bits - width, slots: vec![Slot::default(); 256], own: vec![Vec::new()], entries: Vec::new(), free: Vec::new() })
     }
 
     /// Byte `d` (from the top) of an aligned value.
@@ -77,13 +63,14 @@ impl LpmTrie {
         let mut n = 0usize;
         for d in 0..depth {
             let b = self.byte(v, d);
-            let c = self.nodes[n].child[b];
-            n = if c != NONE {
+            let c = self.slots[n * 256 + b].child;
+            n = if c != 0 {
                 c as usize
             } else if create {
-                let id = u32::try_from(self.nodes.len()).ok()?;
-                self.nodes.push(Node::new());
-                self.nodes[n].child[b] = id;
+                let id = u32::try_from(self.own.len()).ok()?;
+                self.own.push(Vec::new());
+                self.slots.resize(self.slots.len() + 256, Slot::default());
+                self.slots[n * 256 + b].child = id;
                 id as usize
             } else {
                 return None;
@@ -94,40 +81,67 @@ impl LpmTrie {
         Some((n, start, r))
     }
 
-    pub fn insert(&mut self, e: &Arc<Entry>) {
-        if let Some((n, start, r)) = self.place(e, true) {
-            let node = &mut self.nodes[n];
-            node.own.push((start as u8, r as u8, e.clone()));
-            node.recompute(start, 1 << (8 - r));
+    /// Recomputes the best prefix of node `n`'s slots `start..start + count`.
+    fn recompute(&mut self, n: usize, start: usize, count: usize) {
+        for s in start..(start + count).min(256) {
+            let covering = self.own[n].iter().filter(|(st, r, _)| {
+                let span = 1usize << (8 - *r as u32);
+                (*st as usize..*st as usize + span).contains(&s)
+            });
+            self.slots[n * 256 + s].best = covering.max_by_key(|(_, r, _)| *r).map_or(0, |(_, _, i)| *i);
         }
     }
 
+    pub fn insert(&mut self, e: &Arc<Entry>) {
+        let Some((n, start, r)) = self.place(e, true) else { return };
+        let i = match self.free.pop() {
+            Some(i) => {
+                self.entries[i as usize] = Some(e.clone());
+                i
+            }
+            None => {
+                let Ok(i) = u32::try_from(self.entries.len()) else { return };
+                self.entries.push(Some(e.clone()));
+                i
+            }
+        };
+        self.own[n].push((start as u8, r as u8, i + 1));
+        self.recompute(n, start, 1 << (8 - r));
+    }
+
     pub fn remove(&mut self, e: &Arc<Entry>) {
-        if let Some((n, start, r)) = self.place(e, false) {
-            let node = &mut self.nodes[n];
-            node.own.retain(|(_, _, x)| !Arc::ptr_eq(x, e));
-            node.recompute(start, 1 << (8 - r));
-        }
+        let Some((n, start, r)) = self.place(e, false) else { return };
+        let entries = &mut self.entries;
+        let free = &mut self.free;
+        self.own[n].retain(|&(_, _, i)| {
+            let slot = &mut entries[i as usize - 1];
+            let same = slot.as_ref().is_some_and(|x| Arc::ptr_eq(x, e));
+            if same {
+                *slot = None;
+                free.push(i - 1);
+            }
+            !same
+        });
+        self.recompute(n, start, 1 << (8 - r));
     }
 
     /// The entry of the longest prefix matching `v` (the field's value).
     #[inline]
     pub fn lookup(&self, v: u64) -> Option<&Arc<Entry>> {
         let v = v << self.pad;
-        let mut best = None;
+        let mut best = 0;
         let mut n = 0usize;
         for d in 0..self.bits / 8 {
-            let Some(node) = self.nodes.get(n) else { break };
-            let b = self.byte(v, d);
-            if let Some(e) = &node.best[b] {
-                best = Some(e);
+            let Some(s) = self.slots.get(n * 256 + self.byte(v, d)) else { break };
+            if s.best != 0 {
+                best = s.best;
             }
-            match node.child[b] {
-                NONE => break,
-                c => n = c as usize,
+            if s.child == 0 {
+                break;
             }
+            n = s.child as usize;
         }
-        best
+        self.entries.get((best as usize).checked_sub(1)?)?.as_ref()
     }
 }
 
