@@ -7,9 +7,11 @@ file per interface: DIR/<namespace>-<interface>.pcap. Later trials run without. 
 (the first 128 bytes of a frame) and at most 100,000 frames per file, so a capture stays
 small even at line rate; tcpdump's own drop count is in DIR/capture.txt.
 
-p4switch transmits with PACKET_QDISC_BYPASS, which skips the taps tcpdump listens on: on the
-switch's side of a port a capture shows what the switch received; what it sent is in the
-file of the other end of the link (the host's interface, or the next switch's port).
+p4switch moves frames past the taps tcpdump listens on: it receives over AF_XDP (`--io xdp`,
+its default), before the kernel's taps, and transmits with PACKET_QDISC_BYPASS. So its side of
+a port shows nothing (with `--io mmap`/`socket`, what it received); what it received and sent
+is in the file of the other end of each link (the host's interface, or the next switch's
+port). The kernel baselines' ports capture both ways.
 """
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ inside the repository that exists.
 A link is a Markdown link or image `[text](target)` / `![alt](target)`, an autolink
 `<scheme://...>`, a bare `http(s)://` address, or a mention of a document that lives outside
 the repository (the shared design notes and study summaries, or a path climbing out of the
-repository). Targets are resolved from the linking file's folder; `#anchors` are ignored.
+repository). Targets are resolved from the linking file's folder; `#anchors` are ignored, and
+so is text in code (fenced blocks and `inline code`: commands with a local address).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 AUTOLINK = re.compile(r"<([a-z][a-z0-9+.-]*:[^>\s]+)>", re.I)
 BARE_URL = re.compile(r"\bhttps?://[^\s)>\]]+", re.I)
 # documents that existed only beside the repository, never in it
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")     # `curl http://127.0.0.1:9101/` is a command, not a link
 OUTSIDE_DOCS = re.compile(r"\b(SCENARIOS\.md|DESIGN\.md|TARGET\.md|STYLE\.md)\b|shared/(docs|seeds)\b")
 
 
@@ -50,6 +52,7 @@ def problems(path: Path, root: Path = ROOT) -> list[str]:
             out.append(f"{where}: names {m.group(0)}, a document outside the repository")
         if in_fence:
             continue
+        line = CODE_SPAN.sub("", line)
         for url in dict.fromkeys(AUTOLINK.findall(line) + BARE_URL.findall(line)):
             out.append(f"{where}: link outside the repository: {url}")
         for target in LINK.findall(line):

@@ -28,7 +28,8 @@ def make_repo(tmp_path: Path, text: str) -> Path:
 
 def test_links_inside_the_repository_to_existing_files_pass(tmp_path):
     page = make_repo(tmp_path, "[a](there.md) [b](there.md#part) [c](#here) ![d](../docs/there.md)\n"
-                               "```\n[not a link](nowhere.md) in a code block\n```\n")
+                               "```\n[not a link](nowhere.md) in a code block\n```\n"
+                               "run `curl http://127.0.0.1:9101/metrics` or ``see `http://x/` ``\n")
     assert doclinks.problems(page, tmp_path) == []
 
 

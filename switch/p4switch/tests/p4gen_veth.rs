@@ -103,7 +103,8 @@ fn line_rate_burst_and_pace_count_what_reached_the_wire() {
     let k = keys(&out, "burst");
     // 1518-byte frames at 10 Mb/s: 812.7 frames/s, so 3000 frames take 3.7 s
     assert!((num(&k, "offered_pps") - 812.7).abs() < 1.0, "{out}");
-    assert!((3.5..6.0).contains(&num(&k, "tx_seconds")), "frames were spaced at the line rate: {out}");
+    // never faster than the line rate; a loaded machine may only make it slower
+    assert!(num(&k, "tx_seconds") >= 3.5, "frames were spaced at the line rate: {out}");
     assert_eq!((num(&k, "sent"), num(&k, "received"), num(&k, "lost")), (3000.0, 3000.0, 0.0), "{out}");
 
     let mut a = pair.args();
@@ -113,9 +114,15 @@ fn line_rate_burst_and_pace_count_what_reached_the_wire() {
     assert_eq!(code, 0, "{out}{err}");
     let k = keys(&out, "pace");
     assert_eq!(num(&k, "windows_1s"), 1.0, "{out}");
-    // the receiving veth counted the sender's 10,000 frames (plus perhaps a stray IPv6 packet)
-    assert!((10_000.0..10_010.0).contains(&num(&k, "wire_total")), "{out}");
-    assert!(out.contains("pace_second n=1 target=10000 sender=10000 "), "{out}");
+    // What is checked is the accounting, not the machine's speed: the pacer never sends more
+    // than its target in the second (a loaded machine may send fewer), and the receiving veth
+    // counted exactly what the sender says it sent (plus perhaps a stray IPv6 packet).
+    let second = keys(&out, "pace_second");
+    assert_eq!(num(&second, "target"), 10_000.0, "{out}");
+    assert!((1.0..=10_000.0).contains(&num(&second, "sender")), "{out}");
+    let trial = keys(&out, "trial");
+    assert_eq!((num(&trial, "sent"), num(&trial, "lost")), (10_000.0, 0.0), "{out}");
+    assert!((num(&second, "wire")..num(&second, "wire") + 10.0).contains(&num(&k, "wire_total")), "{out}");
 }
 
 #[test]
