@@ -429,7 +429,9 @@ impl TableState {
     pub fn lookup<'a>(&'a self, key: &[u64], scratch: &mut [u64], plan: bool) -> Option<Hit<'a>> {
         match &self.index {
             Index::Exact(m) => m.get(&hash_words(key))?.find_eq(key),
-            Index::Lpm { trie: Some(t), .. } if plan => {
+            // the trie reads one slot per key byte, the groups hash once per
+            // prefix length present: the trie only pays with more lengths
+            Index::Lpm { trie: Some(t), groups, .. } if plan && groups.len() > t.levels() => {
                 let e = t.lookup(key.first().copied().unwrap_or(0))?;
                 Some(Hit { action: &e.action, entry: e })
             }
