@@ -137,7 +137,7 @@ GEN_SECONDS ?= 10
 bench-gen: build-switch ## Pacing proof of the generator p4gen: GEN_RATE frames/s for GEN_SECONDS into a veth, per-second counts from the kernel (root)
 	$(PY) -m bench.rfc2544 --rate $(GEN_RATE) --seconds $(GEN_SECONDS)
 
-bench-switch: build-switch build-p4 ## Switch speed: in-process pps (L3 fixture and vrouter.p4), veth zero-loss rate against the Linux bridge, P4Runtime inserts/s (root)
+bench-switch: build-switch build-p4 ## Where the switch's time goes: vrouter.p4 in-process and over veth (L2, L3, ACL, MPLS; 1/2/4 flows, 1/2 workers) against the kernel: zero-loss pps, CPU per packet, latency; P4Runtime inserts/s (root)
 	CARGO=$(CARGO) switch/p4switch/bench/bench-switch.sh
 	$(CARGO) run --release --quiet -p p4runtime-server --example bench | tee bench/results/p4runtime-inserts.txt
 

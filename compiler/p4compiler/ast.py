@@ -281,6 +281,35 @@ class Empty(Stmt):
     pass
 
 
+@dataclass(eq=False)
+class For(Stmt):
+    """`for (init; cond; update) body` (P4-16 1.2.4); init holds declarations and
+    assignments, update assignments and calls. Unrolled before lowering (unroll.py)."""
+    init: list[Stmt]
+    cond: Expr | None
+    update: list[Stmt]
+    body: Stmt
+
+
+@dataclass(eq=False)
+class ForIn(Stmt):
+    """`for (T x in collection) body`: a range `a .. b` (both ends included), a header
+    stack or a list expression. Unrolled before lowering (unroll.py)."""
+    var: VarDecl
+    collection: Expr
+    body: Stmt
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    pass
+
+
 # ------------------------------------------------------------- declarations
 @dataclass(eq=False)
 class Decl(Node):
@@ -292,6 +321,7 @@ class Decl(Node):
 class VarDecl(Decl, Stmt):
     type_ref: TypeRef
     init: Expr | None = None
+    symbol: "Symbol | None" = checked()    # the variable the declaration introduces
 
 
 @dataclass(eq=False)

@@ -13,7 +13,9 @@ from .consteval import const_value  # noqa: F401  (re-exported for the lowering)
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
-                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype)
+                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
+                    MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
+from .package_args import check_package_args
 from .visitor import Visitor
 
 
@@ -128,6 +130,9 @@ class Checker(ExprChecker, Visitor):
             self.instantiation(d, s)
             if d.name == "main":
                 self.main = d
+            t = d.resolved_type
+            if isinstance(t, ObjectT) and isinstance(t.decl, (A.ParserDecl, A.ControlDecl)):
+                self.err(d, f"cannot instantiate {t.kind} {t.decl.name} at the top level (only externs and packages)")
         else:
             self.err(d, f"unsupported: top-level {type(d).__name__}")
 
@@ -201,6 +206,9 @@ class Checker(ExprChecker, Visitor):
             if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
                 self.err(ref.size, "header stack size must be a positive compile-time integer")
                 return UNKNOWN
+            if n > MAX_STACK_SIZE:
+                self.err(ref.size, f"header stack size {n} too large (at most {MAX_STACK_SIZE} elements)")
+                return UNKNOWN
             if not (isinstance(elem, Composite) and elem.kind in ("header", "header_union")) and elem is not UNKNOWN:
                 self.err(ref, f"header stack element must be a header or header_union, not {elem}")
             return Stack(elem, n)
@@ -268,10 +276,21 @@ class Checker(ExprChecker, Visitor):
         if not isinstance(v, int) or isinstance(v, bool):
             self.err(e, "width must be a compile-time integer constant")
             return None
-        if v < 0 or v > 1 << 16:
+        if v < 0:
             self.err(e, f"invalid width {v}")
             return None
+        if v > MAX_WIDTH:
+            self.err(e, f"width {v} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+            return None
         return v
+
+    def size_value(self, e: A.Expr, what: str) -> None:
+        """A table or value_set size or an entry priority: a constant that P4Info's int32 holds."""
+        v = self.const_value(e)
+        if not isinstance(v, int) or isinstance(v, bool):
+            self.err(e, f"{what} must be a compile-time constant")
+        elif not 0 <= v <= MAX_INT32:
+            self.err(e, f"{what} {v} out of range (0 to {MAX_INT32})")
 
     # ------------------------------------------------------------ bodies
     def params(self, params: list[A.Param], scope: Scope, owner) -> None:
@@ -329,6 +348,8 @@ class Checker(ExprChecker, Visitor):
         elif isinstance(decl, A.PackageTypeDecl):
             if not self.arity_ok(decl.params, d.args):
                 self.err(d, f"wrong number of arguments to package {decl.name}: expected {len(decl.params)}, got {len(d.args)}")
+            else:
+                check_package_args(self, d, decl, dict(t.type_args))
         if d.initializer:
             self.initializer(d, t, s)
         self.declare(s, Symbol("instance", d.name, d, t), d.span)
@@ -336,7 +357,8 @@ class Checker(ExprChecker, Visitor):
     def initializer(self, d: A.Instantiation, t: ObjectT, s: Scope) -> None:
         """An instance's initializer block implements its extern's abstract methods (e.g. a
         TNA RegisterAction's apply): each function must match an abstract method, with the
-        extern's type arguments substituted, and its body is checked in the enclosing scope."""
+        extern's type arguments substituted, and its body is checked in the enclosing scope
+        (without the control's variables unless the method is @synchronous)."""
         decl = t.decl
         abstract = {m.name: m for m in getattr(decl, "methods", []) if m.abstract}
         if not abstract:
@@ -352,7 +374,10 @@ class Checker(ExprChecker, Visitor):
                 self.err(f, f"'{f.name}' is not an abstract method of {decl.name}")
                 continue
             done.add(f.name)
-            self.function_body(f, s)
+            # An abstract method may run at any time, so it sees no variables of the control
+            # around it; one marked @synchronous(m) runs only inside the call m, and may (p4c).
+            synchronous = any(a.name == "synchronous" for a in proto.annotations or [])
+            self.function_body(f, Scope(s, hides_locals=not synchronous))
             want = self.generic_scope(proto, dict(t.type_args))
             given = f.proto.params
             if not self.arity_ok(proto.params, [A.Argument(p.span, None, None) for p in given]):
@@ -405,6 +430,8 @@ class Checker(ExprChecker, Visitor):
                     self.err(st.transition_span, f"undeclared state '{tr}'")
             else:
                 self.select(tr, sscope)
+        if any(st.name == "start" for st in d.states) and not _ends(d):
+            self.err(d, f"parser {d.name} never reaches accept or reject")
 
     def select(self, sel: A.Select, scope: Scope) -> None:
         types = []
@@ -481,8 +508,7 @@ class Checker(ExprChecker, Visitor):
         elif isinstance(loc, A.ValueSetDecl):
             t = self.resolve_type(loc.elem, scope)
             self.expr(loc.size, scope)
-            if self.const_value(loc.size) is None:
-                self.err(loc.size, "value_set size must be a compile-time constant")
+            self.size_value(loc.size, "value_set size")
             self.declare(scope, Symbol("value_set", loc.name, loc, t, owner=owner), loc.span)
         else:
             self.err(loc, f"unsupported: local declaration {type(loc).__name__}")
@@ -492,7 +518,8 @@ class Checker(ExprChecker, Visitor):
         if d.init is not None:
             self.expr(d.init, scope)
             self.coerce(d.init, t, f"initializer of '{d.name}'")
-        self.declare(scope, Symbol("var", d.name, d, t, owner=scope.owner), d.span)
+        d.symbol = Symbol("var", d.name, d, t, owner=scope.owner)
+        self.declare(scope, d.symbol, d.span)
 
     # ------------------------------------------------------------ tables
     def table(self, t: A.TableDecl, scope: Scope) -> None:
@@ -518,8 +545,11 @@ class Checker(ExprChecker, Visitor):
                         self.err(k, f"table {t.name} has more than one lpm key")
                 if kt is not UNKNOWN and bit_width(kt) is None and not isinstance(strip_newtype(kt), Enum) and kt != ERROR:
                     self.err(k.expr, f"table key must be bit<W>, int<W>, bool, enum or error, not {kt}")
+                if not _nameable_key(k.expr) and not any(a.name == "name" for a in k.annotations):
+                    self.err(k.expr, "complex key expression requires a @name annotation (the control plane's name for it)")
         acts = t.prop("actions")
         action_syms = {}
+        scopes: dict = {}      # action -> its @tableonly/@defaultonly in this table's list
         if acts is None:
             self.err(t, f"table {t.name} has no actions property")
         else:
@@ -531,6 +561,7 @@ class Checker(ExprChecker, Visitor):
                     self.err(ar, f"action '{ar.name}' listed twice in table {t.name}")
                 action_syms[ar.name] = sym
                 ar.sym = sym
+                scopes[sym.decl] = {a.name for a in ar.annotations} & {"tableonly", "defaultonly"}
                 self.action_args(ar, sym.decl, scope, partial=True)
         t.action_syms = action_syms
         da = t.prop("default_action")
@@ -541,8 +572,12 @@ class Checker(ExprChecker, Visitor):
                 ar.sym = sym
                 if action_syms and ar.name not in action_syms and sym.decl not in [x.decl for x in action_syms.values()]:
                     self.err(ar, f"default action '{ar.name}' is not in the actions of table {t.name}")
+                if "tableonly" in scopes.get(sym.decl, ()):
+                    self.err(ar, f"action '{ar.name}' is @tableonly in table {t.name}: it cannot be the default action")
                 self.action_args(ar, sym.decl, scope, partial=False)
         ent = t.prop("entries")
+        if ent is not None and key is not None and t.properties.index(ent) < t.properties.index(key):
+            self.err(ent, f"the entries of table {t.name} must come after its key")
         if ent is not None:
             for e in ent.value:
                 if key is None or len(e.keys) != len(key.value):
@@ -556,19 +591,48 @@ class Checker(ExprChecker, Visitor):
                     if ent.is_const:
                         self.err(e.priority, "a table with 'const' entries cannot give them priorities (use 'entries')")
                     self.expr(e.priority, scope)
+                    self.size_value(e.priority, "entry priority")
                 sym = self.lookup_action(e.action, scope)
                 if sym is not None:
                     e.action.sym = sym
                     if action_syms and e.action.name not in action_syms:
                         self.err(e.action, f"action '{e.action.name}' of entry is not in the actions of table {t.name}")
+                    if "defaultonly" in scopes.get(sym.decl, ()):
+                        self.err(e.action, f"action '{e.action.name}' is @defaultonly in table {t.name}: it cannot be in an entry")
                     self.action_args(e.action, sym.decl, scope, partial=False)
         for p in t.properties:
             if p.name in ("key", "actions", "default_action", "entries"):
                 continue
             if isinstance(p.value, A.Expr):
                 self.expr(p.value, scope)
-            if p.name == "size" and self.const_value(p.value) is None:
-                self.err(p.value, "table size must be a compile-time constant")
+            if p.name == "size":
+                self.size_value(p.value, "table size")
+        if ent is not None and not ent.is_const and any(e.priority is not None for e in ent.value):
+            self.entry_priorities(t, key, ent.value)
+
+    def entry_priorities(self, t: A.TableDecl, key, entries: list) -> None:
+        """Explicit `priority = N` in `entries`, as p4c's front end numbers them: only for
+        keys that need priorities (not only exact/lpm), given for the first entry, the others
+        following by `priority_delta` without going below zero (or past 64 bits)."""
+        if key is None or all(k.match_kind in ("exact", "lpm") for k in key.value):
+            self.err(key or t, f"table {t.name}: its exact/lpm keys need no priorities, but entries give some")
+            return
+        if entries[0].priority is None:
+            self.err(entries[0], f"the first entry of table {t.name} must have a priority (a later one has)")
+            return
+        lp, dp = t.prop("largest_priority_wins"), t.prop("priority_delta")
+        largest_wins = True if lp is None else self.const_value(lp.value) is not False
+        delta = self.const_value(dp.value) if dp is not None else 1
+        if not isinstance(delta, int) or isinstance(delta, bool) or delta < 0:
+            return
+        for e in entries:
+            p = self.const_value(e.priority) if e.priority is not None else current
+            if not isinstance(p, int):
+                return
+            current = p - delta if largest_wins else p + delta
+            if not 0 <= current < 1 << 64:
+                self.err(t, f"table {t.name}: priorities overflow (after {p}, priority_delta {delta} gives {current})")
+                return
 
     def lookup_action(self, ar: A.ActionRef, scope: Scope) -> Symbol | None:
         sym = scope.lookup(ar.name.split(".")[-1]) if ar.name.startswith(".") else scope.lookup(ar.name)
@@ -624,6 +688,8 @@ class Checker(ExprChecker, Visitor):
 
     def visit_CallStmt(self, st, scope, ctx):
         self.expr(st.call, scope, stmt_ctx=True)
+        if "parser" in ctx and st.call.target_kind() == "action":
+            self.err(st.call, "action calls are not allowed in parsers")
 
     def visit_If(self, st, scope, ctx):
         ct = self.expr(st.cond, scope)
@@ -669,6 +735,50 @@ class Checker(ExprChecker, Visitor):
 
     def visit_Empty(self, st, scope, ctx):
         pass
+
+    def visit_For(self, st, scope, ctx):
+        inner = Scope(scope)
+        for s in st.init:
+            self.stmt(s, inner, ctx)
+            if isinstance(s, A.VarDecl) and s.symbol is not None:
+                s.symbol.loop_index = True
+        if st.cond is not None:
+            ct = self.expr(st.cond, inner)
+            if ct is not UNKNOWN and ct != BOOL:
+                self.err(st.cond, f"condition must be bool, not {ct}")
+        for s in st.update:
+            self.stmt(s, inner, ctx)
+        self.stmt(st.body, Scope(inner), {**ctx, "loop": st})
+
+    def visit_ForIn(self, st, scope, ctx):
+        """`for (T x in c)`: c is a range of T values, a header stack of T or a list of T."""
+        inner = Scope(scope)
+        t = self.resolve_type(st.var.type_ref, inner)
+        c = st.collection
+        if isinstance(c, A.Range):
+            for end in (c.lo, c.hi):
+                self.expr(end, inner)
+                self.coerce(end, t, "bound of the 'for' range")
+        elif isinstance(c, A.ListExpr):
+            for item in c.items:
+                self.expr(item, inner)
+                self.coerce(item, t, "element of the 'for' list")
+        else:
+            ct = strip_newtype(self.expr(c, inner))
+            if not isinstance(ct, Stack):
+                if ct is not UNKNOWN:
+                    self.err(c, f"a 'for' loop iterates over a range, a header stack or a list, not {ct}")
+            elif t is not UNKNOWN and not same_type(ct.elem, t):
+                self.err(st.var, f"loop variable '{st.var.name}' has type {t}, the elements are {ct.elem}")
+        st.var.symbol = Symbol("var", st.var.name, st.var, t, owner=inner.owner, loop_index=True)
+        self.declare(inner, st.var.symbol, st.var.span)
+        self.stmt(st.body, Scope(inner), {**ctx, "loop": st})
+
+    def visit_Break(self, st, scope, ctx):
+        if "loop" not in ctx:
+            self.err(st, f"'{type(st).__name__.lower()}' outside a 'for' loop")
+
+    visit_Continue = visit_Break
 
     def visit_Stmt(self, st, scope, ctx):
         self.err(st, f"unsupported: statement {type(st).__name__}")
@@ -726,6 +836,43 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     if c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
     return c
+
+
+def _ends(d: A.ParserDecl) -> bool:
+    """Whether accept or reject can be reached from start along the transitions (p4c's
+    reachability check; a state without a transition goes to reject)."""
+    states = {st.name: st for st in d.states}
+    seen, todo = set(), ["start"]
+    while todo:
+        name = todo.pop()
+        if name in ("accept", "reject"):
+            return True
+        if name not in states:
+            return True         # an undeclared state: reported already
+        if name in seen:
+            continue
+        seen.add(name)
+        tr = states[name].transition
+        todo += [tr] if isinstance(tr, str) else [c.next_state for c in tr.cases] if tr is not None else ["reject"]
+    return False
+
+
+def _nameable_key(e: A.Expr) -> bool:
+    """A key p4c can name by itself: a field path, an index, a slice, `&` of those, a
+    constant or `isValid()`; anything else needs `@name` (p4c's KeyNameGenerator)."""
+    if isinstance(e, (A.Name, A.IntLiteral)):
+        return True
+    if isinstance(e, A.Member):
+        return _nameable_key(e.expr)
+    if isinstance(e, A.Index):
+        return _nameable_key(e.expr) and _nameable_key(e.index)
+    if isinstance(e, A.Slice):
+        return _nameable_key(e.expr) and _nameable_key(e.hi) and _nameable_key(e.lo)
+    if isinstance(e, A.Binary) and e.op == "&":
+        return _nameable_key(e.left) and _nameable_key(e.right)
+    if isinstance(e, A.Call):
+        return isinstance(e.func, A.Member) and e.func.name == "isValid" and not e.args and _nameable_key(e.func.expr)
+    return False
 
 
 def _header_field_type(t, nested: bool) -> bool:

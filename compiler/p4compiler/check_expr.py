@@ -9,7 +9,19 @@ from .consteval import const_value
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
                     ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
-                    strip_newtype)
+                    strip_newtype, MAX_INT32, MAX_SHIFT, MAX_WIDTH)
+
+
+def _enum_value_type(t):
+    """A serializable enum read as its value (its underlying type), as p4c reads it in
+    arithmetic, slices, shifts and concatenation; any other type unchanged."""
+    return t.underlying if isinstance(t, Enum) and t.underlying is not None else t
+
+
+def _reads_loop_index(e: A.Node) -> bool:
+    if isinstance(e, A.Name):
+        return e.sym is not None and e.sym.loop_index
+    return any(_reads_loop_index(c) for c in e.children())
 
 
 def is_optional(p: A.Param) -> bool:
@@ -38,8 +50,27 @@ class ExprChecker:
             if e.width == 0 and e.value != 0 or e.width < 0:
                 self.err(e, f"invalid width {e.width}")
                 return UNKNOWN
+            if e.width > MAX_WIDTH:
+                self.err(e, f"width {e.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+                return UNKNOWN
             return Bits(e.width, e.signed)
         return INT
+
+    def shift_amount_ok(self, e, v: int) -> bool:
+        """A constant shift amount: it must fit an int (p4c), fold to at most MAX_WIDTH
+        bits when the shifted value is constant too, and stay within what BMv2 shifts."""
+        if v > MAX_INT32:
+            self.err(e.right, f"shift amount {v} too large")
+        elif self.const_value(e.left) is not None:
+            if v > MAX_WIDTH:
+                self.err(e, f"shift by {v} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+            else:
+                return True
+        elif v > MAX_SHIFT:
+            self.err(e, f"unsupported on this target: shift amount {v} (BMv2 shifts by at most {MAX_SHIFT} bits)")
+        else:
+            return True
+        return False
 
     def visit_BoolLiteral(self, e, scope, stmt_ctx):
         return BOOL
@@ -78,6 +109,7 @@ class ExprChecker:
 
     def visit_Slice(self, e, scope, stmt_ctx):
         bt = strip_newtype(self.expr(e.expr, scope))
+        bt = _enum_value_type(bt)
         self.expr(e.hi, scope)
         self.expr(e.lo, scope)
         hi, lo = self.const_value(e.hi), self.const_value(e.lo)
@@ -90,8 +122,9 @@ class ExprChecker:
             self.err(e, f"cannot slice a value of type {bt}")
             return UNKNOWN
         if not isinstance(hi, int) or not isinstance(lo, int):
-            self.err(e, "slice bounds must be compile-time constants")
-            return UNKNOWN
+            if not _reads_loop_index(e.hi) and not _reads_loop_index(e.lo):
+                self.err(e, "slice bounds must be compile-time constants")
+            return UNKNOWN     # with a loop's variable: checked again once the loop is unrolled
         if not (0 <= lo <= hi < bt.width):
             self.err(e, f"slice [{hi}:{lo}] out of range for {bt}")
             return UNKNOWN
@@ -161,7 +194,12 @@ class ExprChecker:
     def name(self, e: A.Name, scope: Scope) -> Type:
         sym = (scope.root() if e.top_level else scope).lookup(e.name)
         if sym is None:
-            self.err(e, f"undeclared name '{e.name}'")
+            local = scope.hidden_local(e.name)
+            if local is not None:
+                self.err(e, f"'{e.name}' is a variable of the enclosing {type(local.owner).__name__.removesuffix('Decl').lower()}:"
+                            " an initializer block's method sees only parameters, constants and instances")
+            else:
+                self.err(e, f"undeclared name '{e.name}'")
             return UNKNOWN
         e.sym = sym
         k = sym.kind
@@ -265,6 +303,8 @@ class ExprChecker:
         st = strip_newtype(t)
         if t is UNKNOWN:
             return UNKNOWN
+        if _enum_value_type(st) is not st:
+            t = st = _enum_value_type(st)
         if e.op == "!":
             if t != BOOL:
                 self.err(e, f"'!' needs a bool operand, not {t}")
@@ -308,17 +348,25 @@ class ExprChecker:
                 self.err(e, f"cannot compare {lt} and {rt} with '{op}'")
             return BOOL
         if op == "++":
-            slt, srt = strip_newtype(lt), strip_newtype(rt)
+            slt, srt = (_enum_value_type(strip_newtype(x)) for x in (lt, rt))
             if not isinstance(slt, Bits) or not isinstance(srt, Bits):
                 self.err(e, f"'++' needs bit<W>/int<W> operands, not {lt} and {rt}")
+                return UNKNOWN
+            if slt.width + srt.width > MAX_WIDTH:
+                self.err(e, f"'++' result of width {slt.width + srt.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
                 return UNKNOWN
             return Bits(slt.width + srt.width, slt.signed)
         if op in ("<<", ">>"):
             slt, srt = strip_newtype(lt), strip_newtype(rt)
+            if _enum_value_type(slt) is not slt:
+                lt = slt = _enum_value_type(slt)
             if not isinstance(slt, (Bits, IntT)):
                 self.err(e.left, f"'{op}' needs a numeric left operand, not {lt}")
                 return UNKNOWN
-            if not isinstance(srt, (Bits, IntT)) or (isinstance(srt, Bits) and srt.signed):
+            srt = _enum_value_type(srt)     # p4c's sample issue3288
+            signed_constant = isinstance(srt, Bits) and srt.signed and isinstance(self.const_value(e.right), int) \
+                and self.const_value(e.right) >= 0     # p4c accepts a non-negative constant of a signed type
+            if not isinstance(srt, (Bits, IntT)) or (isinstance(srt, Bits) and srt.signed and not signed_constant):
                 self.err(e.right, f"shift amount must be unsigned, not {rt}")
                 return UNKNOWN
             if isinstance(slt, IntT) and not isinstance(srt, IntT) and self.const_value(e.left) is not None:
@@ -328,6 +376,8 @@ class ExprChecker:
                 v = self.const_value(e.right)
                 if isinstance(v, int) and v < 0:
                     self.err(e.right, "shift amount must not be negative")
+                elif isinstance(v, int) and not self.shift_amount_ok(e, v):
+                    return UNKNOWN
                 e.right.type = Bits(32) if not isinstance(slt, IntT) else INT
             return lt
         # arithmetic, bitwise and relational
@@ -517,6 +567,7 @@ class ExprChecker:
         @optional), infer type parameters, check directions and l-values; returns the result
         type."""
         ordered = self.order_args(proto.params, args)
+        unsized = []        # unsized constants passed where only a type variable says the width
         for p, a in zip(proto.params, ordered):
             pt = self.resolve_type(p.type_ref, self.generic_scope(proto, binding))
             if a is None:
@@ -530,6 +581,7 @@ class ExprChecker:
                         self.err(a, f"argument '{p.name}' of '{fname}' must be a variable")
                         continue
                     if isinstance(at, IntT):
+                        unsized.append((a, p, pt.tname))
                         continue
                     binding[pt.tname] = at
                     pt = at
@@ -543,6 +595,11 @@ class ExprChecker:
                 continue
             if p.direction in ("out", "inout"):
                 self.check_lvalue(a, scope)
+        for a, p, tname in unsized:
+            if tname in binding:        # a later argument fixed the type
+                self.coerce(a, binding[tname], f"argument '{p.name}' of '{fname}'")
+            else:
+                self.err(a, f"could not infer a width for argument '{p.name}' of '{fname}' (cast the constant, as p4c requires)")
         if type_binding is not None:
             type_binding.update(binding)
         if proto.ret is None:

@@ -9,11 +9,12 @@ from . import ast as A
 from .types import BOOL, Bits, Composite, Enum, Stack, Varbit, bit_width, header_bits, strip_newtype
 
 
-def const_value(e: A.Expr):
+def const_value(e: A.Expr, env: dict | None = None):
     """Fold a compile-time constant: int (infinite precision, wrapped to the
-    expression's width when it has one), bool, or None if not constant."""
+    expression's width when it has one), bool, or None if not constant. `env` gives
+    values to variables (symbol -> value), as when a loop is unrolled."""
     try:
-        return _const(e)
+        return _const(e, env)
     except (ZeroDivisionError, RecursionError, ValueError, OverflowError, MemoryError):
         return None
 
@@ -28,7 +29,7 @@ def _wrap(v: int, t) -> int:
     return v
 
 
-def _const(e: A.Expr):
+def _const(e: A.Expr, env: dict | None = None):
     if not isinstance(e, A.Expr):  # e.g. a missing optional argument
         return None
     t = e.type
@@ -43,6 +44,8 @@ def _const(e: A.Expr):
         return e.value
     if isinstance(e, A.Name):
         sym = e.sym
+        if env and sym in env:
+            return _wrap(env[sym], t)
         if sym is not None and sym.kind == "const" and isinstance(sym.value, (int, bool)):
             v = sym.value
             return v if isinstance(v, bool) else _wrap(v, t)
@@ -55,7 +58,7 @@ def _const(e: A.Expr):
             return strip_newtype(bt).size
         return None
     if isinstance(e, A.Unary):
-        v = _const(e.expr)
+        v = _const(e.expr, env)
         if v is None:
             return None
         if e.op == "!":
@@ -67,14 +70,14 @@ def _const(e: A.Expr):
         if e.op == "~":
             return _wrap(~v, t)
     if isinstance(e, A.Binary):
-        a = _const(e.left)
+        a = _const(e.left, env)
         if a is None:
             return None
         if e.op == "&&" and a is False:
             return False
         if e.op == "||" and a is True:
             return True
-        b = _const(e.right)
+        b = _const(e.right, env)
         if b is None:
             return None
         op = e.op
@@ -115,12 +118,12 @@ def _const(e: A.Expr):
             a &= (1 << st.width) - 1
         return _wrap(f(), t)
     if isinstance(e, A.Ternary):
-        c = _const(e.cond)
+        c = _const(e.cond, env)
         if c is None:
             return None
-        return _const(e.then if c else e.other)
+        return _const(e.then if c else e.other, env)
     if isinstance(e, A.Cast):
-        v = _const(e.expr)
+        v = _const(e.expr, env)
         if v is None:
             return None
         st = strip_newtype(t)
@@ -132,8 +135,8 @@ def _const(e: A.Expr):
             return v
         return _wrap(v, t)
     if isinstance(e, A.Slice):
-        v = _const(e.expr)
-        hi, lo = _const(e.hi), _const(e.lo)
+        v = _const(e.expr, env)
+        hi, lo = _const(e.hi, env), _const(e.lo, env)
         if v is None or hi is None or lo is None:
             return None
         return (v >> lo) & ((1 << (hi - lo + 1)) - 1)

@@ -17,6 +17,7 @@ from .lexer import lex
 from .lower import lower
 from .p4info import build_p4info
 from .parser import parse
+from .unroll import unroll_loops
 from .preprocess import Preprocessor
 
 
@@ -91,6 +92,12 @@ class Compilation:
         rep = self.phase()
         ck = check(program, rep, self.path)
         rep.check()
+        rep = self.phase()
+        if unroll_loops(program, rep):
+            rep.check()
+            again = Reporter()      # its warnings were reported by the first check
+            ck = check(program, again, self.path)
+            again.check()
         if o.arch != "v1model":
             package = {"tna": "Switch"}.get(o.arch)
             main_type = getattr(ck.main.resolved_type, "tname", None) if ck.main is not None else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import ast as A
 from .diag import Reporter
 from .lexer import Token
+from .types import MAX_INT32
 
 
 class ParseError(Exception):
@@ -124,6 +125,15 @@ class Parser:
                 return
             self.next()
 
+    # Annotations whose number P4Info or BMv2 stores in 32 bits (ids are uint32, the rest int32).
+    _ANNOTATION_LIMITS = {"id": (1 << 32) - 1, "priority": MAX_INT32, "max_group_size": MAX_INT32,
+                          "max_member_weight": MAX_INT32}
+
+    def check_annotation_number(self, name: str, t: Token) -> None:
+        lim = self._ANNOTATION_LIMITS.get(name)
+        if lim is not None and not 0 <= t.value.value <= lim:
+            self.rep.error(t.span, f"@{name} value {t.value.value} out of range (0 to {lim})")
+
     def annotations(self) -> list[A.Annotation]:
         """Parse any annotations before a declaration: `@name`, `@name(tokens)` and structured
         `@name[...]`."""
@@ -154,12 +164,27 @@ class Parser:
                         args.append(A.StrArg(t.value))
                     elif t.kind == "num":
                         args.append(t.value.value)
+                        self.check_annotation_number(name.text, t)
                     elif t.kind == ",":
                         continue
                     else:
                         args.append(t.text)
+            if name.text == "p4runtime_translation" and not structured:
+                args = self.translation_args(name, args)
             annos.append(A.Annotation(at.span, name.text, args, body[:-1], structured))
         return annos
+
+    def translation_args(self, name: Token, args: list) -> list:
+        """@p4runtime_translation(uri, T): T is the controller's view, `bit<W>` (read as the
+        width W), a width, or `string`; anything else is refused as p4c's grammar does."""
+        rest = args[1:]
+        if len(rest) == 4 and rest[0] == "bit" and rest[1] == "<" and isinstance(rest[2], int) and rest[3] == ">":
+            return args[:1] + [rest[2]]
+        if len(args) >= 1 and (rest == ["string"] or len(rest) == 1 and isinstance(rest[0], int)):
+            return args
+        self.rep.error(name.span, "syntax error: @p4runtime_translation(uri, T) needs T to be bit<W>, "
+                                  f"a width or string, not {' '.join(str(x) for x in rest) or 'nothing'}")
+        return args[:1]
 
     def declaration(self) -> A.Decl | None:
         """Parse one top-level declaration, dispatching on its first keyword (a function when
@@ -848,6 +873,71 @@ class Parser:
                     return self.peek(k + 1).kind == "id"
             k += 1
 
+    def for_stmt(self) -> A.Stmt:
+        """`for (init; cond; update) body` or `for (T x in collection) body` (P4-16 1.2.4)."""
+        t = self.expect("for")
+        self.expect("(")
+        if self.decl_ahead() and self.for_in_ahead():
+            ty = self.type_ref()
+            name = self.ident("loop variable name")
+            self.expect("in")
+            coll = self.expression()
+            if self.at(".."):
+                op = self.next()
+                coll = A.Range(op.span, coll, self.expression())
+            self.expect(")")
+            return A.ForIn(t.span, A.VarDecl(name.span, name.text, [], ty, None), coll, self.statement())
+        init = self.for_clauses(";", decls=True)
+        self.expect(";")
+        cond = None if self.at(";") else self.expression()
+        self.expect(";")
+        update = self.for_clauses(")", decls=False)
+        self.expect(")")
+        return A.For(t.span, init, cond, update, self.statement())
+
+    def decl_ahead(self) -> bool:
+        """A type then a name starts here (a declaration, not an expression)."""
+        return self.starts_type() and (self.tok.kind != "id" or self.peek().kind in ("id", "<"))
+
+    def for_in_ahead(self) -> bool:
+        """`T x in` follows: parse the type on trial, then go back."""
+        start, errors = self.i, len(self.rep.diagnostics)
+        try:
+            self.type_ref()
+            found = self.at("id") and self.peek().kind == "in"
+        except ParseError:
+            found = False
+        self.i = start
+        del self.rep.diagnostics[errors:]
+        return found
+
+    def for_clauses(self, end: str, decls: bool) -> list[A.Stmt]:
+        """Comma-separated declarations (init only), assignments and calls up to `end`."""
+        out: list[A.Stmt] = []
+        while not self.at(end):
+            t = self.tok
+            if decls and self.decl_ahead():
+                ty = self.type_ref()
+                name = self.ident("variable name")
+                init = self.expression() if self.accept("=") else None
+                out.append(A.VarDecl(name.span, name.text, [], ty, init))
+            else:
+                lhs = self.expression()
+                if self.at("=") or self.tok.kind in _COMPOUND:
+                    op = self.next()
+                    rhs = self.expression()
+                    if op.kind != "=":
+                        rhs = A.Binary(op.span, _COMPOUND[op.kind], lhs, rhs)
+                    out.append(A.Assign(op.span, lhs, rhs))
+                elif isinstance(lhs, A.Call):
+                    out.append(A.CallStmt(lhs.span, lhs))
+                else:
+                    self.error(self.tok, "expected an assignment or a call in a 'for' clause")
+                    raise ParseError
+            if not self.accept(","):
+                break
+        return out
+
     def statement(self) -> A.Stmt:
         """Parse one statement (assignment, call, if, switch, block, return, exit, variable or
         constant declaration, ...)."""
@@ -884,6 +974,12 @@ class Parser:
             return A.Exit(t.span)
         if k == "const":
             return self.const_decl(annos)
+        if k == "for":
+            return self.for_stmt()
+        if k == "id" and t.text in ("break", "continue") and self.peek().kind == ";":
+            self.next()
+            self.next()
+            return A.Break(t.span) if t.text == "break" else A.Continue(t.span)
         if k == "transition":
             self.error(t, "'transition' must be the last statement of a parser state")
             raise ParseError
@@ -1094,7 +1190,13 @@ class Parser:
             elif t.kind == "[":
                 self.next()
                 a = self.expression()
-                if self.accept(":"):
+                if self.at("+:"):     # indexed part-select e[lo +: w] (1.2.4): the slice [lo + w - 1 : lo]
+                    op = self.next()
+                    w = self.expression()
+                    self.expect("]")
+                    one = A.IntLiteral(op.span, 1)
+                    e = A.Slice(t.span, e, A.Binary(op.span, "+", a, A.Binary(op.span, "-", w, one)), a)
+                elif self.accept(":"):
                     b = self.expression()
                     self.expect("]")
                     e = A.Slice(t.span, e, a, b)

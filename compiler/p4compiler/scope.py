@@ -18,23 +18,40 @@ class Symbol:
     overloads: list = field(default_factory=list)
     direction: str = ""            # params
     owner: object = None            # enclosing parser/control/action decl
+    loop_index: bool = False        # a `for` loop's variable: a constant once the loop is unrolled
     span: Span | None = None
 
 
 class Scope:
-    def __init__(self, parent: "Scope | None" = None, owner: object = None):
+    def __init__(self, parent: "Scope | None" = None, owner: object = None, hides_locals: bool = False):
         self.names: dict[str, Symbol] = {}
         self.parent = parent
         self.owner = owner if owner is not None else (parent.owner if parent else None)
+        # An initializer block's functions (e.g. a RegisterAction's apply) run in the extern,
+        # not in the control: from inside, the enclosing scopes' variables do not exist (p4c:
+        # "declaration not found"); parameters, constants and instances stay visible. The
+        # checker sets it unless the abstract method is @synchronous.
+        self.hides_locals = hides_locals
 
     def lookup(self, name: str) -> Symbol | None:
+        sym, hidden = self._find(name)
+        return None if hidden else sym
+
+    def hidden_local(self, name: str) -> Symbol | None:
+        """The enclosing control's variable that `name` would be, were it not hidden."""
+        sym, hidden = self._find(name)
+        return sym if hidden else None
+
+    def _find(self, name: str) -> tuple[Symbol | None, bool]:
         s: Scope | None = self
+        hiding = False
         while s is not None:
             sym = s.names.get(name)
             if sym is not None:
-                return sym
+                return sym, hiding and sym.kind == "var"
+            hiding = hiding or s.hides_locals
             s = s.parent
-        return None
+        return None, False
 
     def root(self) -> "Scope":
         s = self

@@ -4,6 +4,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+# Sizes users write, bounded so that a typo of 30 digits is refused at once instead of
+# filling memory. MAX_WIDTH is p4c's (bit<W>, varbit<W>, `Ww` literals, '++' results,
+# constant-folded shifts); a header stack allocates every element in each packet's BMv2
+# PHV, so 4096 elements is already far past any real protocol; sizes that P4Info stores
+# as int32 (table size, value_set size) and `@id` values that must fit its 32-bit ids.
+MAX_WIDTH = 2048
+MAX_STACK_SIZE = 4096
+MAX_SHIFT = 256          # BMv2 shifts by at most 256 bits (p4c's bmv2 back end refuses more)
+MAX_INT32 = (1 << 31) - 1
+
+
 class Type:
     def __str__(self) -> str:
         return self.name()

@@ -1,7 +1,7 @@
 """Preprocessor, lexer and parser units: what the later phases rely on."""
 import pytest
 
-from conftest import compile_errors
+from conftest import compile_errors, compile_src, program
 from p4compiler.diag import Reporter
 from p4compiler.lexer import lex, parse_int
 from p4compiler.parser import parse
@@ -83,3 +83,11 @@ def test_parser_reports_several_declarations():
     errs = compile_errors("const bit<8> a = ;\nheader h { bit<8> x }\nconst bit<8> c = 1;\n")
     assert errs == ["1:18: syntax error: expected an expression, found ';'",
                     "2:21: syntax error: expected ';', found '}'"]
+
+
+def test_indexed_part_select_is_the_slice_it_stands_for():
+    # e[lo +: w] (P4-16 1.2.4) is e[lo + w - 1 : lo]
+    ok = program(meta="bit<16> x;", ingress_apply="meta.x[4 +: 8] = 1;")
+    assert compile_src(ok).json is not None
+    bad = program(meta="bit<16> x;", ingress_apply="meta.x[12 +: 8] = 1;")
+    assert [e.split(": ", 1)[1] for e in compile_errors(bad)] == ["slice [19:12] out of range for bit<16>"]

@@ -12,6 +12,8 @@
 type bit<9> port_id_t;
 @p4runtime_translation("example.org/vrf", 32)
 type bit<10> vrf_id_t;
+@p4runtime_translation("example.org/tunnel", bit<24>)
+type bit<12> tunnel_id_t;
 enum bit<8> Kind { A = 1, B = 2 }
 
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> etype; }
@@ -26,7 +28,7 @@ header packet_out_t {
     @format(HEX) bit<7> pad;
 }
 struct headers_t { packet_out_t pout; packet_in_t pin; ethernet_t eth; }
-struct meta_t { vrf_id_t vrf; Kind kind; bit<16> hash; }
+struct meta_t { vrf_id_t vrf; Kind kind; bit<16> hash; tunnel_id_t tunnel; }
 
 parser P(packet_in pkt, out headers_t h, inout meta_t m, inout standard_metadata_t sm) {
     state start { pkt.extract(h.eth); transition accept; }
@@ -40,7 +42,7 @@ control Ing(inout headers_t h, inout meta_t m, inout standard_metadata_t sm) {
                @id(1) @format(IPV4_ADDRESS) bit<32> next_hop) {
         sm.egress_spec = (bit<9>)port;
     }
-    action set_vrf(vrf_id_t vrf, Kind k) { m.vrf = vrf; m.kind = k; }
+    action set_vrf(vrf_id_t vrf, Kind k, tunnel_id_t tun) { m.vrf = vrf; m.kind = k; m.tunnel = tun; }
     @entry_restriction("
         // only unicast destinations
         dst_mac::mask != 0 -> dst_mac != 0xffffffffffff;

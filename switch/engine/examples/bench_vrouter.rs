@@ -11,7 +11,11 @@
 //! - `l3_routed`: port 1 (VLAN 11) -> port 3 (VLAN 12) through the router
 //!   interface (MAC rewrite, TTL decrement, checksum update);
 //! - `l3_routed_acl`: the same with campus.yaml's four ACL rules installed
-//!   (none of them matches the traffic).
+//!   (none of them matches the traffic);
+//! - `l3_routed_acl10k`: the same with 10,000 ACL rules (bench-switch's over
+//!   veth: port, port-range, prefix and protocol rules from 192.168.x.y);
+//! - `mpls_push`: port 1 -> 10.60.0.1, an ingress LSP (FEC 10.60.0.0/16,
+//!   installed in every case as the controller does) pushes label 1001.
 //!
 //! Every case first checks that the frames come out on the expected port
 //! with the expected bytes (a dropped packet measures nothing), then runs
@@ -40,6 +44,18 @@ const RMAC_12: [u8; 6] = [0x00, 0x00, 0x5e, 0x00, 0x01, 0x0c];
 const HOST_A_IP: [u8; 4] = [10, 0, 11, 10];
 const HOST_A2_IP: [u8; 4] = [10, 0, 11, 11];
 const HOST_B_IP: [u8; 4] = [10, 0, 12, 10];
+const FEC_IP: [u8; 4] = [10, 60, 0, 1];
+const LSP_LABEL: u32 = 1001;
+
+/// The ACL a case installs.
+#[derive(Clone, Copy, PartialEq)]
+enum Acl {
+    None,
+    /// campus.yaml's four rules
+    Campus,
+    /// this many rules in the shapes bench-switch writes through the controller
+    Rules(usize),
+}
 
 fn be(v: u64, n: usize) -> Vec<u8> {
     v.to_be_bytes()[8 - n..].to_vec()
@@ -62,7 +78,7 @@ fn exact(v: &[u8]) -> MatchKey {
 
 /// What `controller/vrouter/desired.py` writes for the two-VLAN part of
 /// topo/campus.yaml with hosts A, A2 (VLAN 11) and B (VLAN 12) resolved.
-fn configure(sw: &Switch, acl: bool) {
+fn configure(sw: &Switch, acl: Acl) {
     for (port, vlan) in [(PORT_A, 11u64), (PORT_A2, 11), (PORT_B, 12)] {
         let p = be(port as u64, 2);
         insert(sw, "ingress.port_vlan.port_config", vec![exact(&p)], act("ingress.port_vlan.set_access_port", vec![be(vlan, 2)]), 0);
@@ -126,7 +142,21 @@ fn configure(sw: &Switch, acl: bool) {
         );
         insert(sw, "ingress.bridge.l2_unicast", vec![exact(&v), exact(&mac)], act("ingress.bridge.set_output_port", vec![be(port as u64, 2)]), 0);
     }
-    if acl {
+    // An ingress LSP towards host B: FEC route -> next hop that pushes one label (uniform TTL).
+    let push = ActionSpec {
+        action: "ingress.nexthop.set_nexthop_push1".into(),
+        params: vec![be(PORT_B as u64, 2), be(12, 2), HOST_B_MAC.to_vec(), RMAC_12.to_vec(), be(LSP_LABEL as u64, 3), vec![0]],
+    };
+    sw.member_add("ingress.nexthop.ecmp_selector", Member { member_id: 0x8100, action: push }).expect("member");
+    insert(sw, "ingress.nexthop.nexthop_table", vec![exact(&be(0x8100, 2))], EntryAction::Member(0x8100), 0);
+    insert(
+        sw,
+        "ingress.routing.ipv4_route",
+        vec![MatchKey::Lpm(vec![FEC_IP[0], FEC_IP[1], 0, 0], 16)],
+        act("ingress.routing.route_to_nexthop", vec![be(0x8100, 2)]),
+        0,
+    );
+    if acl == Acl::Campus {
         // campus.yaml's ACL: three prefix pairs denied, telnet denied.
         let any = |n: usize| MatchKey::Ternary(vec![0; n], vec![0; n]);
         let any_range = || MatchKey::Range(vec![0, 0], vec![0xff, 0xff]);
@@ -160,6 +190,24 @@ fn configure(sw: &Switch, acl: bool) {
             insert(sw, "ingress.acl.acl_ingress_table", key, act("ingress.acl.deny", vec![]), 100 - i as i32);
         }
     }
+    if let Acl::Rules(n) = acl {
+        let any = |n: usize| MatchKey::Ternary(vec![0; n], vec![0; n]);
+        let any_range = || MatchKey::Range(vec![0, 0], vec![0xff, 0xff]);
+        let range = |lo: u16, hi: u16| MatchKey::Range(lo.to_be_bytes().to_vec(), hi.to_be_bytes().to_vec());
+        for i in 0..n {
+            let src = MatchKey::Ternary(vec![192, 168, (i / 256 % 256) as u8, (i % 256) as u8], vec![255; 4]);
+            let proto = |p: u8| MatchKey::Ternary(vec![p], vec![0xff]);
+            // the shapes of switch/p4switch/bench/vrouter_veth.py's acl_rules
+            let (dst, pr, dport) = match i % 4 {
+                0 => (any(4), proto(6), range(1000 + (i % 5000) as u16, 1000 + (i % 5000) as u16)),
+                1 => (any(4), proto(17), range(2000 + (i % 1000) as u16, 2100 + (i % 1000) as u16)),
+                2 => (MatchKey::Ternary(vec![10, (i % 200) as u8, 0, 0], vec![255, 255, 0, 0]), any(1), any_range()),
+                _ => (any(4), proto(1), any_range()),
+            };
+            let key = vec![any(2), any(2), any(6), any(6), any(2), src, dst, pr, any(1), any_range(), dport, any(1)];
+            insert(sw, "ingress.acl.acl_ingress_table", key, act("ingress.acl.deny", vec![]), 1 + i as i32);
+        }
+    }
 }
 
 fn ip_checksum(h: &[u8]) -> u16 {
@@ -191,7 +239,7 @@ fn frame(dmac: [u8; 6], smac: [u8; 6], src: [u8; 4], dst: [u8; 4], ttl: u8, spor
 #[derive(Clone)]
 struct Case {
     name: &'static str,
-    acl: bool,
+    acl: Acl,
     port: u32,
     /// (frame in, expected port, expected frame out)
     packets: Vec<(Vec<u8>, u32, Vec<u8>)>,
@@ -214,10 +262,25 @@ fn cases() -> Vec<Case> {
             })
             .collect()
     };
+    let pushed = (0..n)
+        .map(|i| {
+            let f = frame(RMAC_11, HOST_A_MAC, HOST_A_IP, FEC_IP, 64, 1024 + i);
+            let ip = frame(HOST_B_MAC, RMAC_12, HOST_A_IP, FEC_IP, 63, 1024 + i);
+            // label 1001, EXP 0 (DSCP 0), bottom of stack, TTL 63 (uniform: the IPv4 TTL after routing)
+            let lse = (LSP_LABEL << 12) | (1 << 8) | 63;
+            let mut o = ip[..12].to_vec();
+            o.extend_from_slice(&[0x88, 0x47]);
+            o.extend_from_slice(&lse.to_be_bytes());
+            o.extend_from_slice(&ip[14..]);
+            (f, PORT_B, o)
+        })
+        .collect();
     vec![
-        Case { name: "l2_bridged", acl: false, port: PORT_A, packets: bridged },
-        Case { name: "l3_routed", acl: false, port: PORT_A, packets: routed() },
-        Case { name: "l3_routed_acl", acl: true, port: PORT_A, packets: routed() },
+        Case { name: "l2_bridged", acl: Acl::None, port: PORT_A, packets: bridged },
+        Case { name: "l3_routed", acl: Acl::None, port: PORT_A, packets: routed() },
+        Case { name: "l3_routed_acl", acl: Acl::Campus, port: PORT_A, packets: routed() },
+        Case { name: "l3_routed_acl10k", acl: Acl::Rules(10_000), port: PORT_A, packets: routed() },
+        Case { name: "mpls_push", acl: Acl::None, port: PORT_A, packets: pushed },
     ]
 }
 

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# `make bench-switch`: packets per second of p4switch, with baselines measured in the same run.
-#  (a) in-process: the engine alone on the L3 program (p4engine's bench_l3 example), and on
-#      vrouter.p4 configured for bridging and routing (bench_vrouter; needs `make build`);
-#  (b) over veth: host A -> p4switch (one worker, L3 program with 10,000 routes) -> host B,
-#      each in its own network namespace, 64-byte frames, zero-loss rate by binary search (p4gen);
-#  (c) the same with 10,000 ternary ACL entries in front of routing;
-#  baseline: a Linux bridge between the same veths; and the generator's own ceiling
-#  (frames sent into a veth with nothing forwarding them).
-# Results: bench/results/switch-<UTC stamp>.{txt,json}. Needs root.
+# `make bench-switch`: where p4switch's time goes, with the kernel measured in the same run.
+#  (a) in-process: the engine alone on the L3 fixture (p4engine's bench_l3 example);
+#  (v) vrouter.p4 as the vrouter controller configures it (vrouter_veth.py): in-process ns per
+#      packet (bench_vrouter, each execution path the engine has), then over veth for L2
+#      bridged, L3 routed, L3 + 10,000 ACL rules and MPLS push, 1/2/4 flows x 1/2 workers and
+#      the Linux bridge/router: zero-loss pps (median of 3 searches, spread), CPU per forwarded
+#      packet (switch threads + the machine's softirqs), p50/p99/p99.9 latency at 10/50/90 % of
+#      the zero-loss rate, the generator's ceiling and softirq floor;
+#  (b), (c) full runs only: the engine's L3 fixture with 10,000 routes (and + 10,000 ternary
+#      ACL entries) over veth against a Linux bridge, as measured since 2026-11-21.
+# Results: bench/results/switch-<UTC stamp>.{txt,json}. Needs root, `make build`.
 # Environment: TRIAL_SECONDS (2), HI_PPS (1500000), NS_PREFIX (p4sb), SKIP_INPROCESS=1,
-# WORKERS (1), QUICK=1 (a smoke run of every step in ~30 s: 0.5 s trials, 20 % precision,
-# 0.5 s in-process runs; its numbers mean nothing).
+# WORKERS (1: the fixture runs), VR_WORKERS (1,2), VR_FLOWS (1,2,4), VR_CASES
+# (l2,l3,l3_acl,mpls_push), REPEAT (3), QUICK=1 (a smoke run of every step the test checks in
+# about a minute: 0.3 s trials, a coarse search, one search per point, each worker and flow
+# count once; its numbers mean nothing).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -24,7 +28,7 @@ quick=${QUICK:-0}
 trial_s=${TRIAL_SECONDS:-2}
 precision=0.02
 inproc_s=2
-if [ "$quick" = 1 ]; then trial_s=0.5; precision=0.2; inproc_s=0.5; fi
+if [ "$quick" = 1 ]; then trial_s=0.3; precision=0.5; inproc_s=0.3; fi
 hi=${HI_PPS:-1500000}
 workers=${WORKERS:-1}
 p=${NS_PREFIX:-p4sb}
@@ -44,7 +48,10 @@ nice "$cargo" build --release -p p4switch --quiet
 bin=$root/target/release
 log "p4switch benchmark $stamp"
 log "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
-log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+log "load average at start: $load0"
+awk -v l="${load0%% *}" 'BEGIN { exit !(l > 0.5) }' &&
+    log "WARNING: load average $load0 at start (> 0.5): other work shares the cores, do not quote these numbers"
 [ "$quick" = 1 ] && log "QUICK=1: smoke run, coarse and short; do not quote these numbers"
 
 inproc="null"
@@ -52,12 +59,19 @@ if [ "${SKIP_INPROCESS:-0}" != 1 ]; then
     log "(a) in-process engine, L3 program, 64-byte frames, one thread:"
     nice "$cargo" run --release --quiet -p p4engine --example bench_l3 -- --seconds "$inproc_s" --out "$tmp/inproc.json" | tee -a "$txt"
     inproc=$(cat "$tmp/inproc.json")
-    if [ -f "$root/build/vrouter.json" ]; then
-        log "(a') in-process engine, vrouter.p4 as the controller configures it (bench_vrouter), one thread:"
-        nice "$cargo" run --release --quiet -p p4engine --example bench_vrouter -- --seconds "$inproc_s" --json "$root/build/vrouter.json" | tee -a "$txt"
-    fi
 fi
 
+log "(v) vrouter.p4 as the controller configures it:"
+vargs=(--out "$tmp/vrouter.json" --prefix "$p-v" --workers "${VR_WORKERS:-1,2}" --flows "${VR_FLOWS:-1,2,4}"
+       --cases "${VR_CASES:-l2,l3,l3_acl,mpls_push}" --repeat "${REPEAT:-3}" --trial-seconds "$trial_s"
+       --hi "$hi" --resolution "$precision" --inprocess-seconds "$inproc_s")
+[ "$quick" = 1 ] && vargs+=(--quick)
+[ "${SKIP_INPROCESS:-0}" = 1 ] && vargs+=(--skip-inprocess)
+"$root/.venv/bin/python" "$here/vrouter_veth.py" "${vargs[@]}" 2>&1 | tee -a "$txt"
+vrouter=$(cat "$tmp/vrouter.json")
+
+ceiling=0 bridge=0 l3=0 acl=0
+if [ "$quick" != 1 ]; then
 python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3.json" > "$tmp/l3.json"
 python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3_acl.json" --acl > "$tmp/l3_acl.json"
 "$here/netns.sh" up "$p"
@@ -96,12 +110,15 @@ l3=$(run_switch p4switch-l3 "$tmp/l3.json")
 log "p4switch L3 (10,000 routes, $workers worker(s)): zero-loss $l3 pps"
 acl=$(run_switch p4switch-acl "$tmp/l3_acl.json")
 log "p4switch L3 + ACL (10,000 ternary entries, $workers worker(s)): zero-loss $acl pps"
+fi
 log "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 cat > "$json" <<JSON
 {"stamp": "$stamp", "quick": $([ "$quick" = 1 ] && echo true || echo false), "workers": $workers, "cores": $(nproc), "kernel": "$(uname -r)", "trial_seconds": $trial_s,
  "frame_bytes": 64, "method": "p4gen binary search, zero loss, veth pairs in network namespaces",
  "generator_ceiling_pps": ${ceiling:-0}, "linux_bridge_pps": ${bridge:-0},
- "p4switch_l3_pps": ${l3:-0}, "p4switch_l3_acl_pps": ${acl:-0}, "in_process": $inproc}
+ "p4switch_l3_pps": ${l3:-0}, "p4switch_l3_acl_pps": ${acl:-0}, "in_process": $inproc,
+ "load_average_start": "$load0", "load_average_end": "$(cut -d' ' -f1-3 /proc/loadavg)",
+ "vrouter": $vrouter}
 JSON
 log "results: $txt, $json"

@@ -81,9 +81,12 @@ pub struct Probe {
 
 impl Probe {
     /// The probe in `frame`, or `None` if it is too short or lacks the magic word.
+    /// A VLAN tag or an MPLS label stack a switch pushed in front of the IPv4
+    /// header is skipped (bench-switch measures MPLS push with these frames).
     #[inline]
     pub fn parse(frame: &[u8]) -> Option<Probe> {
-        let p = frame.get(MAGIC_OFF..PROBE_END)?;
+        let shift = pushed_bytes(frame)?;
+        let p = frame.get(MAGIC_OFF + shift..PROBE_END + shift)?;
         if &p[..4] != MAGIC {
             return None;
         }
@@ -92,6 +95,27 @@ impl Probe {
         let mut t = [0u8; 8];
         t.copy_from_slice(&p[10..18]);
         Some(Probe { tag, seq, tx_ns: u64::from_be_bytes(t) })
+    }
+}
+
+/// Bytes of VLAN tags and MPLS labels between the MAC addresses and the IPv4 header.
+#[inline]
+fn pushed_bytes(frame: &[u8]) -> Option<usize> {
+    let mut off = 12;
+    loop {
+        let ty = u16::from_be_bytes([*frame.get(off)?, *frame.get(off + 1)?]);
+        match ty {
+            0x8100 | 0x88a8 => off += 4,
+            0x8847 => {
+                off += 2;
+                // labels until the one with the bottom-of-stack bit
+                while frame.get(off + 2)? & 1 == 0 {
+                    off += 4;
+                }
+                return Some(off + 4 - 14);
+            }
+            _ => return Some(off - 12),
+        }
     }
 }
 
@@ -113,6 +137,23 @@ mod tests {
         stamp(&mut f, 0x0102_0304, 1_763_712_000_123_456_789);
         assert_eq!(Probe::parse(&f), Some(Probe { tag: 0xbeef, seq: 0x0102_0304, tx_ns: 1_763_712_000_123_456_789 }));
         assert_eq!(&f[42..46], b"P4GN");
+    }
+
+    #[test]
+    fn probe_behind_a_vlan_tag_or_mpls_labels_is_found() {
+        let mut f = template(&opts(60), 7);
+        stamp(&mut f, 9, 1234);
+        let want = Some(Probe { tag: 7, seq: 9, tx_ns: 1234 });
+        let mut tagged = f[..12].to_vec();
+        tagged.extend_from_slice(&[0x81, 0x00, 0x00, 0x0a]);
+        tagged.extend_from_slice(&f[12..]);
+        assert_eq!(Probe::parse(&tagged), want);
+        let mut two = f[..12].to_vec();
+        two.extend_from_slice(&[0x88, 0x47, 0x00, 0x3e, 0x90, 0x40, 0x00, 0x3e, 0xa1, 0x40]); // 1001, 1002 (bottom)
+        two.extend_from_slice(&f[14..]);
+        assert_eq!(Probe::parse(&two), want);
+        assert_eq!(Probe::parse(&two[..two.len() - 1]), None, "cut short");
+        assert_eq!(Probe::parse(&two[..15]), None, "label stack cut short");
     }
 
     #[test]
