@@ -85,6 +85,11 @@ test-vrouter: $(VENV_STAMP) build-switch build-p4 ## Only the vrouter controller
 test-conformance: $(VENV_STAMP) build-switch ## STF runner unit tests, then the STF corpus on the selected P4C/SWITCH
 	$(PY) -m pytest -q conformance/unit_tests
 	$(VENV)/bin/p4stf -j 4 --all conformance/tests
+	@# p4switch's reference interpreter must give the same packets as its plan (the default)
+	@if [ "$(SWITCH)" = "$(CURDIR)/target/release/p4switch" ]; then \
+	    echo "test-conformance: again on p4switch --exec interp"; \
+	    $(VENV)/bin/p4stf -j 4 --all conformance/tests --build-dir $(BUILD)/conformance-interp \
+	        --switch "$(SWITCH) --exec interp"; fi
 
 P4C_SRC ?=
 REF_P4C ?= $(shell command -v p4c-bm2-ss)

@@ -30,7 +30,9 @@ fn act(name: &str, params: Vec<Vec<u8>>) -> EntryAction {
 }
 
 /// 10,000 routes: 9,000 /24, 800 /16, 150 /32, 50 /8. Returns the /24 prefixes.
-fn fill_routes(sw: &Switch) -> Vec<[u8; 4]> {
+/// 10,000 routes: 9,000 /24, 800 /16, 150 /32, 50 /8, or (`spread`) as many
+/// prefix lengths as a BGP table uses, /8 to /32 in turn, all inside 10/8.
+fn fill_routes(sw: &Switch, spread: bool) -> Vec<[u8; 4]> {
     let mut rng = Rng(0x1234_5678);
     let mut dsts = Vec::new();
     let mut n = 0;
@@ -38,12 +40,19 @@ fn fill_routes(sw: &Switch) -> Vec<[u8; 4]> {
     while n < 10_000 {
         let r = rng.next();
         let (addr, plen) = match n {
+            _ if spread => {
+                let plen = 8 + (n % 25) as u32;
+                let a = u32::from_be_bytes([10, (r >> 8) as u8, (r >> 16) as u8, (r >> 24) as u8]) & (u32::MAX << (32 - plen));
+                (a.to_be_bytes(), plen)
+            }
             0..=8999 => ([10, (r >> 8) as u8, (r >> 16) as u8, 0], 24),
             9000..=9799 => ([11 + (r % 4) as u8, (r >> 8) as u8, 0, 0], 16),
             9800..=9949 => ([12, (r >> 8) as u8, (r >> 16) as u8, (r >> 24) as u8], 32),
             _ => ([(20 + (r % 200)) as u8, 0, 0, 0], 8),
         };
         if !seen.insert((addr, plen)) {
+            // (short spread lengths have few prefixes: move on to the next length)
+            n += spread as usize;
             continue;
         }
         let nh = (n % 256) as u16;
@@ -57,7 +66,7 @@ fn fill_routes(sw: &Switch) -> Vec<[u8; 4]> {
             },
         )
         .expect("route insert");
-        if plen == 24 {
+        if plen == 24 || spread {
             dsts.push(addr);
         }
         n += 1;
@@ -184,6 +193,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mut secs = 2.0;
     let mut out: Option<String> = None;
+    let mut exec = ExecMode::Plan;
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -195,16 +205,21 @@ fn main() {
                 out = args.get(i + 1).cloned();
                 i += 1;
             }
+            "--exec" => {
+                exec = if args.get(i + 1).map(String::as_str) == Some("interp") { ExecMode::Interpreter } else { ExecMode::Plan };
+                i += 1;
+            }
             _ => {}
         }
         i += 1;
     }
     let mut results = Vec::new();
-    for (name, json, acl) in [("l3_lpm_10k", L3, false), ("l3_lpm_10k_acl_10k_ternary", L3_ACL, true)] {
-        let sw = Switch::new(SwitchConfig::default());
+    let cases = [("l3_lpm_10k", L3, false, false), ("l3_lpm_10k_acl_10k_ternary", L3_ACL, true, false), ("l3_lpm_10k_25_lengths", L3, false, true)];
+    for (name, json, acl, spread) in cases {
+        let sw = Switch::new(SwitchConfig { exec, ..SwitchConfig::default() });
         sw.set_program(load_program(json).expect("fixture loads"));
         let t0 = Instant::now();
-        let dsts = fill_routes(&sw);
+        let dsts = fill_routes(&sw, spread);
         if acl {
             fill_acl(&sw);
         }

@@ -28,7 +28,8 @@
 //! frames) to `ipv4_route`, its size raised to fit, and prints the memory
 //! they took: the cost of a big routing table (issue 16, scale).
 //!
-//! Run: `cargo run --release -p p4engine --example bench_vrouter -- [--seconds S] [--json build/vrouter.json] [--no-pin] [--trace] [--routes N]`
+//! Run: `cargo run --release -p p4engine --example bench_vrouter -- [--seconds S] [--json build/vrouter.json] [--no-pin] [--trace] [--routes N] [--exec plan|interp|both]`
+//! (`--exec both`, the default, measures the compiled plan, then the reference interpreter.)
 
 use std::time::{Duration, Instant};
 
@@ -266,6 +267,7 @@ fn frame(dmac: [u8; 6], smac: [u8; 6], src: [u8; 4], dst: [u8; 4], ttl: u8, spor
     f
 }
 
+#[derive(Clone)]
 struct Case {
     name: &'static str,
     acl: Acl,
@@ -368,6 +370,7 @@ fn main() {
     let mut pin = true;
     let mut trace = false;
     let mut routes = 0u32;
+    let mut modes = vec![ExecMode::Plan, ExecMode::Interpreter];
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -387,8 +390,20 @@ fn main() {
                 routes = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(0);
                 i += 1;
             }
+            "--exec" => {
+                modes = match args.get(i + 1).map(String::as_str) {
+                    Some("plan") => vec![ExecMode::Plan],
+                    Some("interp") => vec![ExecMode::Interpreter],
+                    Some("both") => vec![ExecMode::Plan, ExecMode::Interpreter],
+                    m => {
+                        eprintln!("--exec {m:?}: expected plan, interp or both");
+                        std::process::exit(2);
+                    }
+                };
+                i += 1;
+            }
             a => {
-                eprintln!("unknown argument {a}; usage: bench_vrouter [--seconds S] [--json FILE] [--no-pin] [--trace] [--routes N]");
+                eprintln!("unknown argument {a}; usage: bench_vrouter [--seconds S] [--json FILE] [--no-pin] [--trace] [--routes N] [--exec plan|interp|both]");
                 std::process::exit(2);
             }
         }
@@ -409,8 +424,9 @@ fn main() {
             std::process::exit(1);
         }
     };
-    for c in cases() {
-        let sw = Switch::new(SwitchConfig { cpu_port: Some(CPU_PORT), ..SwitchConfig::default() });
+    for (c, exec) in cases().into_iter().flat_map(|c| modes.iter().map(move |m| (c.clone(), *m))) {
+        let how = if exec == ExecMode::Plan { "plan" } else { "interp" };
+        let sw = Switch::new(SwitchConfig { cpu_port: Some(CPU_PORT), exec, ..SwitchConfig::default() });
         sw.set_program(prog.clone());
         configure(&sw, c.acl);
         if routes > 0 {
@@ -428,11 +444,11 @@ fn main() {
         if trace {
             let mut w = sw.new_worker();
             w.set_trace(Some(Box::new(|m: &str| println!("  {m}"))));
-            println!("{}: trace of the first frame", c.name);
+            println!("{} [{how}]: trace of the first frame", c.name);
             sw.process(&mut w, c.port, &c.packets[0].0, &mut |p, b| println!("  out port {p}, {} bytes", b.len()));
             continue;
         }
         let ns = measure(&sw, &c, secs, pin);
-        println!("{}: {:.0} ns/packet ({:.3} Mpps on one core; 64-byte frames, in-process{})", c.name, ns, 1e3 / ns, if pin { "" } else { ", not pinned" });
+        println!("{} [{how}]: {:.0} ns/packet ({:.3} Mpps on one core; 64-byte frames, in-process{})", c.name, ns, 1e3 / ns, if pin { "" } else { ", not pinned" });
     }
 }

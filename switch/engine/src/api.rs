@@ -134,6 +134,12 @@ pub struct Switch {
 }
 
 impl Switch {
+    fn host(&self) -> crate::exec::Host<'_> {
+        crate::exec::Host { config: self.config, clock: &self.clock, digests: &self.digests }
+    }
+}
+
+impl Switch {
     pub fn new(config: SwitchConfig) -> Switch {
         Switch {
             config,
@@ -187,13 +193,13 @@ impl Switch {
         out: &mut dyn FnMut(u32, &[u8]),
     ) {
         if let Some(rt) = w.inner.pinned_rt.take() {
-            crate::exec::process(self, &rt, &mut w.inner, ingress_port, frame, out);
+            crate::exec::process(&self.host(), &rt, &mut w.inner, ingress_port, frame, out);
             w.inner.pinned_rt = Some(rt);
             return;
         }
         let guard = self.rt.load();
         if let Some(rt) = guard.as_ref() {
-            crate::exec::process(self, rt, &mut w.inner, ingress_port, frame, out);
+            crate::exec::process(&self.host(), rt, &mut w.inner, ingress_port, frame, out);
         }
     }
 

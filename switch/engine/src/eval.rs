@@ -8,6 +8,7 @@
 //! loader (in range by construction) or is checked (`get`), dynamic header
 //! references out of range read as 0 / invalid and writes to them are ignored.
 
+use crate::plan::fast::Fast;
 use num_bigint::BigInt;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
@@ -132,6 +133,16 @@ pub struct Env<'a> {
     /// Parser cursor (bytes) for lookahead.
     pub cursor: usize,
     pub regs: &'a [crate::externs::RegArray],
+    /// The plan's expression shortcuts by `CExpr::id` (empty: interpreter).
+    pub fast: &'a [Fast],
+}
+
+impl Env<'_> {
+    /// The plan's shortcut for `c` (`Tree` when interpreting).
+    #[inline(always)]
+    fn fast_of(&self, c: &CExpr) -> &Fast {
+        self.fast.get(c.id as usize).unwrap_or(&Fast::Tree)
+    }
 }
 
 pub fn resolve_hdr(e: &Env, pkt: &Pkt, h: &HdrRef) -> Option<usize> {
@@ -483,7 +494,7 @@ pub fn eval_big(e: &Env, pkt: &Pkt, x: &Expr) -> BigInt {
 /// their low 128 bits, two's complement).
 #[inline]
 pub fn eval_c(e: &Env, pkt: &Pkt, c: &CExpr) -> i128 {
-    if let Some(v) = crate::fast::value(e, pkt, &c.fast) {
+    if let Some(v) = crate::plan::fast::value(e, pkt, e.fast_of(c)) {
         return v;
     }
     if c.narrow {
@@ -498,10 +509,11 @@ pub fn eval_c(e: &Env, pkt: &Pkt, c: &CExpr) -> i128 {
 
 #[inline]
 pub fn eval_bool(e: &Env, pkt: &Pkt, c: &CExpr) -> bool {
-    if let crate::fast::Fast::Bool(b) = &c.fast {
-        return crate::fast::test(e, pkt, b);
+    let f = e.fast_of(c);
+    if let Fast::Bool(b) = f {
+        return crate::plan::fast::test(e, pkt, b);
     }
-    if let Some(v) = crate::fast::value(e, pkt, &c.fast) {
+    if let Some(v) = crate::plan::fast::value(e, pkt, f) {
         return v != 0;
     }
     if c.narrow {
@@ -552,7 +564,7 @@ pub fn lvalue_slot(e: &Env, pkt: &Pkt, lv: &LValue) -> Option<FieldSlot> {
 /// `dst = src`, exact at any width.
 pub fn assign(e: &Env, pkt: &mut Pkt, dst: &LValue, src: &CExpr) {
     let Some(f) = lvalue_slot(e, pkt, dst) else { return };
-    if let Some(v) = crate::fast::value(e, pkt, &src.fast) {
+    if let Some(v) = crate::plan::fast::value(e, pkt, e.fast_of(src)) {
         store_i128(pkt, f, v);
         return;
     }

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use num_traits::ToPrimitive;
 
-use crate::api::Switch;
-use crate::types::Digest;
+use crate::runtime::{Clock, DigestQueue};
+use crate::types::{Digest, SwitchConfig};
 use crate::bits;
 use crate::eval::*;
 use crate::externs::{self, GREEN};
@@ -139,10 +139,20 @@ impl WorkerState {
     }
 }
 
+/// What the pipeline needs from the switch around it: its configuration,
+/// its clock and where digests go (so `exec` does not depend on `api`).
+pub struct Host<'a> {
+    pub config: SwitchConfig,
+    pub clock: &'a Clock,
+    pub digests: &'a DigestQueue,
+}
+
 struct Ctx<'a> {
-    sw: &'a Switch,
+    host: &'a Host<'a>,
     rt: &'a Runtime,
     p: &'a Prog,
+    /// The plan, or `None` to run the reference interpreter.
+    plan: Option<&'a crate::plan::Plan>,
     now: u64,
     /// The pinned snapshot of every table, or empty (then each apply loads its table).
     tables: &'a [Option<Arc<crate::table::TableState>>],
@@ -150,12 +160,13 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn env<'b>(&'b self, params: &'b [u64], cursor: usize) -> Env<'b> {
-        Env { prog: self.p, params, cursor, regs: &self.rt.registers }
+        let fast = self.plan.map_or(&[][..], |pl| &pl.fast[..]);
+        Env { prog: self.p, params, cursor, regs: &self.rt.registers, fast }
     }
 }
 
 pub fn process(
-    sw: &Switch,
+    host: &Host,
     rt: &Runtime,
     w: &mut WorkerState,
     port: u32,
@@ -166,7 +177,11 @@ pub fn process(
     w.fit(p, Arc::as_ptr(&rt.prog) as usize);
     w.counts.fit(&rt.stats);
     let tables = std::mem::take(&mut w.pinned_tables);
-    let c = Ctx { sw, rt, p, now: sw.now_us(), tables: &tables };
+    let plan = match host.config.exec {
+        crate::types::ExecMode::Plan => Some(&rt.plan),
+        crate::types::ExecMode::Interpreter => None,
+    };
+    let c = Ctx { host, rt, p, plan, now: host.clock.now_us(), tables: &tables };
     // Fast path: the first ingress pass runs in the worker's own packet.
     let mut pkt = match w.pkt.take() {
         Some(k) => k,
@@ -282,7 +297,7 @@ fn ingress(
     }
     if let Some(ll) = pkt.digest {
         if let Some(l) = p.learn_lists.get(ll) {
-            c.sw.digests.push(Digest {
+            c.host.digests.push(Digest {
                 learn_list: l.name.clone(),
                 id: l.id,
                 values: l.fields.iter().map(|f| bits::limbs_to_bytes(pkt.limbs(*f), f.width)).collect(),
@@ -316,7 +331,7 @@ fn ingress(
         return;
     }
     let spec = pkt.get_opt(sm.egress_spec) as u32;
-    if spec == c.sw.config.drop_port {
+    if spec == c.host.config.drop_port {
         recycle(w, pkt);
         return;
     }
@@ -340,7 +355,7 @@ fn egress(
     let sm = &p.std;
     pkt.set_opt(sm.egress_port, port as u64);
     // Anything but the drop port, so that a drop in egress is detectable.
-    pkt.set_opt(sm.egress_spec, c.sw.config.drop_port as u64 + 1);
+    pkt.set_opt(sm.egress_spec, c.host.config.drop_port as u64 + 1);
     pkt.set_opt(sm.egress_rid, rid as u64);
     if let Some(i) = inst {
         pkt.set_opt(sm.instance_type, i);
@@ -381,7 +396,7 @@ fn egress(
             }
         }
     }
-    if pkt.get_opt(sm.egress_spec) as u32 == c.sw.config.drop_port {
+    if pkt.get_opt(sm.egress_spec) as u32 == c.host.config.drop_port {
         recycle(w, pkt);
         return;
     }

@@ -6,8 +6,8 @@
 //! Module map: `bmv2_shapes` (what BMv2's loader refuses, checked first),
 //! `loader` (JSON -> `program`), `eval` (header vector and
 //! expressions), `exec` (traffic manager; `exec/` parser, control flow, primitives, deparser),
-//! `fast` (load-time shortcuts for common expression shapes), `flow`
-//! (both pipelines' control flow as one compact step array), `table` (match indexes), `externs` (counters, meters, registers), `hash`
+//! `plan` (compiled from the program: expression shortcuts, both pipelines as
+//! one step array, short assignments; the interpreter runs without it), `table` (match indexes), `externs` (counters, meters, registers), `hash`
 //! (calculations), `runtime` (state + control-plane operations), `stats` (table hits/misses
 //! and meter colours per worker, for metrics).
 
@@ -19,11 +19,11 @@ mod bmv2_shapes;
 mod eval;
 mod exec;
 mod externs;
-mod fast;
-mod flow;
 mod hash;
 mod json;
 mod loader;
+mod lpm_trie;
+mod plan;
 mod program;
 mod runtime;
 mod stats;

@@ -152,23 +152,6 @@ fn int_value(j: &J) -> LResult<i64> {
 }
 
 /// (result bits, max bits of any node) of an expression, saturating.
-/// An assignment to a fixed field of at most 64 bits from a constant, an
-/// unsigned field or an action parameter, as one of the short primitives.
-fn small_assign(dst: &LValue, src: &CExpr) -> Option<Prim> {
-    use crate::fast::Fast;
-    let LValue::Field(d) = dst else { return None };
-    if d.width > 64 || d.varbit {
-        return None;
-    }
-    let m = bits::mask64(d.width);
-    Some(match src.fast {
-        Fast::Const(v) => Prim::SetConst { slot: d.slot, v: v as u64 & m },
-        Fast::Field(s) => Prim::Move { dst: d.slot, src: s, mask: m },
-        Fast::Param { off, mask } => Prim::SetParam { dst: d.slot, off, mask: mask & m },
-        _ => return None,
-    })
-}
-
 fn bound(e: &Expr, hdr_width: &dyn Fn(&HdrRef, usize) -> u32) -> (u32, u32) {
     use Expr::*;
     const BIG: u32 = 1 << 20;
@@ -411,9 +394,8 @@ impl L {
             std,
             errors,
             controller_headers,
-            flow: crate::flow::Flow { steps: Vec::new(), ops: Vec::new(), actions: Vec::new() },
         };
-        prog.flow = crate::flow::build(&prog);
+        number_exprs(&mut prog);
         Ok(prog)
     }
 

@@ -144,19 +144,97 @@ pub enum Expr {
 /// A compiled expression with its evaluation mode.
 #[derive(Debug, Clone)]
 pub struct CExpr {
-    /// The tree (boxed: the hot path reads `fast` and keeps `CExpr` small).
+    /// The tree (boxed: keeps `CExpr` small).
     pub e: Box<Expr>,
-    /// All intermediate values fit in i128: use the fast evaluator.
+    /// All intermediate values fit in i128: use the i128 evaluator.
     pub narrow: bool,
-    /// Its shape, classified once (constant, plain field, boolean formula...).
-    pub fast: crate::fast::Fast,
+    /// Its number in the program (see [`number_exprs`]): the plan keeps its
+    /// shortcut for this expression at this index. [`NO_ID`] if none.
+    pub id: u32,
 }
+
+/// The id of an expression the plan has no shortcut for.
+pub const NO_ID: u32 = u32::MAX;
 
 impl CExpr {
     pub fn new(e: Expr, narrow: bool) -> CExpr {
-        let fast = crate::fast::classify(&e, narrow);
-        CExpr { e: Box::new(e), narrow, fast }
+        CExpr { e: Box::new(e), narrow, id: NO_ID }
     }
+}
+
+/// Calls `f` on every compiled expression of a program (actions, deparser
+/// primitives, parser operations, conditions, checksum conditions), always
+/// in the same order.
+macro_rules! each_cexpr {
+    ($name:ident $(, $m:tt)?) => {
+        pub fn $name(p: &$($m)? Prog, f: &mut dyn FnMut(&$($m)? CExpr)) {
+            fn prim(pr: &$($m)? Prim, f: &mut dyn FnMut(&$($m)? CExpr)) {
+                match pr {
+                    Prim::Assign { src, .. } => f(src),
+                    Prim::Push { n, .. } | Prim::Pop { n, .. } | Prim::PushUnion { n, .. } | Prim::PopUnion { n, .. } => f(n),
+                    Prim::JumpIfZero(x, _) | Prim::Truncate(x) | Prim::Assert(x) => f(x),
+                    Prim::CloneI2E { session, .. } | Prim::CloneE2E { session, .. } => f(session),
+                    Prim::RngUniform { lo, hi, .. } => {
+                        f(lo);
+                        f(hi)
+                    }
+                    Prim::HashOffset { base, size, .. } => {
+                        f(base);
+                        f(size)
+                    }
+                    Prim::RegisterRead { index, .. } | Prim::Count { index, .. } | Prim::ExecuteMeter { index, .. } => f(index),
+                    Prim::RegisterWrite { index, src, .. } => {
+                        f(index);
+                        f(src)
+                    }
+                    Prim::LogMsg { args, .. } => args.into_iter().for_each(|a| f(a)),
+                    _ => {}
+                }
+            }
+            for a in &$($m)? p.actions {
+                for pr in &$($m)? a.prims {
+                    prim(pr, f);
+                }
+            }
+            for pr in &$($m)? p.deparser_prims {
+                prim(pr, f);
+            }
+            for ps in &$($m)? p.parsers {
+                for st in &$($m)? ps.states {
+                    for op in &$($m)? st.ops {
+                        match op {
+                            ParserOp::ExtractVL(_, x) | ParserOp::ExtractVLStack(_, x) | ParserOp::Set(_, x) | ParserOp::Advance(x) => f(x),
+                            ParserOp::Verify(a, b) => {
+                                f(a);
+                                f(b)
+                            }
+                            ParserOp::Prim(pr) => prim(pr, f),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            for c in &$($m)? p.conds {
+                f(&$($m)? c.expr);
+            }
+            for c in &$($m)? p.checksums {
+                if let Some(x) = &$($m)? c.cond {
+                    f(x);
+                }
+            }
+        }
+    };
+}
+each_cexpr!(each_cexpr);
+each_cexpr!(each_cexpr_mut, mut);
+
+/// Numbers every compiled expression 0, 1, ... (in [`each_cexpr`] order).
+pub fn number_exprs(p: &mut Prog) {
+    let mut n = 0u32;
+    each_cexpr_mut(p, &mut |c| {
+        c.id = n;
+        n = n.saturating_add(1);
+    });
 }
 
 /// Destination of an assignment.
@@ -536,8 +614,6 @@ pub struct Prog {
     pub errors: ErrorCodes,
     /// `@controller_header` layouts: (name, fields).
     pub controller_headers: Vec<(String, Vec<(String, u32)>)>,
-    /// Tables, conditions and action calls as compact steps (`flow`).
-    pub flow: crate::flow::Flow,
 }
 
 impl Prog {

@@ -140,6 +140,8 @@ impl TableSlot {
 
 pub struct Runtime {
     pub prog: Arc<Prog>,
+    /// Compiled from `prog` (run unless the switch runs the interpreter).
+    pub plan: crate::plan::Plan,
     pub tables: Vec<TableSlot>,
     pub profiles: Vec<ArcSwap<ProfState>>,
     pub counters: Vec<Box<[CounterCell]>>,
@@ -198,6 +200,7 @@ impl Runtime {
             vset_by_name: idx(prog.value_sets.iter().map(|t| &t.name).collect()),
             _reserved: (),
             tables,
+            plan: crate::plan::Plan::build(&prog),
             prog,
         }
     }

@@ -12,6 +12,7 @@
 //! of `u64 -> Arc<..>`), change the clone and publish it atomically, so readers
 //! never see a half-written entry and never take a lock.
 
+use crate::lpm_trie::LpmTrie;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -248,8 +249,9 @@ pub struct HGroup {
 #[derive(Clone)]
 pub enum Index {
     Exact(IdMap<u64, Bucket>),
-    /// Groups by prefix length, longest first.
-    Lpm { off: u32, nl: u32, width: u32, groups: Vec<(u32, IdMap<u64, Bucket>)> },
+    /// Groups by prefix length, longest first (the interpreter's index), and
+    /// for a key of one LPM field of at most 64 bits the plan's trie.
+    Lpm { off: u32, nl: u32, width: u32, groups: Vec<(u32, IdMap<u64, Bucket>)>, trie: Option<Box<LpmTrie>> },
     /// Groups by mask, best priority first.
     Ternary(Vec<HGroup>),
 }
@@ -291,7 +293,8 @@ impl TableState {
             TableImpl::Lpm => {
                 let k = t.keys.iter().find(|k| k.kind == MatchKind::Lpm);
                 let (off, nl, width) = k.map_or((0, 1, 1), |k| (k.off, k.nlimbs, k.width));
-                Index::Lpm { off, nl, width, groups: Vec::new() }
+                let trie = if t.keys.len() == 1 && t.key_limbs == 1 { LpmTrie::new(width).map(Box::new) } else { None };
+                Index::Lpm { off, nl, width, groups: Vec::new(), trie }
             }
             TableImpl::Ternary => Index::Ternary(Vec::new()),
         };
@@ -324,7 +327,10 @@ impl TableState {
                 let nb = bucket_insert(m.get(&h), e);
                 m.insert(h, nb);
             }
-            Index::Lpm { groups, .. } => {
+            Index::Lpm { groups, trie, .. } => {
+                if let Some(t) = trie {
+                    t.insert(&e);
+                }
                 let pos = groups.iter().position(|g| g.0 <= e.prefix_len);
                 let gi = match pos {
                     Some(p) if groups[p].0 == e.prefix_len => p,
@@ -389,7 +395,10 @@ impl TableState {
         };
         match &mut self.index {
             Index::Exact(m) => rm(m),
-            Index::Lpm { groups, .. } => {
+            Index::Lpm { groups, trie, .. } => {
+                if let Some(t) = trie {
+                    t.remove(e);
+                }
                 if let Some(gi) = groups.iter().position(|g| g.0 == e.prefix_len) {
                     rm(&mut groups[gi].1);
                     if groups[gi].1.is_empty() {
@@ -414,12 +423,19 @@ impl TableState {
     }
 
     /// Data-plane lookup. `key` has the table's key layout; `scratch` has at
-    /// least as many limbs.
+    /// least as many limbs. `plan`: use the plan's structures where the
+    /// table has them (else the interpreter's reference indexes).
     #[inline]
-    pub fn lookup<'a>(&'a self, key: &[u64], scratch: &mut [u64]) -> Option<Hit<'a>> {
+    pub fn lookup<'a>(&'a self, key: &[u64], scratch: &mut [u64], plan: bool) -> Option<Hit<'a>> {
         match &self.index {
             Index::Exact(m) => m.get(&hash_words(key))?.find_eq(key),
-            Index::Lpm { off, nl, width, groups } => {
+            // the trie reads one slot per key byte, the groups hash once per
+            // prefix length present: the trie only pays with more lengths
+            Index::Lpm { trie: Some(t), groups, .. } if plan && groups.len() > t.levels() => {
+                let e = t.lookup(key.first().copied().unwrap_or(0))?;
+                Some(Hit { action: &e.action, entry: e })
+            }
+            Index::Lpm { off, nl, width, groups, .. } => {
                 let n = key.len();
                 let s = scratch.get_mut(..n)?;
                 s.copy_from_slice(key);

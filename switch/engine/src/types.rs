@@ -375,10 +375,23 @@ pub struct SwitchConfig {
     pub drop_port: u32,
     pub cpu_port: Option<u32>,
     pub device_id: u64,
+    /// How packets run through the program (default: the compiled plan).
+    pub exec: ExecMode,
 }
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig { drop_port: 511, cpu_port: None, device_id: 0 }
+        SwitchConfig { drop_port: 511, cpu_port: None, device_id: 0, exec: ExecMode::Plan }
     }
+}
+
+/// The two execution paths of the engine; they must agree packet for packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecMode {
+    /// The plan compiled from the program at load time (`plan`): resolved
+    /// steps, straight-line field writes, per-table match structures.
+    #[default]
+    Plan,
+    /// The reference: walks the program's nodes and expression trees.
+    Interpreter,
 }

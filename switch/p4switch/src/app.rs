@@ -56,7 +56,7 @@ fn wait_for_stop(stop: &AtomicBool) {
 /// Runs the switch until stopped. Errors are messages for the user.
 pub fn run(o: &Options) -> Result<(), String> {
     let stop = sys::stop_flag().map_err(|e| format!("signal handlers: {e}"))?;
-    let switch = Arc::new(Switch::new(SwitchConfig { drop_port: o.drop_port, cpu_port: o.cpu_port, device_id: o.device_id }));
+    let switch = Arc::new(Switch::new(SwitchConfig { drop_port: o.drop_port, cpu_port: o.cpu_port, device_id: o.device_id, exec: o.exec }));
     if let Some(path) = &o.json {
         let program = load_file(path)?;
         switch.set_program(program);

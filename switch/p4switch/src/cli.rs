@@ -1,11 +1,12 @@
 //! The command line of `simple_switch_grpc`, plus ours: `--workers`, `--spread`,
-//! `--io`, `--queue-depth`, `--rx-depth`, `--metrics-addr`.
+//! `--io`, `--queue-depth`, `--rx-depth`, `--metrics-addr`, `--exec`.
 //!
 //! ```text
 //! p4switch [--device-id N] [-i PORT@IFACE]... [--use-files WAIT_S] [--pcap [DIR]]
 //!          [--log-console] [--log-file PATH] [-L LEVEL] [--workers N]
 //!          [--spread auto|flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--rx-depth N]
-//!          [--metrics-addr HOST:PORT] [--no-p4 | prog.json]
+//!          [--metrics-addr HOST:PORT] [--exec plan|interp]
+//!          [--no-p4 | prog.json]
 //!          -- [--grpc-server-addr HOST:PORT] [--cpu-port N] [--drop-port N]
 //!             [--no-grpc] [--grpc-server-ssl --grpc-server-cert F --grpc-server-key F
 //!              [--grpc-server-cacert F] [--grpc-server-with-client-auth]]
@@ -89,6 +90,8 @@ pub struct Options {
     pub rx_depth: u32,
     /// `--metrics-addr`: serve Prometheus metrics there (off by default).
     pub metrics_addr: Option<String>,
+    /// `--exec`: the engine's execution path.
+    pub exec: p4engine::ExecMode,
     pub grpc_addr: String,
     /// `--no-grpc` (ours): run without the P4Runtime server.
     pub no_grpc: bool,
@@ -117,6 +120,7 @@ impl Default for Options {
             queue_depth: DEFAULT_QUEUE_DEPTH,
             rx_depth: DEFAULT_RX_DEPTH,
             metrics_addr: None,
+            exec: p4engine::ExecMode::Plan,
             grpc_addr: DEFAULT_GRPC_ADDR.to_string(),
             no_grpc: false,
             tls: None,
@@ -167,6 +171,8 @@ options:
       --rx-depth N            receive queue per port and worker in frames (default 512)
       --metrics-addr HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics (off by
                               default; port 0 picks a free port, logged at info level)
+      --exec plan|interp      run packets through the compiled plan (default) or the reference
+                              interpreter (slower; both must give the same packets)
       --no-p4                 start without a program (load one over P4Runtime)
   -h, --help                  this text
       --version               version
@@ -287,6 +293,13 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
                 o.rx_depth = n;
             }
             "--metrics-addr" => o.metrics_addr = Some(value(&mut it)?),
+            "--exec" => {
+                o.exec = match value(&mut it)?.as_str() {
+                    "plan" => p4engine::ExecMode::Plan,
+                    "interp" => p4engine::ExecMode::Interpreter,
+                    v => return Err(format!("--exec {v}: expected plan or interp")),
+                }
+            }
             "--no-p4" => o.no_p4 = true,
             "--thrift-port" => {
                 // Accepted for compatibility with scripts written for bmv2; there is no Thrift server.
@@ -390,6 +403,9 @@ mod tests {
         assert_eq!((o.io, o.queue_depth, o.rx_depth), (IoMode::Auto, DEFAULT_QUEUE_DEPTH, DEFAULT_RX_DEPTH));
         assert_eq!(o.metrics_addr, None, "metrics are off by default");
         assert_eq!(run("--metrics-addr 127.0.0.1:9100 p.json").unwrap().metrics_addr.as_deref(), Some("127.0.0.1:9100"));
+        assert_eq!(o.exec, p4engine::ExecMode::Plan);
+        assert_eq!(run("--exec interp p.json").unwrap().exec, p4engine::ExecMode::Interpreter);
+        assert_eq!(run("--exec=jit p.json").unwrap_err(), "--exec jit: expected plan or interp");
     }
 
     #[test]

@@ -10,19 +10,12 @@
 use std::collections::{BTreeMap, HashMap};
 
 use p4engine::{MatchKind as EngineKind, ProgramInfo};
+/// Match kind of a key field: the engine's (P4Runtime uses the first five;
+/// `Selector` and `Valid` exist only on the engine's side of a key).
+pub use p4engine::MatchKind;
 
 use crate::error::{RtError, RtResult};
 use crate::proto::p4::config::v1 as cfg;
-
-/// Match kind of a key field, as P4Runtime sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MatchKind {
-    Exact,
-    Lpm,
-    Ternary,
-    Range,
-    Optional,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchFieldS {

@@ -87,7 +87,8 @@ pub fn decode_match(t: &TableS, fms: &[p4v1::FieldMatch]) -> RtResult<Vec<MatchK
         let n = (bw as usize).div_ceil(8).max(1);
         out.push(match (key[f.engine_pos].take(), f.kind) {
             (Some(k), _) => (f.engine_pos, k),
-            (None, MatchKind::Exact) => {
+            // (P4Info never yields Valid or Selector; they would be exact too)
+            (None, MatchKind::Exact | MatchKind::Valid | MatchKind::Selector) => {
                 return Err(RtError::invalid(format!("table '{}': exact field '{}' is missing", t.name, f.name)))
             }
             (None, MatchKind::Lpm) => (f.engine_pos, MatchKey::Lpm(vec![0; n], 0)),

@@ -3,11 +3,59 @@
 use super::*;
 
 pub(super) fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
-    use crate::flow::Step;
+    match c.plan {
+        Some(plan) => run_steps(c, w, pkt, init, plan),
+        None => interpret(c, w, pkt, init),
+    }
+}
+
+/// The reference: walks the program's nodes, conditions through their trees.
+fn interpret(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
     let p = c.p;
-    let mut i = crate::flow::index(p, Some(init));
+    let mut node = Some(init);
     let mut steps = 0;
-    while let Some(step) = p.flow.steps.get(i as usize) {
+    while let Some(n) = node {
+        if pkt.exit {
+            break;
+        }
+        steps += 1;
+        if steps > MAX_NODES {
+            break;
+        }
+        node = match n {
+            Node::Table(t) => apply_table(c, w, pkt, t),
+            Node::Cond(i) => match p.conds.get(i) {
+                Some(cd) => {
+                    let v = eval_bool(&c.env(&[], 0), pkt, &cd.expr);
+                    if w.tracing() {
+                        trace_cond(c, w, i as u32, v);
+                    }
+                    if v {
+                        cd.true_next
+                    } else {
+                        cd.false_next
+                    }
+                }
+                None => None,
+            },
+            Node::ActionCall(i) => match p.action_calls.get(i) {
+                Some(ac) => {
+                    run_action(c, w, pkt, ac.action, &[]);
+                    ac.next
+                }
+                None => None,
+            },
+        };
+    }
+}
+
+/// The plan's step array.
+fn run_steps(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &crate::plan::Plan) {
+    use crate::plan::flow::Step;
+    let p = c.p;
+    let mut i = crate::plan::flow::index(p, Some(init));
+    let mut steps = 0;
+    while let Some(step) = plan.flow.steps.get(i as usize) {
         if pkt.exit {
             break;
         }
@@ -30,7 +78,7 @@ pub(super) fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: No
             }
             Step::Test { b, cond, t, f } => {
                 let env = c.env(&[], 0);
-                let v = crate::fast::test(&env, pkt, b);
+                let v = crate::plan::fast::test(&env, pkt, b);
                 branch(c, w, v, *cond, *t, *f)
             }
             Step::Cond { cond, t, f } => match p.conds.get(*cond as usize) {
@@ -39,7 +87,7 @@ pub(super) fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: No
                     let v = eval_bool(&env, pkt, &cd.expr);
                     branch(c, w, v, *cond, *t, *f)
                 }
-                None => crate::flow::END,
+                None => crate::plan::flow::END,
             },
             Step::Fixed { table, action, has_data, next } => {
                 let tab = p.tables.get(*table as usize);
@@ -60,12 +108,12 @@ pub(super) fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: No
                     trace_sets(c, w, *table, *action);
                 }
                 let (s, n) = (*start as usize, *len as usize);
-                run_set_ops(pkt, p.flow.ops.get(s..s + n).unwrap_or(&[]), &[]);
+                run_set_ops(pkt, plan.flow.ops.get(s..s + n).unwrap_or(&[]), &[]);
                 *next
             }
             Step::Table { table } => {
                 let n = apply_table(c, w, pkt, *table as usize);
-                crate::flow::index(p, n)
+                crate::plan::flow::index(p, n)
             }
             Step::Call { action, next } => {
                 run_action(c, w, pkt, *action as usize, &[]);
@@ -168,7 +216,7 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
             scratch.resize(kl, 0);
         }
         build_key(c, pkt, tab, &mut key[..kl]);
-        let hit = st.lookup(&key[..kl], &mut scratch);
+        let hit = st.lookup(&key[..kl], &mut scratch, c.plan.is_some());
         w.key = key;
         w.scratch = scratch;
         hit
@@ -270,19 +318,24 @@ pub(super) fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: us
         if w.tracing() {
             w.emit(&format!("action {}", a.name));
         }
-        if let Some(Some((s, n))) = c.p.flow.actions.get(action) {
-            let (s, n) = (*s as usize, *n as usize);
-            run_set_ops(pkt, c.p.flow.ops.get(s..s + n).unwrap_or(&[]), data);
-        } else {
-            run_prims(c, w, pkt, &a.prims, data, 0);
+        match c.plan {
+            Some(plan) => {
+                if let Some(Some((s, n))) = plan.flow.actions.get(action) {
+                    let (s, n) = (*s as usize, *n as usize);
+                    run_set_ops(pkt, plan.flow.ops.get(s..s + n).unwrap_or(&[]), data);
+                } else {
+                    run_prims(c, w, pkt, plan.actions.get(action).unwrap_or(&a.prims), data, 0);
+                }
+            }
+            None => run_prims(c, w, pkt, &a.prims, data, 0),
         }
     }
 }
 
-/// An action body that only writes fields (see `flow::SetOp`).
+/// An action body that only writes fields (see `plan::flow::SetOp`).
 #[inline]
-pub(super) fn run_set_ops(pkt: &mut Pkt, ops: &[crate::flow::SetOp], data: &[u64]) {
-    use crate::flow::SetOp;
+pub(super) fn run_set_ops(pkt: &mut Pkt, ops: &[crate::plan::flow::SetOp], data: &[u64]) {
+    use crate::plan::flow::SetOp;
     for op in ops {
         let (dst, v) = match *op {
             SetOp::Const { slot, v } => (slot, v),

@@ -148,7 +148,7 @@ pub(super) fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Pr
                 return;
             }
             Prim::MarkToDrop => {
-                pkt.set_opt(p.std.egress_spec, c.sw.config.drop_port as u64);
+                pkt.set_opt(p.std.egress_spec, c.host.config.drop_port as u64);
                 pkt.set_opt(p.std.mcast_grp, 0);
             }
             Prim::CloneI2E { session, field_list } => {

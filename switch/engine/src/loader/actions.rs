@@ -78,7 +78,7 @@ impl L {
                     (LValue::Field(d), Expr::Param { off, width }) if d.width > 64 && d.width == *width => {
                         Prim::CopyParam { dst: *d, off: *off }
                     }
-                    _ => small_assign(&dst, &src).unwrap_or(Prim::Assign { dst, src }),
+                    _ => Prim::Assign { dst, src },
                 }
             }
             "add_to_field" | "subtract_from_field" => {

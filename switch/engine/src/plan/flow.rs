@@ -12,7 +12,7 @@
 //! `i - tables - conds` (see [`index`]); successors are step indices, with
 //! [`END`] for "pipeline done".
 
-use crate::fast::{Bx, Cmp, Fast};
+use super::fast::{Bx, Cmp, Fast};
 use crate::program::*;
 
 /// "No next node".
@@ -63,11 +63,11 @@ pub enum SetOp {
     Param { dst: u32, off: u32, mask: u64 },
 }
 
-/// The action's primitives as plain field writes, if that is all they are
-/// (`params`: action parameters allowed).
-fn set_ops(p: &Prog, action: usize, params: bool) -> Option<Vec<SetOp>> {
-    let a = p.actions.get(action)?;
-    a.prims
+/// The action's primitives (the plan's, with short assignments) as plain
+/// field writes, if that is all they are (`params`: action parameters allowed).
+fn set_ops(actions: &[Vec<Prim>], action: usize, params: bool) -> Option<Vec<SetOp>> {
+    actions
+        .get(action)?
         .iter()
         .map(|pr| match pr {
             Prim::SetConst { slot, v } => Some(SetOp::Const { slot: *slot, v: *v }),
@@ -98,11 +98,11 @@ fn push(ops: &mut Vec<SetOp>, v: Vec<SetOp>) -> Option<(u32, u32)> {
 
 /// Builds the flow of a loaded program (actions, tables, conditions and
 /// action calls must be final).
-pub fn build(p: &Prog) -> Flow {
+pub fn build(p: &Prog, fast: &[Fast], prims: &[Vec<Prim>]) -> Flow {
     let mut ops: Vec<SetOp> = Vec::new();
-    let actions = (0..p.actions.len()).map(|a| set_ops(p, a, true).and_then(|v| push(&mut ops, v))).collect();
+    let actions = (0..p.actions.len()).map(|a| set_ops(prims, a, true).and_then(|v| push(&mut ops, v))).collect();
     let mut sets = |table: u32, action: usize, next: u32| -> Option<Step> {
-        let (start, len) = push(&mut ops, set_ops(p, action, false)?)?;
+        let (start, len) = push(&mut ops, set_ops(prims, action, false)?)?;
         Some(Step::Sets { table, action: action as u32, start, len, next })
     };
     let mut steps = Vec::with_capacity(p.tables.len() + p.conds.len() + p.action_calls.len());
@@ -129,7 +129,7 @@ pub fn build(p: &Prog) -> Flow {
     }
     for (ci, c) in p.conds.iter().enumerate() {
         let (cond, t, f) = (ci as u32, index(p, c.true_next), index(p, c.false_next));
-        steps.push(match &c.expr.fast {
+        steps.push(match fast.get(c.expr.id as usize).unwrap_or(&Fast::Tree) {
             Fast::Bool(Bx::NonZero(slot)) => Step::IfNonZero { slot: *slot, neg: false, cond, t, f },
             Fast::Bool(Bx::Zero(slot)) => Step::IfNonZero { slot: *slot, neg: true, cond, t, f },
             Fast::Bool(Bx::Valid(h)) => Step::IfValid { h: *h, neg: false, cond, t, f },

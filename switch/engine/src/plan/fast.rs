@@ -190,7 +190,7 @@ fn negate(b: Bx) -> Bx {
 }
 
 fn other(e: &Expr, narrow: bool) -> Bx {
-    Bx::Other(Box::new(CExpr { e: Box::new(e.clone()), narrow, fast: Fast::Tree }))
+    Bx::Other(Box::new(CExpr { e: Box::new(e.clone()), narrow, id: NO_ID }))
 }
 
 #[inline]
@@ -309,7 +309,7 @@ mod tests {
                 pkt.valid = vec![a & 1 == 1, b & 1 == 0];
                 // action data is stored masked to each parameter's width
                 let params = [b & 0x1ff, c];
-                let env = Env { prog: &prog, params: &params, cursor: 0, regs: &regs };
+                let env = Env { prog: &prog, params: &params, cursor: 0, regs: &regs, fast: &[] };
                 for x in &exprs {
                     let fast = classify(x, true);
                     let want = eval_i128(&env, &pkt, x);

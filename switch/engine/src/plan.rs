@@ -1,0 +1,76 @@
+//! The plan: what the engine compiles from a loaded program before running
+//! it, kept apart from the program (`program` is pure data, the reference
+//! interpreter runs it as it is).
+//!
+//! * `fast`: each expression classified once (constant, plain field, action
+//!   parameter, boolean formula over cheap atoms), indexed by `CExpr::id`;
+//! * `flow`: both pipelines as one array of resolved steps (single-atom
+//!   conditions inline, fixed-action tables and field-writing actions as
+//!   straight-line write lists);
+//! * `actions`: each action's primitives with assignments of a constant, a
+//!   field or a parameter to a ≤64-bit field turned into direct slot writes
+//!   (same indices, so jumps stay valid).
+//!
+//! Built once per program (`Runtime::new`); never changes while packets run.
+
+pub mod fast;
+pub mod flow;
+
+use crate::bits;
+use crate::program::*;
+use fast::Fast;
+
+pub struct Plan {
+    /// Per `CExpr::id`: its shortcut.
+    pub fast: Vec<Fast>,
+    pub flow: flow::Flow,
+    /// Per action: its primitives with the short assignment forms.
+    pub actions: Vec<Vec<Prim>>,
+}
+
+impl Plan {
+    pub fn build(p: &Prog) -> Plan {
+        let mut fast = Vec::new();
+        each_cexpr(p, &mut |c| {
+            let i = c.id as usize;
+            if c.id != NO_ID {
+                if fast.len() <= i {
+                    fast.resize(i + 1, Fast::Tree);
+                }
+                fast[i] = fast::classify(&c.e, c.narrow);
+            }
+        });
+        let of = |c: &CExpr| fast.get(c.id as usize).unwrap_or(&Fast::Tree);
+        let actions: Vec<Vec<Prim>> = p
+            .actions
+            .iter()
+            .map(|a| {
+                a.prims
+                    .iter()
+                    .map(|pr| match pr {
+                        Prim::Assign { dst, src } => small_assign(dst, of(src)).unwrap_or_else(|| pr.clone()),
+                        _ => pr.clone(),
+                    })
+                    .collect()
+            })
+            .collect();
+        let flow = flow::build(p, &fast, &actions);
+        Plan { fast, flow, actions }
+    }
+}
+
+/// An assignment to a fixed field of at most 64 bits from a constant, an
+/// unsigned field or an action parameter, as one of the short primitives.
+fn small_assign(dst: &LValue, src: &Fast) -> Option<Prim> {
+    let LValue::Field(d) = dst else { return None };
+    if d.width > 64 || d.varbit {
+        return None;
+    }
+    let m = bits::mask64(d.width);
+    Some(match *src {
+        Fast::Const(v) => Prim::SetConst { slot: d.slot, v: v as u64 & m },
+        Fast::Field(s) => Prim::Move { dst: d.slot, src: s, mask: m },
+        Fast::Param { off, mask } => Prim::SetParam { dst: d.slot, off, mask: mask & m },
+        _ => return None,
+    })
+}
