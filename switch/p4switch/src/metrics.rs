@@ -96,6 +96,7 @@ struct Live {
     packet_out: IntCounterVec,
     digest_lists: IntCounterVec,
     digests: IntCounterVec,
+    digest_drops: IntCounterVec,
 }
 
 impl Live {
@@ -143,10 +144,16 @@ impl Live {
             packet_out: counter("p4switch_p4runtime_packet_out_total", "PacketOut messages run through the pipeline", &[]),
             digest_lists: counter("p4switch_p4runtime_digest_lists_total", "DigestList messages sent", &[]),
             digests: counter("p4switch_p4runtime_digest_entries_total", "Digest data (learned items) in the DigestLists sent", &[]),
+            digest_drops: counter(
+                "p4switch_p4runtime_digest_drops_total",
+                "Digest data not sent, by reason (rate: over --max-digest-rate; repeat: sent and not yet \
+                 acknowledged; unconfigured: no controller configured the digest)",
+                &["reason"],
+            ),
         }
     }
 
-    fn counters(&self) -> [&IntCounterVec; 14] {
+    fn counters(&self) -> [&IntCounterVec; 15] {
         [
             &self.rx_packets,
             &self.rx_bytes,
@@ -162,6 +169,7 @@ impl Live {
             &self.packet_out,
             &self.digest_lists,
             &self.digests,
+            &self.digest_drops,
         ]
     }
 
@@ -212,6 +220,10 @@ impl Live {
             self.packet_out.with_label_values::<&str>(&[]).inc_by(load(&s.packet_outs));
             self.digest_lists.with_label_values::<&str>(&[]).inc_by(load(&s.digest_lists));
             self.digests.with_label_values::<&str>(&[]).inc_by(load(&s.digests));
+            let ds = d.digest_stats();
+            for (reason, n) in [("rate", ds.rate_dropped), ("repeat", ds.suppressed), ("unconfigured", ds.unconfigured)] {
+                self.digest_drops.with_label_values(&[reason]).inc_by(n);
+            }
         }
     }
 }

@@ -80,6 +80,11 @@ fn table_hits_misses_and_process_metrics_are_served_in_text_format() {
     assert!(sample(&text, "process_resident_memory_bytes").is_some_and(|v| v > 1e6), "{text}");
     assert!(sample(&text, "process_cpu_seconds_total").is_some(), "{text}");
     assert_eq!(sample(&text, "p4switch_p4runtime_packet_out_total"), Some(0.0), "{text}");
+    // nothing learned in this program: every drop reason is there, at zero
+    for reason in ["rate", "repeat", "unconfigured"] {
+        let name = format!(r#"p4switch_p4runtime_digest_drops_total{{reason="{reason}"}}"#);
+        assert_eq!(sample(&text, &name), Some(0.0), "{text}");
+    }
     // pcap-file ports have no port or queue metrics
     assert!(!text.contains("p4switch_port_"), "{text}");
     let (status, _) = get(&addr, "/other");
