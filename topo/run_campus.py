@@ -158,21 +158,27 @@ def iperf(net, client, server, seconds: int = 3) -> float | None:
         return None
 
 
-def metrics_summary(address: str) -> str:
-    """One line from the controller's metrics endpoint."""
+def metric_totals(address: str, skip=lambda sample: False) -> dict[str, float]:
+    """Every sample of a Prometheus endpoint summed by name (labels folded), or OSError."""
     from prometheus_client.parser import text_string_to_metric_families
 
-    try:
-        with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as resp:
-            text = resp.read().decode()
-    except OSError as exc:
-        return f"metrics http://{address}/metrics: not answering ({exc})"
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as resp:
+        text = resp.read().decode()
     total: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
-            if sample.name == "vrouter_writes_total" and sample.labels.get("outcome") != "ok":
-                continue
-            total[sample.name] = total.get(sample.name, 0) + sample.value
+            if not skip(sample):
+                total[sample.name] = total.get(sample.name, 0) + sample.value
+    return total
+
+
+def metrics_summary(address: str) -> str:
+    """One line from the controller's metrics endpoint."""
+    try:
+        total = metric_totals(address, skip=lambda s: s.name == "vrouter_writes_total"
+                              and s.labels.get("outcome") != "ok")
+    except OSError as exc:
+        return f"metrics http://{address}/metrics: not answering ({exc})"
     return (f"metrics http://{address}/metrics: {total.get('vrouter_reconcile_runs_total', 0):.0f} reconcile runs, "
             f"{total.get('vrouter_writes_total', 0):.0f} updates written, "
             f"{total.get('vrouter_neighbors', 0):.0f} neighbours, "
@@ -181,17 +187,10 @@ def metrics_summary(address: str) -> str:
 
 def switch_metrics_summary(node: str, address: str) -> str:
     """One line from a p4switch's metrics endpoint (--switch-metrics-port)."""
-    from prometheus_client.parser import text_string_to_metric_families
-
     try:
-        with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as resp:
-            text = resp.read().decode()
+        total = metric_totals(address)
     except OSError as exc:
         return f"{node} metrics http://{address}/metrics: not answering ({exc})"
-    total: dict[str, float] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            total[sample.name] = total.get(sample.name, 0) + sample.value
     return (f"{node} metrics http://{address}/metrics: {total.get('p4switch_port_rx_packets_total', 0):.0f} frames "
             f"received, {total.get('p4switch_port_tx_packets_total', 0):.0f} sent, "
             f"{total.get('p4switch_table_hits_total', 0):.0f} table hits, "

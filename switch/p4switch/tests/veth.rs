@@ -73,31 +73,9 @@ fn start_switch(topo: &Topo, dir: &std::path::Path) -> Running {
     sw
 }
 
-/// Receives frames on `dev` in namespace `ns` for `wait`, putting back stripped VLAN tags.
+/// The frames `dev` in namespace `ns` received for `wait` (tests/common, without the times).
 fn receive(ns: String, dev: String, wait: Duration, ready: mpsc::Sender<()>) -> Vec<Vec<u8>> {
-    sys::enter_netns(&ns).expect("setns");
-    let mut s = PacketSocket::open(&dev, &SocketOptions::port(4096)).expect("rx socket");
-    ready.send(()).expect("ready");
-    let end = Instant::now() + wait;
-    let mut got = Vec::new();
-    let mut buf = vec![0u8; 10_000];
-    let fds = [s.raw_fd()];
-    let mut rd = [false];
-    while Instant::now() < end {
-        while let Some(mut b) = s.next_block() {
-            while let Some(f) = b.next_frame() {
-                match f.vlan {
-                    Some((tpid, tci)) => {
-                        let n = p4switch::wire::insert_vlan(f.data, tpid, tci, &mut buf).expect("tag");
-                        got.push(buf[..n].to_vec());
-                    }
-                    None => got.push(f.data.to_vec()),
-                }
-            }
-        }
-        let _ = sys::poll_readable(&fds, &mut rd, 20);
-    }
-    got
+    netns::receive(ns, dev, wait, ready).into_iter().map(|g| g.frame).collect()
 }
 
 #[test]
