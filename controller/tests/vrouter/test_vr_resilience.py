@@ -157,7 +157,7 @@ def switch_digests(address: str) -> dict[str, int]:
                                   request_serializer=m.GetDigestsRequest.SerializeToString,
                                   response_deserializer=m.DigestReply.FromString)
         r = rpc(m.GetDigestsRequest(device_id=0), timeout=10)
-    return {f: getattr(r, f) for f in ("max_rate", "sent", "lists", "rate_dropped", "suppressed", "unconfigured")}
+    return {f: getattr(r, f) for f in ("max_rate", "sent", "lists", "rate_dropped", "suppressed", "unconfigured", "queue_overflow")}
 
 
 def rss_kb(pid: int) -> int:

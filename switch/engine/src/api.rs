@@ -431,6 +431,11 @@ impl Switch {
         self.digests.take(max)
     }
 
+    /// Digests dropped since start because nobody read the queue in time.
+    pub fn digests_overflowed(&self) -> u64 {
+        self.digests.overflowed()
+    }
+
     /// Waits until at least one digest is queued or `timeout` elapses; returns
     /// whether digests are available.
     pub fn wait_digests(&self, timeout: std::time::Duration) -> bool {

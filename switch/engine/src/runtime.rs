@@ -946,6 +946,9 @@ impl Clock {
 pub struct DigestQueue {
     q: std::sync::Mutex<std::collections::VecDeque<Digest>>,
     cv: std::sync::Condvar,
+    /// Digests dropped because the queue was full (the oldest goes first), so an
+    /// operator can tell a slow reader from a quiet data plane.
+    overflowed: std::sync::atomic::AtomicU64,
 }
 
 /// Digests kept at most; older ones are dropped when the runtime does not read.
@@ -953,7 +956,11 @@ pub const DIGEST_QUEUE_MAX: usize = 65536;
 
 impl DigestQueue {
     pub fn new() -> DigestQueue {
-        DigestQueue { q: Default::default(), cv: std::sync::Condvar::new() }
+        DigestQueue { q: Default::default(), cv: std::sync::Condvar::new(), overflowed: Default::default() }
+    }
+    /// Digests dropped so far because the queue was full.
+    pub fn overflowed(&self) -> u64 {
+        self.overflowed.load(std::sync::atomic::Ordering::Relaxed)
     }
     pub fn clear(&self) {
         if let Ok(mut q) = self.q.lock() {
@@ -964,6 +971,7 @@ impl DigestQueue {
         if let Ok(mut q) = self.q.lock() {
             if q.len() >= DIGEST_QUEUE_MAX {
                 q.pop_front();
+                self.overflowed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             q.push_back(d);
         }
@@ -987,5 +995,26 @@ impl DigestQueue {
             Ok((q, _)) => !q.is_empty(),
             Err(_) => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod digest_queue_tests {
+    use super::*;
+
+    fn digest(i: u32) -> Digest {
+        Digest { learn_list: "l".into(), id: i, values: vec![], timestamp_us: 0 }
+    }
+
+    #[test]
+    fn a_full_queue_drops_the_oldest_and_counts_it() {
+        let q = DigestQueue::new();
+        for i in 0..(DIGEST_QUEUE_MAX as u32 + 3) {
+            q.push(digest(i));
+        }
+        assert_eq!(q.overflowed(), 3);
+        let first = q.take(1);
+        assert_eq!(first[0].id, 3, "the three oldest were dropped");
+        assert_eq!(q.take(usize::MAX).len(), DIGEST_QUEUE_MAX - 1);
     }
 }

@@ -96,6 +96,8 @@ pub struct DigestReply {
     pub suppressed: u64,
     #[prost(uint64, tag = "6")]
     pub unconfigured: u64,
+    #[prost(uint64, tag = "7")]
+    pub queue_overflow: u64,
 }
 
 impl From<DigestStats> for DigestReply {
@@ -107,6 +109,7 @@ impl From<DigestStats> for DigestReply {
             rate_dropped: s.rate_dropped,
             suppressed: s.suppressed,
             unconfigured: s.unconfigured,
+            queue_overflow: s.queue_overflow,
         }
     }
 }

@@ -146,8 +146,8 @@ pub fn cap_warning(before: &DigestStats, after: &DigestStats, over: Duration) ->
 /// One line with every digest counter.
 pub fn digest_summary(s: &DigestStats) -> String {
     format!(
-        "digests: {} sent in {} lists, {} dropped by the rate limit ({}/s), {} repeats suppressed until acknowledged, {} not configured",
-        s.accepted, s.lists, s.rate_dropped, s.max_rate, s.suppressed, s.unconfigured
+        "digests: {} sent in {} lists, {} dropped by the rate limit ({}/s), {} repeats suppressed until acknowledged, {} not configured, {} lost to a full queue",
+        s.accepted, s.lists, s.rate_dropped, s.max_rate, s.suppressed, s.unconfigured, s.queue_overflow
     )
 }
 

@@ -147,7 +147,8 @@ impl Live {
             digest_drops: counter(
                 "p4switch_p4runtime_digest_drops_total",
                 "Digest data not sent, by reason (rate: over --max-digest-rate; repeat: sent and not yet \
-                 acknowledged; unconfigured: no controller configured the digest)",
+                 acknowledged; unconfigured: no controller configured the digest; queue: the data plane's \
+                 queue was full)",
                 &["reason"],
             ),
         }
@@ -221,7 +222,7 @@ impl Live {
             self.digest_lists.with_label_values::<&str>(&[]).inc_by(load(&s.digest_lists));
             self.digests.with_label_values::<&str>(&[]).inc_by(load(&s.digests));
             let ds = d.digest_stats();
-            for (reason, n) in [("rate", ds.rate_dropped), ("repeat", ds.suppressed), ("unconfigured", ds.unconfigured)] {
+            for (reason, n) in [("rate", ds.rate_dropped), ("repeat", ds.suppressed), ("unconfigured", ds.unconfigured), ("queue", ds.queue_overflow)] {
                 self.digest_drops.with_label_values(&[reason]).inc_by(n);
             }
         }

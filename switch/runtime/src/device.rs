@@ -1419,7 +1419,7 @@ impl Device {
 
     /// What became of the digests raised so far (sent, capped, suppressed).
     pub fn digest_stats(&self) -> DigestStats {
-        lock(&self.digests).stats()
+        DigestStats { queue_overflow: self.switch.digests_overflowed(), ..lock(&self.digests).stats() }
     }
 
     /// Moves queued digests from the engine into lists and sends the lists

@@ -64,6 +64,9 @@ pub struct DigestStats {
     pub unconfigured: u64,
     /// The cap in force (digest data per second; 0 = none).
     pub max_rate: u64,
+    /// Dropped inside the engine before any of the above: its queue was full
+    /// because digests were raised faster than the runtime took them.
+    pub queue_overflow: u64,
 }
 
 /// Token bucket of the switch-wide cap: `rate` tokens per second, at most
