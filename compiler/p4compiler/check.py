@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from . import ast as A
 from .check_expr import ExprChecker
-from .check_types import UNKNOWN, ActionRun, MethodRef, TableResult, TypeName, Unknown  # noqa: F401 (re-exported)
-from .consteval import const_value  # noqa: F401  (re-exported for the lowering)
+from .check_types import UNKNOWN, ActionRun, Unknown
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,

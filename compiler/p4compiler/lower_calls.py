@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from . import ast as A
 from .bmv2 import const, scalar_width
 from .context import ActionBody, CallFrame, Ctx
-from .check import const_value
+from .consteval import const_value
 from .lower_expr import unsupported
 from .storage import FieldLoc, HeaderLoc, Loc, ValueLoc, leaves
 from .types import Simple, strip_newtype
@@ -158,7 +158,6 @@ class CallLowerer:
         copy_back: list = []
         args = self.lw.ck.order_args(proto.params, call.args)
         for p, a in zip(proto.params, args):
-            p.resolved_type = p.type_ref.resolved
             self.bind_param(p, a, ctx, fctx, body, copy_back)
         ret = None
         rt = decl.ret_type

@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING
 
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
-from .check import ActionRun, const_value
+from .check_types import ActionRun
+from .consteval import const_value
 from .context import Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import MatchFieldInfo, TableInfo
@@ -40,7 +41,7 @@ def expr_text(e: A.Expr) -> str:
     if isinstance(e, A.Binary):
         return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
     if isinstance(e, A.Cast):
-        return f"({getattr(e.type, 'name', lambda: '?')()}){expr_text(e.expr)}"
+        return f"({e.type.name() if e.type is not None else '?'}){expr_text(e.expr)}"
     return "key"
 
 
@@ -339,8 +340,8 @@ class ControlLowerer(Visitor):
                 locs.append(ValueLoc(const(int(v)), p.resolved_type))
             else:
                 locs.append(self.lw.exprs.loc(a.expr, ctx))
-        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline, objects=inst.info.setdefault("objects", {}))
-        for d, loc in inst.info.get("ctor_env", {}).items():
+        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline, objects=inst.objects)
+        for d, loc in inst.ctor_env.items():
             sub.env[d] = loc
         return self.control_apply(cdecl, sub, nxt)
 
@@ -454,8 +455,8 @@ class ControlLowerer(Visitor):
                 obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_counter":
                     raise unsupported(p, "'counters' property that is not a direct_counter instance")
-                obj.info["json"]["binding"] = name
-                obj.info["json"]["size"] = info.size
+                obj.json["binding"] = name
+                obj.json["size"] = info.size
                 table["with_counters"] = True
                 info.direct_counter = obj.name
                 self.lw.model.resource(obj.name, "direct_counter").table = name
@@ -463,8 +464,8 @@ class ControlLowerer(Visitor):
                 obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_meter":
                     raise unsupported(p, "'meters' property that is not a direct_meter instance")
-                obj.info["json"]["binding"] = name
-                obj.info["json"]["size"] = info.size
+                obj.json["binding"] = name
+                obj.json["size"] = info.size
                 table["direct_meters"] = obj.name
                 info.direct_meter = obj.name
                 self.lw.model.resource(obj.name, "direct_meter").table = name
@@ -472,7 +473,7 @@ class ControlLowerer(Visitor):
                 obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind not in ("action_profile", "action_selector"):
                     raise unsupported(p, "'implementation' that is not an action_profile/action_selector")
-                prof = obj.info["json"]
+                prof = obj.json
                 if obj.kind == "action_selector":
                     prof["selector"]["input"] = selector_inputs
                     table["type"] = "indirect_ws"

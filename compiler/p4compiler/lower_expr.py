@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING
 
 from . import ast as A
 from .bmv2 import const, expr, scalar_width
-from .check import TypeName, const_value
+from .check_types import TypeName
+from .consteval import const_value
 from .diag import Span
 from .storage import DynHeaderLoc, FieldLoc, HeaderLoc, LastLoc, Loc, StackLoc, StructLoc, UnionLoc, ValueLoc
 from .visitor import Visitor
@@ -291,7 +292,7 @@ class ExprLowerer(Visitor):
             v = sym.value
             if isinstance(v, (int, bool)):
                 return const(int(v))
-            if sym.decl is not None and getattr(sym.decl, "value", None) is not None:
+            if isinstance(sym.decl, A.ConstDecl):
                 return self.val(sym.decl.value, ctx)
         loc = self.loc(e, ctx)
         if isinstance(loc, (FieldLoc, ValueLoc)):

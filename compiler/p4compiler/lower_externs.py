@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING
 
 from . import ast as A
 from .bmv2 import const, expr, hexstr, scalar_width
-from .check import TypeName, const_value
+from .check_types import TypeName
+from .consteval import const_value
 from .lower_expr import unsupported, unsupported_by_target
 from .model import DigestInfo, ResourceInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, StructLoc, ValueLoc, leaves
@@ -54,7 +55,7 @@ class ExternLowerer:
                     raise unsupported(a or d, f"constructor argument '{p.name}' that is not a compile-time constant")
                 ctor_env[p] = ValueLoc(const(int(v)), p.resolved_type)
             ctx.env[d] = ObjLoc("control" if isinstance(decl, A.ControlDecl) else "parser", name, decl,
-                                {"ctor_env": ctor_env})
+                                ctor_env=ctor_env)
             return
         size = const_value(self.ctor_arg(d, 0)) if d.args else None
         si = self.lw.doc.source_info(d.span, d.name)
@@ -90,8 +91,8 @@ class ExternLowerer:
                 raise unsupported(d, f"register of {et} (only bit<W>/int<W> cells)")
             j = {"name": name, "id": len(self.lw.doc.register_arrays), "source_info": si, "size": size or 0, "bitwidth": w}
             self.lw.doc.register_arrays.append(j)
-            self.lw.model.resources.append(ResourceInfo("register", name, d, size or 0, bitwidth=w, type_name=None))
-            self.lw.model.resources[-1].elem_type = et
+            self.lw.model.resources.append(ResourceInfo("register", name, d, size or 0, bitwidth=w, type_name=None,
+                                                        elem_type=et))
         elif kind in ("action_profile", "action_selector"):
             sel = kind == "action_selector"
             if sel:
@@ -116,7 +117,7 @@ class ExternLowerer:
         if "source_info" in j and j["source_info"] is None:
             del j["source_info"]
         ctx.env[d] = ObjLoc(kind if kind in ("counter", "direct_counter", "meter", "direct_meter", "register",
-                                "action_profile", "action_selector") else "extern", name, decl, {"json": j})
+                                "action_profile", "action_selector") else "extern", name, decl, json=j)
 
     # ------------------------------------------------------------ calls
     def call_stmt(self, call: A.Call, ctx, body, result=None):
@@ -348,10 +349,10 @@ class ExternLowerer:
                                               self.dest(a[1], ctx).json()], sp)
         elif k == "direct_meter" and n == "read":
             d = self.dest(a[0], ctx)
-            rt = obj.info["json"].get("result_target")
+            rt = obj.json.get("result_target")
             if rt is not None and rt != [d.header, d.field]:
                 raise unsupported(call, "direct_meter read into two different destinations")
-            obj.info["json"]["result_target"] = [d.header, d.field]
+            obj.json["result_target"] = [d.header, d.field]
         elif k == "register" and n == "read":
             self.lw.stmts.prim(body, "register_read", [self.dest(a[0], ctx).json(), {"type": "register_array", "value": obj.name},
                                               self.lw.exprs.val(a[1], ctx)], sp)

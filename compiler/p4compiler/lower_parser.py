@@ -7,12 +7,12 @@ from itertools import product
 
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
-from .check import const_value
+from .consteval import const_value
 from .context import ActionBody, Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import ValueSetInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc
-from .types import Bits, Composite, strip_newtype
+from .types import Bits, Composite, Enum, strip_newtype
 from .lower_externs import HASH_ALGOS
 
 if TYPE_CHECKING:
@@ -89,11 +89,11 @@ class ParserLowerer:
         else:
             fields = [("", scalar_width(t) or 0)]
         width = sum(w for _, w in fields)
-        name = self.lw.storage.name_of(d, getattr(ctx.decl, "name", ""))
+        name = self.lw.storage.name_of(d, ctx.decl.name)
         self.lw.doc.parse_vsets.append({"name": name, "id": len(self.lw.doc.parse_vsets), "compressed_bitwidth": width})
         size = const_value(d.size) or 0
         self.lw.model.value_sets.append(ValueSetInfo(name, d, fields, size))
-        ctx.env[d] = ObjLoc("value_set", name, d, {"width": width})
+        ctx.env[d] = ObjLoc("value_set", name, d)
 
     def next_state(self, name, ctx):
         if isinstance(name, tuple):  # ("raw", BMv2 state name) for states the compiler split
@@ -177,11 +177,11 @@ class ParserLowerer:
             raise unsupported(call, "apply of this object in a parser")
         # every apply gets its own copy of the sub-parser's states (p4c inlines each call site);
         # the instance's objects (value sets, externs) are made once and shared by all copies
-        applies = inst.info.setdefault("applies", 0)
-        inst.info["applies"] = applies + 1
-        objects = inst.info.setdefault("objects", {})
+        applies = inst.applies
+        inst.applies += 1
+        objects = inst.objects
         pdecl = inst.decl
-        sub = Ctx(inst.name, pdecl, {**inst.info.get("ctor_env", {}), **objects}, kind="parser")
+        sub = Ctx(inst.name, pdecl, {**inst.ctor_env, **objects}, kind="parser")
         for p, a in zip(pdecl.params, call.args):
             v = const_value(a.expr)
             if p.direction in ("", "in") and isinstance(v, (int, bool)):
@@ -189,7 +189,7 @@ class ParserLowerer:
             elif isinstance(strip_newtype(p.resolved_type), type(None)):
                 pass
             else:
-                loc = self.lw.exprs.loc(a.expr, ctx) if not (isinstance(a.expr, A.Name) and getattr(a.expr.sym, "type", None) is not None
+                loc = self.lw.exprs.loc(a.expr, ctx) if not (isinstance(a.expr, A.Name) and a.expr.sym is not None
                                                     and str(a.expr.sym.type) == "packet_in") else ObjLoc("packet", "packet", None)
                 sub.env[p] = loc
         prefix = inst.name.replace(".", "_") + (f"_{applies}_" if applies else "_")
@@ -365,7 +365,7 @@ class ParserLowerer:
             v = int(v)
         if not isinstance(v, int):
             t = strip_newtype(it.type)
-            if isinstance(it, A.Member) and hasattr(t, "members"):
+            if isinstance(it, A.Member) and isinstance(t, Enum):
                 v = t.values.get(it.name) if t.underlying else t.members.index(it.name)
             elif isinstance(it, A.Member) and str(it.type) == "error":
                 v = self.lw.errors.index(it.name)

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 from . import ast as A
 from .bmv2 import const, expr, scalar_width
 from .context import ActionBody, Ctx
-from .check import ActionRun, const_value
+from .check_types import ActionRun
+from .consteval import const_value
 from .diag import Span
 from .lower_expr import Unsupported, unsupported
 from .storage import FieldLoc, HeaderLoc, Loc, StackLoc, StructLoc, UnionLoc, ValueLoc, leaves

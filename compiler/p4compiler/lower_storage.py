@@ -54,7 +54,7 @@ class StorageLowerer:
     def name_of(self, decl, prefix: str) -> str:
         """Fully qualified control-plane name, honouring @name (a leading '.' is absolute)."""
         local = decl.name
-        for a in getattr(decl, "annotations", []):
+        for a in decl.annotations:
             if a.name == "name" and a.args and isinstance(a.args[0], str):
                 local = a.args[0]
                 if local.startswith("."):

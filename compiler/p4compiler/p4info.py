@@ -362,7 +362,7 @@ class P4InfoBuilder:
         for r in sorted(res["register"], key=lambda r: r.name):
             c = info.registers.add()
             self.preamble(c, "register", r.name, ralias[r.name], r.decl)
-            self.type_spec(c.type_spec, getattr(r, "elem_type", Bits(r.bitwidth)))
+            self.type_spec(c.type_spec, r.elem_type if r.elem_type is not None else Bits(r.bitwidth))
             c.size = r.size
         for d in sorted(m.digests, key=lambda d: d.name):
             c = info.digests.add()

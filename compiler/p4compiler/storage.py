@@ -107,7 +107,10 @@ class ObjLoc(Loc):
     kind: str
     name: str
     decl: object
-    info: dict = field(default_factory=dict)
+    json: dict | None = None       # its BMv2 object (extern instances); a table binding it fills in more
+    ctor_env: dict = field(default_factory=dict)   # parser/control instances: constructor parameter -> Loc
+    objects: dict = field(default_factory=dict)    # parser/control instances: their own objects, made once
+    applies: int = 0               # parser instances: call sites given a copy of its states so far
 
 
 def leaves(loc: Loc) -> list[Loc]:
