@@ -156,7 +156,7 @@ class Checker(ExprChecker, Visitor):
                 self.expr(m.value, s)
                 v = self.const_value(m.value)
                 if not isinstance(v, int) or isinstance(v, bool):
-                    self.err(m.value, f"enum member value must be a compile-time integer")
+                    self.err(m.value, "enum member value must be a compile-time integer")
                     continue
                 t.values[m.name] = v & ((1 << under.width) - 1)
             elif m.value is not None:
@@ -322,6 +322,10 @@ class Checker(ExprChecker, Visitor):
         self.stmt(d.body, scope, {"action": d})
 
     def instantiation(self, d: A.Instantiation, s: Scope) -> None:
+        """Check `T(args) name;` and declare `name`: the type must be an extern, parser, control
+        or package; constructor arguments are bound to an extern constructor overload of that
+        arity, counted for parsers/controls, and matched parameter by parameter for packages
+        (`V1Switch`); an initializer block is checked as the instance's methods."""
         t = self.resolve_type(d.type_ref, s)
         d.resolved_type = t
         if not isinstance(t, ObjectT):
@@ -624,6 +628,7 @@ class Checker(ExprChecker, Visitor):
         delta = self.const_value(dp.value) if dp is not None else 1
         if not isinstance(delta, int) or isinstance(delta, bool) or delta < 0:
             return
+        current = 0     # the first entry's priority replaces it (it must have one: checked above)
         for e in entries:
             p = self.const_value(e.priority) if e.priority is not None else current
             if not isinstance(p, int):

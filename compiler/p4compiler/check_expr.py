@@ -589,7 +589,7 @@ class ExprChecker:
                     continue
             if at == DONTCARE:
                 if p.direction not in ("out",):
-                    self.err(a, f"'_' can only be passed to an out parameter")
+                    self.err(a, "'_' can only be passed to an out parameter")
                 continue
             if not self.coerce(a, pt, f"argument '{p.name}' of '{fname}'"):
                 continue
@@ -669,7 +669,7 @@ class ExprChecker:
                         self.err(e, f"extract of header {at} with a varbit field needs the varbit size argument")
                     if len(args) == 2:
                         if not hv:
-                            self.err(e, f"two-argument extract needs a header with a varbit field")
+                            self.err(e, "two-argument extract needs a header with a varbit field")
                         self.coerce(args[1].expr, Bits(32), "extract size")
             return VOID
         if n == "lookahead":

@@ -20,7 +20,7 @@ from .lower_parser import ParserLowerer
 from .lower_stmt import StmtLowerer
 from .lower_storage import StorageLowerer
 from .model import Model
-from .storage import ObjLoc, StructLoc
+from .storage import ObjLoc
 from .types import Composite
 
 
@@ -38,7 +38,6 @@ class Lowerer:
         self.action_cache: dict = {}
         self.applied_tables: dict = {}  # name -> (edges of its first apply, entry node)
         self.field_list_ids: dict = {}
-        self.std_meta: StructLoc | None = None
         self.global_ctx = Ctx("", None)     # where top-level extern instances are bound
         # the collaborators, one per concern
         self.storage = StorageLowerer(self)     # where values live; names to locations
@@ -112,7 +111,6 @@ class Lowerer:
         except Unsupported as u:
             self.rep.error(u.span or main.span, u.message)
             return
-        self.std_meta = sm
         self.storage.collect_field_lists(M, meta)
         self.model.H, self.model.M = H, M
         packet = ObjLoc("packet", "packet", None)

@@ -165,7 +165,6 @@ class ExternLowerer:
         """Field references for a list of values (field lists, digests, hash inputs);
         computed values go through temporaries assigned first."""
         items: list
-        t = strip_newtype(e.type)
         if isinstance(e, A.ListExpr):
             items = e.items
         elif isinstance(e, A.StructInit):

@@ -157,10 +157,9 @@ class StmtLowerer(Visitor):
         """Assign an expression to a location: fields directly (calls write their result in
         place), composites field by field or with BMv2's header/union/stack copies, list and
         struct initialisers, lookahead into headers and structs."""
-        rt = strip_newtype(rhs.type)
-        if isinstance(loc, (FieldLoc,)):
+        if isinstance(loc, FieldLoc):
             if isinstance(rhs, A.Call) and rhs.target_kind() in ("extern_method", "extern_function"):
-                r = self.lw.externs.call_stmt(rhs, ctx, body, result=loc)
+                self.lw.externs.call_stmt(rhs, ctx, body, result=loc)
                 return
             if isinstance(loc.type, Varbit) or isinstance(strip_newtype(loc.type), Varbit):
                 body.emit("assign_VL", [loc.json(), self.lw.exprs.val(rhs, ctx)], span, self.lw.doc)

@@ -85,7 +85,6 @@ class StorageLowerer:
             for f, ft in t.fields:
                 h = self.alloc(ft, f"{name}.{f}", metadata)
                 u.members[f] = h
-                h.union = u
                 ids.append(self.lw.doc.header_by_name[h.name]["id"])
             self.lw.doc.header_unions.append({"name": name, "id": len(self.lw.doc.header_unions),
                                            "union_type": t.tname, "header_ids": ids})

@@ -250,7 +250,7 @@ class P4InfoBuilder:
         m = self.m
         info = self.info
         info.pkg_info.arch = "v1model"
-        self.pkg_info(getattr(self.ck, "main", None))
+        self.pkg_info(self.ck.main)
         hidden = lambda d: any(a.name == "hidden" for a in (getattr(d, "annotations", None) or []))
         m.tables = [t for t in m.tables if not hidden(t.decl)]
         m.actions = [a for a in m.actions if not hidden(a.decl)]

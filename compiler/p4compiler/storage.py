@@ -30,7 +30,6 @@ class HeaderLoc(Loc):
     type: Composite
     stack: "StackLoc | None" = None
     index: int | None = None
-    union: "UnionLoc | None" = None
 
     def field(self, name: str) -> "FieldLoc | StructLoc":
         """The field `name`: a scalar, or (a struct-typed field) a struct of the header's flat fields."""
