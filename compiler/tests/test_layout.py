@@ -199,6 +199,11 @@ def test_checker_output_is_declared_on_the_ast(checked_and_lowered):
         if isinstance(n, A.Call):
             calls += 1
             assert n.target is None or isinstance(n.target, CallTarget)
+        # what the checker attaches (types, symbols, call targets) is declared too
+        for attached in (getattr(n, "type", None), getattr(n, "sym", None), getattr(n, "target", None)):
+            if dataclasses.is_dataclass(attached):
+                extra = set(vars(attached)) - {f.name for f in dataclasses.fields(attached)}
+                assert not extra, f"{type(attached).__name__} carries undeclared {sorted(extra)}"
         for f in dataclasses.fields(n):
             v = getattr(n, f.name)
             for x in (v if isinstance(v, list) else [v]):
