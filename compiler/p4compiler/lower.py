@@ -21,7 +21,7 @@ from .lower_stmt import StmtLowerer
 from .lower_storage import StorageLowerer
 from .model import Model
 from .storage import ObjLoc
-from .types import Composite
+from .types import Composite, ObjectT
 
 
 class Lowerer:
@@ -60,8 +60,9 @@ class Lowerer:
         if main is None:
             return
         mt = main.resolved_type
-        if mt is None or getattr(mt, "tname", "") != "V1Switch":
-            self.rep.error(main.span, f"unsupported: package {getattr(mt, 'tname', '?')} (only v1model's V1Switch)")
+        if not isinstance(mt, ObjectT) or mt.tname != "V1Switch":
+            name = mt.tname if isinstance(mt, ObjectT) else "?"
+            self.rep.error(main.span, f"unsupported: package {name} (only v1model's V1Switch)")
             return
         if len(main.args) != 6:
             return
