@@ -59,7 +59,7 @@ class Checker(ExprChecker, Visitor):
             t = Composite(kind, d.name, [], d, d.annotations)
             self.declare(s, Symbol("type", d.name, d, t), d.span)
             inner = Scope(s)
-            for tp in getattr(d, "type_params", []):
+            for tp in d.type_params:
                 inner.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
             seen = set()
             for f in d.fields:

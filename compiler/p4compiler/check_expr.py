@@ -664,7 +664,7 @@ class ExprChecker:
                     self.err(args[0], f"extract needs a header, not {at}")
                 else:
                     self.check_lvalue(args[0].expr, scope)
-                    hv = any(isinstance(ft_, Varbit) for _, ft_ in getattr(at, "fields", []))
+                    hv = isinstance(at, Composite) and any(isinstance(ft_, Varbit) for _, ft_ in at.fields)
                     if len(args) == 1 and hv:
                         self.err(e, f"extract of header {at} with a varbit field needs the varbit size argument")
                     if len(args) == 2:

@@ -24,7 +24,7 @@ def check_package_args(ck, d: A.Instantiation, pkg: A.PackageTypeDecl, binding: 
         if a is None or not isinstance(p.type_ref, A.NamedType):
             continue
         want = ck.top.lookup(p.type_ref.name)
-        given = getattr(a, "type", None)
+        given = a.type
         if want is None or not isinstance(want.decl, (A.ParserTypeDecl, A.ControlTypeDecl)):
             continue
         if not isinstance(given, ObjectT) or not isinstance(given.decl, (A.ParserDecl, A.ControlDecl)):
