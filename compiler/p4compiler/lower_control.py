@@ -46,6 +46,8 @@ def expr_text(e: A.Expr) -> str:
 
 
 class ControlLowerer(Visitor):
+    """Apply blocks to the nodes of a BMv2 pipeline (named pass `flow_<Stmt>`): tables, hidden
+    tables for straight-line code, conditionals, control instances applied in place."""
     def __init__(self, lw: "Lowerer"):
         self.lw = lw    # the shared context: document, model, checker results and the other parts
 

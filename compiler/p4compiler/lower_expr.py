@@ -43,7 +43,9 @@ def unsupported_by_target(node, what: str) -> Unsupported:
 
 
 class ExprLowerer(Visitor):
-    """Mixin: needs self.errors (list of error names), self.lookup(ctx, sym), self.inline_function."""
+    """Expressions to BMv2 expressions (`val`, named pass `val_<Expr>`), conditions (`cond`) and
+    l-values to storage locations (`loc`). Function calls inside expressions are inlined
+    through the calls part."""
 
     def __init__(self, lw: "Lowerer"):
         self.lw = lw    # the shared context: document, model, checker results and the other parts

@@ -19,6 +19,8 @@ HASH_ALGOS = {"crc32", "crc32_custom", "crc16", "crc16_custom", "random", "ident
 
 
 class ExternLowerer:
+    """Extern instances (counters, meters, registers, action profiles, user externs) and calls
+    of extern methods, extern functions, packet and header methods."""
     def __init__(self, lw: "Lowerer"):
         self.lw = lw    # the shared context: document, model, checker results and the other parts
 

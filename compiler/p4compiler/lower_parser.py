@@ -33,6 +33,8 @@ def range_to_masks(lo: int, hi: int, w: int) -> list[tuple[int, int]]:
 
 
 class ParserLowerer:
+    """The parser (states, selects, sub-parsers copied per call site), the checksum controls
+    (checksum calculations) and the deparser (emit order)."""
     def __init__(self, lw: "Lowerer"):
         self.lw = lw    # the shared context: document, model, checker results and the other parts
         self.parser_json: dict | None = None    # the BMv2 parser being built
