@@ -230,3 +230,19 @@ def test_lowering_objects_have_only_declared_attributes(checked_and_lowered):
         obj = getattr(lw, part)
         assert type(obj).__name__ == cname
         assert set(vars(obj)) == set(init_fields(classes()[cname][1]))
+
+
+def test_long_public_functions_say_what_they_do():
+    """Every public function of more than 30 lines in the compiler has a docstring."""
+    missing = []
+    for path in sorted(glob.glob(os.path.join(PKG, "*.py"))):
+        def walk(node, private=False):
+            for c in ast.iter_child_nodes(node):
+                if isinstance(c, ast.ClassDef):
+                    walk(c, private or c.name.startswith("_"))
+                elif isinstance(c, ast.FunctionDef):
+                    if not (private or c.name.startswith("_")) and c.end_lineno - c.lineno + 1 > 30 \
+                            and ast.get_docstring(c) is None:
+                        missing.append(f"{os.path.basename(path)}:{c.lineno}: {c.name}")
+        walk(parsed(path))
+    assert missing == []
