@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import ast as A
 from .bmv2 import Document
+from .call_args import order_args
 from .check import Checker
 from .context import Ctx
 from .diag import Reporter
@@ -68,7 +69,7 @@ class Lowerer:
             return
         blocks = []
         pkg = mt.decl
-        ordered = self.ck.order_args(pkg.params, main.args) if isinstance(pkg, A.PackageTypeDecl) else [a.expr for a in main.args]
+        ordered = order_args(pkg.params, main.args) if isinstance(pkg, A.PackageTypeDecl) else [a.expr for a in main.args]
         if any(e is None for e in ordered):
             self.rep.error(main.span, "V1Switch needs all six arguments")
             return

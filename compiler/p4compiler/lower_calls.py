@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from . import ast as A
 from .bmv2 import const, scalar_width
+from .call_args import order_args
 from .context import ActionBody, CallFrame, Ctx
 from .consteval import const_value
 from .lower_expr import unsupported
@@ -128,7 +129,7 @@ class CallLowerer:
             self.lw.model.add_action(self.lw.storage.name_of(decl, actx_parent.prefix), decl, [])
         callee = actx_parent.child(body=body, kind="action", decl=decl)
         copy_back: list = []
-        args = self.lw.ck.order_args(decl.params, call.args)
+        args = order_args(decl.params, call.args)
         for p, a in zip(decl.params, args):
             self.bind_param(p, a, ctx, callee, body, copy_back)
         frame = CallFrame(ctx, copy_back)
@@ -156,7 +157,7 @@ class CallLowerer:
             raise unsupported(call, f"call of '{proto.name}'")
         fctx = Ctx("", decl, body=body, pipeline=ctx.pipeline, kind="action")
         copy_back: list = []
-        args = self.lw.ck.order_args(proto.params, call.args)
+        args = order_args(proto.params, call.args)
         for p, a in zip(proto.params, args):
             self.bind_param(p, a, ctx, fctx, body, copy_back)
         ret = None

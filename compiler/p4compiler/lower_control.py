@@ -7,6 +7,7 @@ from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
 from .check_types import ActionRun
 from .consteval import const_value
+from .call_args import order_args
 from .context import Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import MatchFieldInfo, TableInfo
@@ -172,7 +173,7 @@ class ControlLowerer(Visitor):
         decl = tgt.decl
         if any(p.direction for p in decl.params):
             return None, None
-        args = self.lw.ck.order_args(decl.params, call.args)
+        args = order_args(decl.params, call.args)
         data = []
         for p, a in zip(decl.params, args):
             v = const_value(a) if a is not None else None

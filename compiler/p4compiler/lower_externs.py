@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import ast as A
+from .call_args import order_args
 from .bmv2 import const, expr, hexstr, scalar_width
 from .check_types import TypeName
 from .consteval import const_value
@@ -47,7 +48,7 @@ class ExternLowerer:
         decl = t.decl
         if isinstance(decl, (A.ControlDecl, A.ParserDecl)):
             ctor_env = {}
-            for p, a in zip(decl.ctor_params, self.lw.ck.order_args(decl.ctor_params, d.args)):
+            for p, a in zip(decl.ctor_params, order_args(decl.ctor_params, d.args)):
                 obj = self.lw.exprs.loc(a, ctx) if isinstance(a, A.Name) and a.sym is not None and a.sym.kind == "instance" else None
                 if isinstance(obj, ObjLoc):  # an extern instance passed on: the callee uses the caller's object
                     ctor_env[p] = obj
@@ -142,7 +143,7 @@ class ExternLowerer:
         raise unsupported(call, f"{kind} call in an action")
 
     def args(self, call: A.Call, proto) -> list:
-        return self.lw.ck.order_args(proto.params, call.args)
+        return order_args(proto.params, call.args)
 
     def builtin_stmt(self, call, name, obj, ctx, body):
         if name in ("setValid", "setInvalid"):

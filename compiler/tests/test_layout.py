@@ -246,3 +246,27 @@ def test_long_public_functions_say_what_they_do():
                         missing.append(f"{os.path.basename(path)}:{c.lineno}: {c.name}")
         walk(parsed(path))
     assert missing == []
+
+
+def test_checker_is_two_collaborators_not_a_mixin():
+    """Checker (declarations, statements) holds its expression part ExprChecker as `exprs`; the
+    expression part reaches back through `ck`. Both derive from Visitor only, and every
+    `self.exprs.<name>` / `self.ck.<name>` names a method or declared field of the other."""
+    def cls_of(fname, name):
+        return next(n for n in parsed(os.path.join(PKG, fname)).body if isinstance(n, ast.ClassDef) and n.name == name)
+    checker, exprs = cls_of("check.py", "Checker"), cls_of("check_expr.py", "ExprChecker")
+    for c in (checker, exprs):
+        assert [ast.unparse(b) for b in c.bases] == ["Visitor"], c.name
+    assert ast.unparse(init_fields(checker)["exprs"]) == "ExprChecker(self)"
+    c_names = methods(checker) | set(init_fields(checker))
+    e_names = methods(exprs) | set(init_fields(exprs))
+    for c, own, other_attr, other in ((checker, c_names, "exprs", e_names), (exprs, e_names, "ck", c_names)):
+        parents = {child: node for node in ast.walk(c) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(c):
+            if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"):
+                continue
+            where = f"{c.name}:{node.lineno}: self.{node.attr}"
+            assert node.attr in own | {"visit"}, where
+            up = parents.get(node)
+            if node.attr == other_attr and isinstance(up, ast.Attribute):
+                assert up.attr in other, f"{where}.{up.attr}"
