@@ -7,9 +7,9 @@ constants with infinite precision, and collects every error it finds.
 from __future__ import annotations
 
 from . import ast as A
+from .call_args import arity_ok
 from .check_expr import ExprChecker
-from .check_types import UNKNOWN, ActionRun, MethodRef, TableResult, TypeName, Unknown  # noqa: F401 (re-exported)
-from .consteval import const_value  # noqa: F401  (re-exported for the lowering)
+from .check_types import UNKNOWN, ActionRun, Unknown
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
@@ -19,9 +19,10 @@ from .package_args import check_package_args
 from .visitor import Visitor
 
 
-class Checker(ExprChecker, Visitor):
-    """Declares names, resolves types and types every expression (a visitor over statements
-    and expressions); all errors are collected in the reporter."""
+class Checker(Visitor):
+    """Declares names, resolves types, checks declarations and statements (named pass
+    `visit_<Stmt>`) and, through its expression part `exprs`, types every expression; all
+    errors are collected in the reporter."""
     def __init__(self, rep: Reporter):
         self.rep = rep
         self.top = Scope()
@@ -31,6 +32,7 @@ class Checker(ExprChecker, Visitor):
         self.new_types: dict[str, NewType] = {}
         self.enums: list[Enum] = []
         self.main: A.Instantiation | None = None
+        self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
     def err(self, node_or_span, msg: str) -> None:
@@ -60,7 +62,7 @@ class Checker(ExprChecker, Visitor):
             t = Composite(kind, d.name, [], d, d.annotations)
             self.declare(s, Symbol("type", d.name, d, t), d.span)
             inner = Scope(s)
-            for tp in getattr(d, "type_params", []):
+            for tp in d.type_params:
                 inner.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
             seen = set()
             for f in d.fields:
@@ -154,10 +156,10 @@ class Checker(ExprChecker, Visitor):
                 if m.value is None:
                     self.err(m, f"member '{m.name}' of serializable enum {d.name} needs a value")
                     continue
-                self.expr(m.value, s)
-                v = self.const_value(m.value)
+                self.exprs.expr(m.value, s)
+                v = self.exprs.const_value(m.value)
                 if not isinstance(v, int) or isinstance(v, bool):
-                    self.err(m.value, f"enum member value must be a compile-time integer")
+                    self.err(m.value, "enum member value must be a compile-time integer")
                     continue
                 t.values[m.name] = v & ((1 << under.width) - 1)
             elif m.value is not None:
@@ -167,9 +169,9 @@ class Checker(ExprChecker, Visitor):
 
     def const_decl(self, d: A.ConstDecl, s: Scope) -> None:
         t = self.resolve_type(d.type_ref, s)
-        self.expr(d.value, s)
-        self.coerce(d.value, t, f"constant '{d.name}'")
-        v = self.const_value(d.value)
+        self.exprs.expr(d.value, s)
+        self.exprs.coerce(d.value, t, f"constant '{d.name}'")
+        v = self.exprs.const_value(d.value)
         if v is None and not isinstance(d.value.type, Unknown) and not isinstance(strip_newtype(t), (Composite, Tuple, Enum)) and t != ERROR:
             self.err(d.value, f"initializer of constant '{d.name}' is not a compile-time constant")
         self.declare(s, Symbol("const", d.name, d, t, value=v), d.span)
@@ -201,8 +203,8 @@ class Checker(ExprChecker, Visitor):
             return Tuple([self.resolve_type(a, s) for a in ref.args])
         if isinstance(ref, A.StackType):
             elem = self.resolve_type(ref.elem, s)
-            self.expr(ref.size, s)
-            n = self.const_value(ref.size)
+            self.exprs.expr(ref.size, s)
+            n = self.exprs.const_value(ref.size)
             if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
                 self.err(ref.size, "header stack size must be a positive compile-time integer")
                 return UNKNOWN
@@ -271,8 +273,8 @@ class Checker(ExprChecker, Visitor):
     def width_value(self, e: A.Expr, s: Scope) -> int | None:
         if e is None:
             return 1
-        self.expr(e, s)
-        v = self.const_value(e)
+        self.exprs.expr(e, s)
+        v = self.exprs.const_value(e)
         if not isinstance(v, int) or isinstance(v, bool):
             self.err(e, "width must be a compile-time integer constant")
             return None
@@ -286,7 +288,7 @@ class Checker(ExprChecker, Visitor):
 
     def size_value(self, e: A.Expr, what: str) -> None:
         """A table or value_set size or an entry priority: a constant that P4Info's int32 holds."""
-        v = self.const_value(e)
+        v = self.exprs.const_value(e)
         if not isinstance(v, int) or isinstance(v, bool):
             self.err(e, f"{what} must be a compile-time constant")
         elif not 0 <= v <= MAX_INT32:
@@ -300,8 +302,8 @@ class Checker(ExprChecker, Visitor):
             sym = Symbol("param", p.name, p, t, direction=p.direction, owner=owner)
             self.declare(scope, sym, p.span)
             if p.default is not None:
-                self.expr(p.default, scope)
-                self.coerce(p.default, t, f"default of parameter '{p.name}'")
+                self.exprs.expr(p.default, scope)
+                self.exprs.coerce(p.default, t, f"default of parameter '{p.name}'")
 
     def function_body(self, d: A.FunctionDecl, s: Scope) -> None:
         scope = Scope(s, d)
@@ -323,6 +325,10 @@ class Checker(ExprChecker, Visitor):
         self.stmt(d.body, scope, {"action": d})
 
     def instantiation(self, d: A.Instantiation, s: Scope) -> None:
+        """Check `T(args) name;` and declare `name`: the type must be an extern, parser, control
+        or package; constructor arguments are bound to an extern constructor overload of that
+        arity, counted for parsers/controls, and matched parameter by parameter for packages
+        (`V1Switch`); an initializer block is checked as the instance's methods."""
         t = self.resolve_type(d.type_ref, s)
         d.resolved_type = t
         if not isinstance(t, ObjectT):
@@ -331,22 +337,22 @@ class Checker(ExprChecker, Visitor):
             self.declare(s, Symbol("instance", d.name, d, UNKNOWN), d.span)
             return
         for a in d.args:
-            self.expr(a.expr, s)
+            self.exprs.expr(a.expr, s)
         decl = t.decl
         if isinstance(decl, A.ExternDecl):
             ctors = [m for m in decl.methods if m.ret is None]
-            cands = [c for c in ctors if self.arity_ok(c.params, d.args)]
+            cands = [c for c in ctors if arity_ok(c.params, d.args)]
             if not cands:
                 counts = sorted({len(c.params) for c in ctors})
                 self.err(d, f"wrong number of arguments to constructor of {decl.name}: expected "
                             f"{' or '.join(map(str, counts)) or 0}, got {len(d.args)}")
             else:
-                self.bind_args(cands[0], d.args, dict(t.type_args), d, decl.name, s, type_binding=t.type_args)
+                self.exprs.bind_args(cands[0], d.args, dict(t.type_args), d, decl.name, s, type_binding=t.type_args)
         elif isinstance(decl, (A.ParserDecl, A.ControlDecl)):
             if len(d.args) != len(decl.ctor_params):
                 self.err(d, f"wrong number of arguments to {decl.name}: expected {len(decl.ctor_params)}, got {len(d.args)}")
         elif isinstance(decl, A.PackageTypeDecl):
-            if not self.arity_ok(decl.params, d.args):
+            if not arity_ok(decl.params, d.args):
                 self.err(d, f"wrong number of arguments to package {decl.name}: expected {len(decl.params)}, got {len(d.args)}")
             else:
                 check_package_args(self, d, decl, dict(t.type_args))
@@ -378,9 +384,9 @@ class Checker(ExprChecker, Visitor):
             # around it; one marked @synchronous(m) runs only inside the call m, and may (p4c).
             synchronous = any(a.name == "synchronous" for a in proto.annotations or [])
             self.function_body(f, Scope(s, hides_locals=not synchronous))
-            want = self.generic_scope(proto, dict(t.type_args))
+            want = self.exprs.generic_scope(proto, dict(t.type_args))
             given = f.proto.params
-            if not self.arity_ok(proto.params, [A.Argument(p.span, None, None) for p in given]):
+            if not arity_ok(proto.params, [A.Argument(p.span, None, None) for p in given]):
                 self.err(f, f"'{f.name}' of {decl.name} takes {len(proto.params)} parameters, not {len(given)}")
                 continue
             for p, q in zip(given, proto.params):
@@ -436,7 +442,7 @@ class Checker(ExprChecker, Visitor):
     def select(self, sel: A.Select, scope: Scope) -> None:
         types = []
         for e in sel.exprs:
-            types.append(self.expr(e, scope))
+            types.append(self.exprs.expr(e, scope))
         for c in sel.cases:
             sym = scope.lookup(c.next_state)
             if sym is None or sym.kind != "state":
@@ -449,7 +455,7 @@ class Checker(ExprChecker, Visitor):
                 if len(items) == 1 and isinstance(items[0], A.Name):
                     vs = scope.lookup(items[0].name)
                     if vs is not None and vs.kind == "value_set":
-                        self.expr(items[0], scope)
+                        self.exprs.expr(items[0], scope)
                         continue
                 self.err(ks, f"select keyset has {len(items)} components but the select has {len(types)} expressions")
                 continue
@@ -461,26 +467,26 @@ class Checker(ExprChecker, Visitor):
             item.type = t
             return
         if isinstance(item, A.Mask):
-            self.expr(item.value, scope)
-            self.expr(item.mask, scope)
-            self.coerce(item.value, t, "keyset value")
+            self.exprs.expr(item.value, scope)
+            self.exprs.expr(item.mask, scope)
+            self.exprs.coerce(item.value, t, "keyset value")
             # a serializable enum's mask is a plain number of its underlying type (as with p4c)
             mask_t = t.underlying if isinstance(t, Enum) and t.underlying is not None and \
                 isinstance(strip_newtype(item.mask.type), IntT) else t
-            self.coerce(item.mask, mask_t, "keyset mask")
+            self.exprs.coerce(item.mask, mask_t, "keyset mask")
             item.type = t
             return
         if isinstance(item, A.Range):
-            self.expr(item.lo, scope)
-            self.expr(item.hi, scope)
-            self.coerce(item.lo, t, "range bound")
-            self.coerce(item.hi, t, "range bound")
+            self.exprs.expr(item.lo, scope)
+            self.exprs.expr(item.hi, scope)
+            self.exprs.coerce(item.lo, t, "range bound")
+            self.exprs.coerce(item.hi, t, "range bound")
             item.type = t
             return
-        self.expr(item, scope)
+        self.exprs.expr(item, scope)
         if isinstance(item, A.Name) and item.sym is not None and item.sym.kind == "value_set":
             return
-        self.coerce(item, t, "keyset value")
+        self.exprs.coerce(item, t, "keyset value")
 
     def control_body(self, d: A.ControlDecl, s: Scope) -> None:
         scope = Scope(s, d)
@@ -507,7 +513,7 @@ class Checker(ExprChecker, Visitor):
             self.table(loc, scope)
         elif isinstance(loc, A.ValueSetDecl):
             t = self.resolve_type(loc.elem, scope)
-            self.expr(loc.size, scope)
+            self.exprs.expr(loc.size, scope)
             self.size_value(loc.size, "value_set size")
             self.declare(scope, Symbol("value_set", loc.name, loc, t, owner=owner), loc.span)
         else:
@@ -516,8 +522,8 @@ class Checker(ExprChecker, Visitor):
     def var_decl(self, d: A.VarDecl, scope: Scope) -> None:
         t = self.resolve_type(d.type_ref, scope)
         if d.init is not None:
-            self.expr(d.init, scope)
-            self.coerce(d.init, t, f"initializer of '{d.name}'")
+            self.exprs.expr(d.init, scope)
+            self.exprs.coerce(d.init, t, f"initializer of '{d.name}'")
         d.symbol = Symbol("var", d.name, d, t, owner=scope.owner)
         self.declare(scope, d.symbol, d.span)
 
@@ -535,7 +541,7 @@ class Checker(ExprChecker, Visitor):
         if key is not None:
             lpm = 0
             for k in key.value:
-                kt = self.expr(k.expr, scope)
+                kt = self.exprs.expr(k.expr, scope)
                 key_types.append(kt)
                 if k.match_kind not in self.match_kinds:
                     self.err(k, f"unknown match kind '{k.match_kind}'")
@@ -590,7 +596,7 @@ class Checker(ExprChecker, Visitor):
                 if e.priority is not None:
                     if ent.is_const:
                         self.err(e.priority, "a table with 'const' entries cannot give them priorities (use 'entries')")
-                    self.expr(e.priority, scope)
+                    self.exprs.expr(e.priority, scope)
                     self.size_value(e.priority, "entry priority")
                 sym = self.lookup_action(e.action, scope)
                 if sym is not None:
@@ -604,7 +610,7 @@ class Checker(ExprChecker, Visitor):
             if p.name in ("key", "actions", "default_action", "entries"):
                 continue
             if isinstance(p.value, A.Expr):
-                self.expr(p.value, scope)
+                self.exprs.expr(p.value, scope)
             if p.name == "size":
                 self.size_value(p.value, "table size")
         if ent is not None and not ent.is_const and any(e.priority is not None for e in ent.value):
@@ -621,12 +627,13 @@ class Checker(ExprChecker, Visitor):
             self.err(entries[0], f"the first entry of table {t.name} must have a priority (a later one has)")
             return
         lp, dp = t.prop("largest_priority_wins"), t.prop("priority_delta")
-        largest_wins = True if lp is None else self.const_value(lp.value) is not False
-        delta = self.const_value(dp.value) if dp is not None else 1
+        largest_wins = True if lp is None else self.exprs.const_value(lp.value) is not False
+        delta = self.exprs.const_value(dp.value) if dp is not None else 1
         if not isinstance(delta, int) or isinstance(delta, bool) or delta < 0:
             return
+        current = 0     # the first entry's priority replaces it (it must have one: checked above)
         for e in entries:
-            p = self.const_value(e.priority) if e.priority is not None else current
+            p = self.exprs.const_value(e.priority) if e.priority is not None else current
             if not isinstance(p, int):
                 return
             current = p - delta if largest_wins else p + delta
@@ -660,10 +667,10 @@ class Checker(ExprChecker, Visitor):
                     return
         params = decl.params if len(ar.args) == len(decl.params) else decl.params[:len(ar.args)] if partial else [p for p in decl.params if not p.direction]
         for a, p in zip(ar.args, params):
-            self.expr(a.expr, scope)
+            self.exprs.expr(a.expr, scope)
             pt = p.resolved_type
             if pt is not None:
-                self.coerce(a.expr, pt, f"argument '{p.name}' of action '{ar.name}'")
+                self.exprs.coerce(a.expr, pt, f"argument '{p.name}' of action '{ar.name}'")
 
     # ------------------------------------------------------------ statements
     def stmt(self, st: A.Stmt, scope: Scope, ctx: dict) -> None:
@@ -681,18 +688,18 @@ class Checker(ExprChecker, Visitor):
             self.stmt(s, inner, ctx)
 
     def visit_Assign(self, st, scope, ctx):
-        lt = self.expr(st.lhs, scope)
-        self.expr(st.rhs, scope)
+        lt = self.exprs.expr(st.lhs, scope)
+        self.exprs.expr(st.rhs, scope)
         self.check_lvalue(st.lhs, scope)
-        self.coerce(st.rhs, lt, "assignment")
+        self.exprs.coerce(st.rhs, lt, "assignment")
 
     def visit_CallStmt(self, st, scope, ctx):
-        self.expr(st.call, scope, stmt_ctx=True)
+        self.exprs.expr(st.call, scope, stmt_ctx=True)
         if "parser" in ctx and st.call.target_kind() == "action":
             self.err(st.call, "action calls are not allowed in parsers")
 
     def visit_If(self, st, scope, ctx):
-        ct = self.expr(st.cond, scope)
+        ct = self.exprs.expr(st.cond, scope)
         if ct is not UNKNOWN and ct != BOOL:
             self.err(st.cond, f"condition must be bool, not {ct}")
         self.stmt(st.then, Scope(scope), ctx)
@@ -705,9 +712,9 @@ class Checker(ExprChecker, Visitor):
     def visit_Return(self, st, scope, ctx):
         fn = ctx.get("function")
         if st.value is not None:
-            self.expr(st.value, scope)
+            self.exprs.expr(st.value, scope)
             if fn is not None:
-                self.coerce(st.value, fn.ret_type, "return value")
+                self.exprs.coerce(st.value, fn.ret_type, "return value")
             else:
                 self.err(st, "return with a value outside a function")
         elif fn is not None and fn.ret_type not in (VOID, UNKNOWN):
@@ -743,7 +750,7 @@ class Checker(ExprChecker, Visitor):
             if isinstance(s, A.VarDecl) and s.symbol is not None:
                 s.symbol.loop_index = True
         if st.cond is not None:
-            ct = self.expr(st.cond, inner)
+            ct = self.exprs.expr(st.cond, inner)
             if ct is not UNKNOWN and ct != BOOL:
                 self.err(st.cond, f"condition must be bool, not {ct}")
         for s in st.update:
@@ -757,14 +764,14 @@ class Checker(ExprChecker, Visitor):
         c = st.collection
         if isinstance(c, A.Range):
             for end in (c.lo, c.hi):
-                self.expr(end, inner)
-                self.coerce(end, t, "bound of the 'for' range")
+                self.exprs.expr(end, inner)
+                self.exprs.coerce(end, t, "bound of the 'for' range")
         elif isinstance(c, A.ListExpr):
             for item in c.items:
-                self.expr(item, inner)
-                self.coerce(item, t, "element of the 'for' list")
+                self.exprs.expr(item, inner)
+                self.exprs.coerce(item, t, "element of the 'for' list")
         else:
-            ct = strip_newtype(self.expr(c, inner))
+            ct = strip_newtype(self.exprs.expr(c, inner))
             if not isinstance(ct, Stack):
                 if ct is not UNKNOWN:
                     self.err(c, f"a 'for' loop iterates over a range, a header stack or a list, not {ct}")
@@ -785,7 +792,7 @@ class Checker(ExprChecker, Visitor):
 
 
     def switch(self, st: A.Switch, scope: Scope, ctx: dict) -> None:
-        t = self.expr(st.expr, scope)
+        t = self.exprs.expr(st.expr, scope)
         seen: set = set()
         for i, c in enumerate(st.cases):
             for lab in c.labels:
@@ -801,9 +808,9 @@ class Checker(ExprChecker, Visitor):
                         self.err(lab, f"'{lab.name}' is not an action of table {t.table.name}")
                     key = lab.name
                 else:
-                    self.expr(lab, scope)
-                    self.coerce(lab, t, "switch label")
-                    key = self.const_value(lab)
+                    self.exprs.expr(lab, scope)
+                    self.exprs.coerce(lab, t, "switch label")
+                    key = self.exprs.const_value(lab)
                     if key is None:
                         self.err(lab, "switch label must be a compile-time constant")
                 if key in seen:

@@ -1,15 +1,23 @@
 """Type checking of expressions: names, members, operators and P4's width rules, casts,
 calls (with generic type inference), and the coercion of unsized constants and list or
-struct initialisers to the type a context expects. A mixin of check.Checker."""
+struct initialisers to the type a context expects: the expression part of check.Checker,
+which it holds as `exprs` and reaches back through `ck`."""
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from . import ast as A
 from .check_types import UNKNOWN, ActionRun, CallTarget, MethodRef, TableResult, TypeName
 from .consteval import const_value
+from .call_args import arity_ok, order_args
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
                     ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
                     strip_newtype, MAX_INT32, MAX_SHIFT, MAX_WIDTH)
+from .visitor import Visitor
+
+if TYPE_CHECKING:
+    from .check import Checker
 
 
 def _enum_value_type(t):
@@ -24,20 +32,19 @@ def _reads_loop_index(e: A.Node) -> bool:
     return any(_reads_loop_index(c) for c in e.children())
 
 
-def is_optional(p: A.Param) -> bool:
-    """A parameter annotated @optional (an architecture's): its argument may be left out."""
-    return any(a.name == "optional" for a in (p.annotations or []))
+class ExprChecker(Visitor):
+    """Expression typing (named pass `visit_<Expr>`) for the Checker `ck`, whose declarations,
+    scopes, type resolution and error reporting it uses."""
 
-
-class ExprChecker:
-    """Expression typing for Checker (needs err, resolve_type, check_lvalue from it)."""
+    def __init__(self, ck: "Checker"):
+        self.ck = ck    # the checker this is the expression part of
 
     # ------------------------------------------------------------ expressions
     def expr(self, e: A.Expr, scope: Scope, stmt_ctx: bool = False) -> Type:
         try:
             t = self._expr(e, scope, stmt_ctx)
         except RecursionError:
-            self.err(e, "expression nested too deeply")
+            self.ck.err(e, "expression nested too deeply")
             t = UNKNOWN
         e.type = t
         return t
@@ -48,10 +55,10 @@ class ExprChecker:
     def visit_IntLiteral(self, e, scope, stmt_ctx):
         if e.width is not None:
             if e.width == 0 and e.value != 0 or e.width < 0:
-                self.err(e, f"invalid width {e.width}")
+                self.ck.err(e, f"invalid width {e.width}")
                 return UNKNOWN
             if e.width > MAX_WIDTH:
-                self.err(e, f"width {e.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+                self.ck.err(e, f"width {e.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
                 return UNKNOWN
             return Bits(e.width, e.signed)
         return INT
@@ -60,14 +67,14 @@ class ExprChecker:
         """A constant shift amount: it must fit an int (p4c), fold to at most MAX_WIDTH
         bits when the shifted value is constant too, and stay within what BMv2 shifts."""
         if v > MAX_INT32:
-            self.err(e.right, f"shift amount {v} too large")
+            self.ck.err(e.right, f"shift amount {v} too large")
         elif self.const_value(e.left) is not None:
             if v > MAX_WIDTH:
-                self.err(e, f"shift by {v} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+                self.ck.err(e, f"shift by {v} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
             else:
                 return True
         elif v > MAX_SHIFT:
-            self.err(e, f"unsupported on this target: shift amount {v} (BMv2 shifts by at most {MAX_SHIFT} bits)")
+            self.ck.err(e, f"unsupported on this target: shift amount {v} (BMv2 shifts by at most {MAX_SHIFT} bits)")
         else:
             return True
         return False
@@ -91,20 +98,20 @@ class ExprChecker:
             return UNKNOWN
         if isinstance(bt, Stack):
             if not (isinstance(strip_newtype(it), (Bits, IntT)) or it is UNKNOWN):
-                self.err(e.index, f"stack index must be an integer, not {it}")
+                self.ck.err(e.index, f"stack index must be an integer, not {it}")
             v = self.const_value(e.index)
             if isinstance(v, int) and not isinstance(v, bool) and not 0 <= v < bt.size:
-                self.err(e.index, f"index {v} out of bounds for {bt}")
+                self.ck.err(e.index, f"index {v} out of bounds for {bt}")
             if isinstance(it, IntT):
                 e.index.type = Bits(32)
             return bt.elem
         if isinstance(bt, Tuple):
             v = self.const_value(e.index)
             if not isinstance(v, int) or not 0 <= v < len(bt.elems):
-                self.err(e.index, "tuple index must be a constant in range")
+                self.ck.err(e.index, "tuple index must be a constant in range")
                 return UNKNOWN
             return bt.elems[v]
-        self.err(e, f"cannot index a value of type {bt}")
+        self.ck.err(e, f"cannot index a value of type {bt}")
         return UNKNOWN
 
     def visit_Slice(self, e, scope, stmt_ctx):
@@ -119,14 +126,14 @@ class ExprChecker:
             if isinstance(hi, int) and isinstance(lo, int):
                 return Bits(hi - lo + 1)
         if not isinstance(bt, Bits):
-            self.err(e, f"cannot slice a value of type {bt}")
+            self.ck.err(e, f"cannot slice a value of type {bt}")
             return UNKNOWN
         if not isinstance(hi, int) or not isinstance(lo, int):
             if not _reads_loop_index(e.hi) and not _reads_loop_index(e.lo):
-                self.err(e, "slice bounds must be compile-time constants")
+                self.ck.err(e, "slice bounds must be compile-time constants")
             return UNKNOWN     # with a loop's variable: checked again once the loop is unrolled
         if not (0 <= lo <= hi < bt.width):
-            self.err(e, f"slice [{hi}:{lo}] out of range for {bt}")
+            self.ck.err(e, f"slice [{hi}:{lo}] out of range for {bt}")
             return UNKNOWN
         return Bits(hi - lo + 1)
 
@@ -139,7 +146,7 @@ class ExprChecker:
     def visit_Ternary(self, e, scope, stmt_ctx):
         ct = self.expr(e.cond, scope)
         if ct not in (BOOL, UNKNOWN):
-            self.err(e.cond, f"condition must be bool, not {ct}")
+            self.ck.err(e.cond, f"condition must be bool, not {ct}")
         a = self.expr(e.then, scope)
         b = self.expr(e.other, scope)
         if a is UNKNOWN or b is UNKNOWN:
@@ -152,10 +159,10 @@ class ExprChecker:
             return a
         if isinstance(a, IntT) and isinstance(b, IntT):
             if self.const_value(e.cond) is None:
-                self.err(e, "'?:' with unsized integer branches needs a width (cast one branch)")
+                self.ck.err(e, "'?:' with unsized integer branches needs a width (cast one branch)")
             return INT
         if not same_type(a, b):
-            self.err(e, f"'?:' branches have different types: {a} and {b}")
+            self.ck.err(e, f"'?:' branches have different types: {a} and {b}")
             return UNKNOWN
         return a
 
@@ -177,17 +184,17 @@ class ExprChecker:
     visit_DefaultExpr = visit_DontCare
 
     def visit_TypeExpr(self, e, scope, stmt_ctx):
-        t = self.resolve_type(e.ref, scope)
+        t = self.ck.resolve_type(e.ref, scope)
         return TypeName(t)
 
     def visit_Mask(self, e, scope, stmt_ctx):
-        self.err(e, "'&&&' and '..' are only allowed in select and table entry keysets")
+        self.ck.err(e, "'&&&' and '..' are only allowed in select and table entry keysets")
         return UNKNOWN
 
     visit_Range = visit_Mask
 
     def visit_Expr(self, e, scope, stmt_ctx):
-        self.err(e, f"unsupported: expression {type(e).__name__}")
+        self.ck.err(e, f"unsupported: expression {type(e).__name__}")
         return UNKNOWN
 
 
@@ -196,10 +203,10 @@ class ExprChecker:
         if sym is None:
             local = scope.hidden_local(e.name)
             if local is not None:
-                self.err(e, f"'{e.name}' is a variable of the enclosing {type(local.owner).__name__.removesuffix('Decl').lower()}:"
+                self.ck.err(e, f"'{e.name}' is a variable of the enclosing {type(local.owner).__name__.removesuffix('Decl').lower()}:"
                             " an initializer block's method sees only parameters, constants and instances")
             else:
-                self.err(e, f"undeclared name '{e.name}'")
+                self.ck.err(e, f"undeclared name '{e.name}'")
             return UNKNOWN
         e.sym = sym
         k = sym.kind
@@ -228,16 +235,16 @@ class ExprChecker:
         if isinstance(bt, TypeName):
             tt = bt.target
             if tt == ERROR:
-                if n not in self.errors:
-                    self.err(e, f"undeclared error '{n}'")
+                if n not in self.ck.errors:
+                    self.ck.err(e, f"undeclared error '{n}'")
                     return UNKNOWN
                 return ERROR
             if isinstance(tt, Enum):
                 if n not in tt.members:
-                    self.err(e, f"enum {tt.tname} has no member '{n}'")
+                    self.ck.err(e, f"enum {tt.tname} has no member '{n}'")
                     return UNKNOWN
                 return tt
-            self.err(e, f"type {tt} has no member '{n}'")
+            self.ck.err(e, f"type {tt} has no member '{n}'")
             return UNKNOWN
         sbt = strip_newtype(bt)
         if isinstance(sbt, Composite):
@@ -248,7 +255,7 @@ class ExprChecker:
                 return MethodRef("builtin", n, e.expr, recv_type=sbt)
             if n in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
                 return MethodRef("builtin", n, e.expr, recv_type=sbt)
-            self.err(e, f"{sbt.kind} {sbt.tname} has no field '{n}'")
+            self.ck.err(e, f"{sbt.kind} {sbt.tname} has no field '{n}'")
             return UNKNOWN
         if isinstance(sbt, Stack):
             if n in ("next", "last"):
@@ -259,14 +266,14 @@ class ExprChecker:
                 return INT
             if n in ("push_front", "pop_front"):
                 return MethodRef("builtin", n, e.expr, recv_type=sbt)
-            self.err(e, f"header stack has no member '{n}'")
+            self.ck.err(e, f"header stack has no member '{n}'")
             return UNKNOWN
         if isinstance(sbt, ObjectT) and sbt.kind == "extern" and sbt.tname in ("packet_in", "packet_out"):
             sbt = Simple(sbt.tname)
         if isinstance(sbt, Simple) and sbt.kind in ("packet_in", "packet_out"):
             ok = {"packet_in": ("extract", "lookahead", "advance", "length"), "packet_out": ("emit",)}[sbt.kind]
             if n not in ok:
-                self.err(e, f"{sbt.kind} has no method '{n}'")
+                self.ck.err(e, f"{sbt.kind} has no method '{n}'")
                 return UNKNOWN
             return MethodRef("builtin", n, e.expr, recv_type=sbt)
         if isinstance(sbt, ObjectT):
@@ -275,27 +282,27 @@ class ExprChecker:
                     pass
                 protos = [m for m in sbt.decl.methods if m.name == n and m.ret is not None]
                 if not protos:
-                    self.err(e, f"extern {sbt.tname} has no method '{n}'")
+                    self.ck.err(e, f"extern {sbt.tname} has no method '{n}'")
                     return UNKNOWN
                 return MethodRef("extern_method", n, e.expr, protos, sbt.decl, recv_type=sbt)
             if sbt.kind == "table":
                 if n == "apply":
                     return MethodRef("table_apply", n, e.expr, None, sbt.decl)
-                self.err(e, f"table {sbt.tname} has no member '{n}'")
+                self.ck.err(e, f"table {sbt.tname} has no member '{n}'")
                 return UNKNOWN
             if sbt.kind in ("parser", "control"):
                 if n == "apply":
                     return MethodRef("apply", n, e.expr, None, sbt.decl, recv_type=sbt)
-                self.err(e, f"{sbt.kind} {sbt.tname} has no member '{n}'")
+                self.ck.err(e, f"{sbt.kind} {sbt.tname} has no member '{n}'")
                 return UNKNOWN
         if isinstance(bt, TableResult):
             if n in ("hit", "miss"):
                 return BOOL
             if n == "action_run":
                 return ActionRun(bt.table)
-            self.err(e, f"table apply result has no member '{n}'")
+            self.ck.err(e, f"table apply result has no member '{n}'")
             return UNKNOWN
-        self.err(e, f"a value of type {bt} has no member '{n}'")
+        self.ck.err(e, f"a value of type {bt} has no member '{n}'")
         return UNKNOWN
 
     def unary(self, e: A.Unary, scope: Scope) -> Type:
@@ -307,16 +314,16 @@ class ExprChecker:
             t = st = _enum_value_type(st)
         if e.op == "!":
             if t != BOOL:
-                self.err(e, f"'!' needs a bool operand, not {t}")
+                self.ck.err(e, f"'!' needs a bool operand, not {t}")
                 return UNKNOWN
             return BOOL
         if e.op == "~":
             if not isinstance(st, Bits):
-                self.err(e, f"'~' needs a bit<W> or int<W> operand, not {t}")
+                self.ck.err(e, f"'~' needs a bit<W> or int<W> operand, not {t}")
                 return UNKNOWN
             return t
         if not isinstance(st, (Bits, IntT)):
-            self.err(e, f"'{e.op}' needs a numeric operand, not {t}")
+            self.ck.err(e, f"'{e.op}' needs a numeric operand, not {t}")
             return UNKNOWN
         return t
 
@@ -332,7 +339,7 @@ class ExprChecker:
         if op in ("&&", "||"):
             for side, t in ((e.left, lt), (e.right, rt)):
                 if t != BOOL:
-                    self.err(side, f"'{op}' needs bool operands, not {t}")
+                    self.ck.err(side, f"'{op}' needs bool operands, not {t}")
                     return UNKNOWN
             return BOOL
         if op in ("==", "!="):
@@ -345,15 +352,15 @@ class ExprChecker:
             elif isinstance(lt, (ListT, StructInitT)):
                 self.coerce(e.left, rt, f"operand of '{op}'")
             elif not self.equal_types(lt, rt):
-                self.err(e, f"cannot compare {lt} and {rt} with '{op}'")
+                self.ck.err(e, f"cannot compare {lt} and {rt} with '{op}'")
             return BOOL
         if op == "++":
             slt, srt = (_enum_value_type(strip_newtype(x)) for x in (lt, rt))
             if not isinstance(slt, Bits) or not isinstance(srt, Bits):
-                self.err(e, f"'++' needs bit<W>/int<W> operands, not {lt} and {rt}")
+                self.ck.err(e, f"'++' needs bit<W>/int<W> operands, not {lt} and {rt}")
                 return UNKNOWN
             if slt.width + srt.width > MAX_WIDTH:
-                self.err(e, f"'++' result of width {slt.width + srt.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
+                self.ck.err(e, f"'++' result of width {slt.width + srt.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
                 return UNKNOWN
             return Bits(slt.width + srt.width, slt.signed)
         if op in ("<<", ">>"):
@@ -361,21 +368,21 @@ class ExprChecker:
             if _enum_value_type(slt) is not slt:
                 lt = slt = _enum_value_type(slt)
             if not isinstance(slt, (Bits, IntT)):
-                self.err(e.left, f"'{op}' needs a numeric left operand, not {lt}")
+                self.ck.err(e.left, f"'{op}' needs a numeric left operand, not {lt}")
                 return UNKNOWN
             srt = _enum_value_type(srt)     # p4c's sample issue3288
             signed_constant = isinstance(srt, Bits) and srt.signed and isinstance(self.const_value(e.right), int) \
                 and self.const_value(e.right) >= 0     # p4c accepts a non-negative constant of a signed type
             if not isinstance(srt, (Bits, IntT)) or (isinstance(srt, Bits) and srt.signed and not signed_constant):
-                self.err(e.right, f"shift amount must be unsigned, not {rt}")
+                self.ck.err(e.right, f"shift amount must be unsigned, not {rt}")
                 return UNKNOWN
             if isinstance(slt, IntT) and not isinstance(srt, IntT) and self.const_value(e.left) is not None:
-                self.err(e, "shifting an unsized constant by a run-time amount needs a width (cast the constant)")
+                self.ck.err(e, "shifting an unsized constant by a run-time amount needs a width (cast the constant)")
                 return UNKNOWN
             if isinstance(srt, IntT):
                 v = self.const_value(e.right)
                 if isinstance(v, int) and v < 0:
-                    self.err(e.right, "shift amount must not be negative")
+                    self.ck.err(e.right, "shift amount must not be negative")
                 elif isinstance(v, int) and not self.shift_amount_ok(e, v):
                     return UNKNOWN
                 e.right.type = Bits(32) if not isinstance(slt, IntT) else INT
@@ -389,7 +396,7 @@ class ExprChecker:
             srt = srt.underlying
         if not isinstance(slt, num) or not isinstance(srt, num):
             bad = lt if not isinstance(slt, num) else rt
-            self.err(e, f"'{op}' needs numeric operands, not {bad}")
+            self.ck.err(e, f"'{op}' needs numeric operands, not {bad}")
             return UNKNOWN
         if isinstance(slt, IntT) and isinstance(srt, Bits):
             self.coerce(e.left, srt, f"operand of '{op}'")
@@ -402,22 +409,22 @@ class ExprChecker:
             if op in ("/", "%"):
                 lv, rv = self.const_value(e.left), self.const_value(e.right)
                 if rv == 0:
-                    self.err(e.right, "division by zero")
+                    self.ck.err(e.right, "division by zero")
                 elif isinstance(lv, int) and isinstance(rv, int) and (lv < 0 or rv < 0):
-                    self.err(e, "division of negative unsized constants is not allowed")
+                    self.ck.err(e, "division of negative unsized constants is not allowed")
         else:
             if slt != srt:
-                self.err(e, f"'{op}' operands have different types: {lt} and {rt}")
+                self.ck.err(e, f"'{op}' operands have different types: {lt} and {rt}")
                 return UNKNOWN
             res = lt if isinstance(strip_newtype(lt), Bits) else slt
             if op in ("/", "%") and slt.signed:
-                self.err(e, f"'{op}' is not defined on signed values")
+                self.ck.err(e, f"'{op}' is not defined on signed values")
         if op in ("<", ">", "<=", ">="):
             return BOOL
         if op in ("/", "%") and not isinstance(res, IntT):
             rv = self.const_value(e.right)
             if rv == 0:
-                self.err(e.right, "division by zero")
+                self.ck.err(e.right, "division by zero")
         return res
 
     def equal_types(self, a: Type, b: Type) -> bool:
@@ -431,7 +438,7 @@ class ExprChecker:
     def cast(self, e: A.Cast, scope: Scope) -> Type:
         """Check an explicit cast against the casts the spec allows (bit/int widths, bool,
         serializable enums, new types, structs from lists)."""
-        to = self.resolve_type(e.to, scope)
+        to = self.ck.resolve_type(e.to, scope)
         ft = self.expr(e.expr, scope)
         if to is UNKNOWN or ft is UNKNOWN:
             return to if ft is UNKNOWN else UNKNOWN
@@ -448,7 +455,7 @@ class ExprChecker:
                 return to
             if isinstance(sft, Bits):
                 if sft.signed != sto.signed and sft.width != sto.width:
-                    self.err(e, f"cannot cast {ft} to {to} directly (change the width and the sign in two casts)")
+                    self.ck.err(e, f"cannot cast {ft} to {to} directly (change the width and the sign in two casts)")
                     return UNKNOWN
                 return to
             if sft == BOOL and sto.width == 1 and not sto.signed:
@@ -457,7 +464,7 @@ class ExprChecker:
             if isinstance(sft, IntT):
                 v = self.const_value(e.expr)
                 if v not in (0, 1):
-                    self.err(e, "only 0 and 1 can be cast to bool")
+                    self.ck.err(e, "only 0 and 1 can be cast to bool")
                 e.expr.type = Bits(1)
             return BOOL
         if isinstance(sto, IntT) and isinstance(sft, (Bits, IntT)):
@@ -467,34 +474,16 @@ class ExprChecker:
             return to
         if same_type(sto, sft):
             return to
-        self.err(e, f"cannot cast {ft} to {to}")
+        self.ck.err(e, f"cannot cast {ft} to {to}")
         return UNKNOWN
 
     # ------------------------------------------------------------ calls
-    def arity_ok(self, params: list[A.Param], args: list[A.Argument]) -> bool:
-        if any(a.name for a in args):
-            names = {p.name for p in params}
-            if not all(a.name in names for a in args if a.name):
-                return False
-            given = {a.name for a in args if a.name}
-            return all(p.name in given or p.default is not None or is_optional(p) for p in params)
-        required = sum(1 for p in params if p.default is None and not is_optional(p))
-        return required <= len(args) <= len(params)
-
-    def order_args(self, params: list[A.Param], args: list[A.Argument]) -> list[A.Expr | None]:
-        if any(a.name for a in args):
-            by = {a.name: a.expr for a in args}
-            return [by.get(p.name, p.default) for p in params]
-        out: list[A.Expr | None] = [a.expr for a in args]
-        out += [p.default for p in params[len(args):]]
-        return out
-
     def call(self, e: A.Call, scope: Scope, stmt_ctx: bool) -> Type:
         """Type of a call and what it resolves to (its CallTarget): a constructor, an action, a
         table or parser/control apply, a function, an extern function or method (overloads by
         arity), or a builtin method."""
         ft = self.expr(e.func, scope)
-        targs = [self.resolve_type(t, scope) for t in e.type_args]
+        targs = [self.ck.resolve_type(t, scope) for t in e.type_args]
         for a in e.args:
             if not isinstance(a.expr, A.DontCare):
                 self.expr(a.expr, scope)
@@ -510,22 +499,22 @@ class ExprChecker:
             decl = ft.decl
             e.target = CallTarget("action", decl=decl)
             if len(e.args) != len(decl.params):
-                self.err(e, f"wrong number of arguments to action '{decl.name}': expected {len(decl.params)}, got {len(e.args)}")
+                self.ck.err(e, f"wrong number of arguments to action '{decl.name}': expected {len(decl.params)}, got {len(e.args)}")
                 return UNKNOWN
-            for a, p in zip(self.order_args(decl.params, e.args), decl.params):
+            for a, p in zip(order_args(decl.params, e.args), decl.params):
                 if a is not None:
                     self.coerce(a, p.resolved_type, f"argument '{p.name}' of '{decl.name}'")
                     if p.direction in ("out", "inout"):
-                        self.check_lvalue(a, scope)
+                        self.ck.check_lvalue(a, scope)
             return VOID
         if not isinstance(ft, MethodRef):
-            self.err(e, f"cannot call a value of type {ft}")
+            self.ck.err(e, f"cannot call a value of type {ft}")
             return UNKNOWN
         if ft.kind == "builtin":
             return self.builtin_call(e, ft, targs, scope)
         if ft.kind == "table_apply":
             if e.args:
-                self.err(e, "table apply takes no arguments")
+                self.ck.err(e, "table apply takes no arguments")
             e.target = CallTarget("table_apply", decl=ft.decl)
             return TableResult(ft.decl)
         if ft.kind == "apply":
@@ -533,7 +522,7 @@ class ExprChecker:
             e.target = CallTarget("apply", decl=decl)
             params = decl.params
             if len(e.args) != len(params):
-                self.err(e, f"wrong number of arguments to {decl.name}.apply: expected {len(params)}, got {len(e.args)}")
+                self.ck.err(e, f"wrong number of arguments to {decl.name}.apply: expected {len(params)}, got {len(e.args)}")
                 return UNKNOWN
             for a, p in zip(e.args, params):
                 pt = p.resolved_type
@@ -541,10 +530,10 @@ class ExprChecker:
                     self.coerce(a.expr, pt, f"argument '{p.name}' of {decl.name}.apply")
             return VOID
         # extern methods, extern functions, functions
-        protos = [p for p in ft.protos if self.arity_ok(p.params, e.args)]
+        protos = [p for p in ft.protos if arity_ok(p.params, e.args)]
         if not protos:
             counts = sorted({len(p.params) for p in ft.protos})
-            self.err(e, f"wrong number of arguments to '{ft.mname}': expected {' or '.join(map(str, counts))}, got {len(e.args)}")
+            self.ck.err(e, f"wrong number of arguments to '{ft.mname}': expected {' or '.join(map(str, counts))}, got {len(e.args)}")
             return UNKNOWN
         proto = protos[0]
         if len(protos) > 1:
@@ -556,7 +545,7 @@ class ExprChecker:
             binding.update(ft.recv_type.type_args)
         if targs:
             if len(targs) != len(proto.type_params):
-                self.err(e, f"'{ft.mname}' expects {len(proto.type_params)} type arguments, got {len(targs)}")
+                self.ck.err(e, f"'{ft.mname}' expects {len(proto.type_params)} type arguments, got {len(targs)}")
             binding.update({tp: t for tp, t in zip(proto.type_params, targs) if t != DONTCARE})
         ret = self.bind_args(proto, e.args, binding, e, ft.mname, scope)
         e.target = CallTarget(ft.kind, decl=ft.decl, proto=proto, obj=ft.obj, binding=binding, name=ft.mname)
@@ -566,10 +555,10 @@ class ExprChecker:
         """Match arguments to a prototype's parameters (by position or name, defaults and
         @optional), infer type parameters, check directions and l-values; returns the result
         type."""
-        ordered = self.order_args(proto.params, args)
+        ordered = order_args(proto.params, args)
         unsized = []        # unsized constants passed where only a type variable says the width
         for p, a in zip(proto.params, ordered):
-            pt = self.resolve_type(p.type_ref, self.generic_scope(proto, binding))
+            pt = self.ck.resolve_type(p.type_ref, self.generic_scope(proto, binding))
             if a is None:
                 continue
             at = a.type
@@ -578,7 +567,7 @@ class ExprChecker:
                     pt = binding[pt.tname]
                 elif at is not None and at is not UNKNOWN and at != DONTCARE:
                     if isinstance(at, IntT) and p.direction in ("out", "inout"):
-                        self.err(a, f"argument '{p.name}' of '{fname}' must be a variable")
+                        self.ck.err(a, f"argument '{p.name}' of '{fname}' must be a variable")
                         continue
                     if isinstance(at, IntT):
                         unsized.append((a, p, pt.tname))
@@ -589,31 +578,31 @@ class ExprChecker:
                     continue
             if at == DONTCARE:
                 if p.direction not in ("out",):
-                    self.err(a, f"'_' can only be passed to an out parameter")
+                    self.ck.err(a, "'_' can only be passed to an out parameter")
                 continue
             if not self.coerce(a, pt, f"argument '{p.name}' of '{fname}'"):
                 continue
             if p.direction in ("out", "inout"):
-                self.check_lvalue(a, scope)
+                self.ck.check_lvalue(a, scope)
         for a, p, tname in unsized:
             if tname in binding:        # a later argument fixed the type
                 self.coerce(a, binding[tname], f"argument '{p.name}' of '{fname}'")
             else:
-                self.err(a, f"could not infer a width for argument '{p.name}' of '{fname}' (cast the constant, as p4c requires)")
+                self.ck.err(a, f"could not infer a width for argument '{p.name}' of '{fname}' (cast the constant, as p4c requires)")
         if type_binding is not None:
             type_binding.update(binding)
         if proto.ret is None:
             return VOID
-        rt = self.resolve_type(proto.ret, self.generic_scope(proto, binding))
+        rt = self.ck.resolve_type(proto.ret, self.generic_scope(proto, binding))
         if isinstance(rt, TypeVar):
             if rt.tname in binding:
                 return binding[rt.tname]
-            self.err(node, f"cannot infer the type of the result of '{fname}'; give it as a type argument")
+            self.ck.err(node, f"cannot infer the type of the result of '{fname}'; give it as a type argument")
             return UNKNOWN
         return rt
 
     def generic_scope(self, proto: A.MethodProto, binding: dict) -> Scope:
-        s = Scope(self.top)
+        s = Scope(self.ck.top)
         ext = proto.extern_type_params
         for tp in list(proto.type_params) + list(ext or []):
             s.names[tp] = Symbol("type", tp, None, binding.get(tp, TypeVar(tp)))
@@ -632,7 +621,7 @@ class ExprChecker:
 
         def nargs(*ok):
             if len(args) not in ok:
-                self.err(e, f"wrong number of arguments to '{n}': expected {' or '.join(map(str, ok))}, got {len(args)}")
+                self.ck.err(e, f"wrong number of arguments to '{n}': expected {' or '.join(map(str, ok))}, got {len(args)}")
                 return False
             return True
         if n in ("isValid",):
@@ -641,7 +630,7 @@ class ExprChecker:
         if n in ("setValid", "setInvalid"):
             nargs(0)
             if isinstance(rt, Composite) and rt.is_union:
-                self.err(e, f"'{n}' is not defined on a header_union")
+                self.ck.err(e, f"'{n}' is not defined on a header_union")
             return VOID
         if n in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
             nargs(0)
@@ -650,39 +639,39 @@ class ExprChecker:
             if nargs(1):
                 v = self.const_value(args[0].expr)
                 if not isinstance(v, int) or v < 0:
-                    self.err(args[0], f"'{n}' count must be a non-negative compile-time constant")
+                    self.ck.err(args[0], f"'{n}' count must be a non-negative compile-time constant")
             return VOID
         if n == "extract":
             if nargs(1, 2):
                 at = args[0].expr.type
                 if isinstance(args[0].expr, A.DontCare) and len(args) == 1 and e.type_args:
                     # extract<H>(_): read an H and throw it away
-                    at = args[0].expr.type = self.resolve_type(e.type_args[0], scope)
+                    at = args[0].expr.type = self.ck.resolve_type(e.type_args[0], scope)
                     if isinstance(at, Composite) and at.is_header:
                         return VOID
                 if not (isinstance(at, Composite) and at.is_header) and at is not UNKNOWN:
-                    self.err(args[0], f"extract needs a header, not {at}")
+                    self.ck.err(args[0], f"extract needs a header, not {at}")
                 else:
-                    self.check_lvalue(args[0].expr, scope)
-                    hv = any(isinstance(ft_, Varbit) for _, ft_ in getattr(at, "fields", []))
+                    self.ck.check_lvalue(args[0].expr, scope)
+                    hv = isinstance(at, Composite) and any(isinstance(ft_, Varbit) for _, ft_ in at.fields)
                     if len(args) == 1 and hv:
-                        self.err(e, f"extract of header {at} with a varbit field needs the varbit size argument")
+                        self.ck.err(e, f"extract of header {at} with a varbit field needs the varbit size argument")
                     if len(args) == 2:
                         if not hv:
-                            self.err(e, f"two-argument extract needs a header with a varbit field")
+                            self.ck.err(e, "two-argument extract needs a header with a varbit field")
                         self.coerce(args[1].expr, Bits(32), "extract size")
             return VOID
         if n == "lookahead":
             nargs(0)
             if len(targs) != 1:
-                self.err(e, "lookahead needs one type argument")
+                self.ck.err(e, "lookahead needs one type argument")
                 return UNKNOWN
             t = targs[0]
             st = strip_newtype(t)
             fixed = isinstance(st, Composite) and st.kind in ("header", "struct") \
                 and all(bit_width(lt) for _, lt, _ in st.layout())
             if not (bit_width(t) or fixed):
-                self.err(e, f"lookahead of {t} is not supported")
+                self.ck.err(e, f"lookahead of {t} is not supported")
             return t
         if n == "advance":
             if nargs(1):
@@ -695,9 +684,9 @@ class ExprChecker:
             if nargs(1):
                 at = args[0].expr.type
                 if not isinstance(strip_newtype(at), (Composite, Stack)) and at is not UNKNOWN:
-                    self.err(args[0], f"emit needs a header, header stack, header_union or struct, not {at}")
+                    self.ck.err(args[0], f"emit needs a header, header stack, header_union or struct, not {at}")
             return VOID
-        self.err(e, f"unsupported: method '{n}'")
+        self.ck.err(e, f"unsupported: method '{n}'")
         return UNKNOWN
 
     # ------------------------------------------------------------ coercion
@@ -719,26 +708,26 @@ class ExprChecker:
                     lim = 1 << tt.width
                     if not tt.signed and (v >= lim or v < -(lim >> 1) and v < 0 and -v > lim):
                         # p4c keeps the low bits and warns; so do we
-                        self.rep.warning(e.span, f"value {v} does not fit in {target} ({what}); only its low {tt.width} bits are kept")
+                        self.ck.rep.warning(e.span, f"value {v} does not fit in {target} ({what}); only its low {tt.width} bits are kept")
                 self.set_const_type(e, tt)
                 return True
             if isinstance(tt, IntT):
                 return True
             if isinstance(tt, Enum) and tt.underlying:
-                self.err(e, f"cannot use int for {target} without a cast ({what})")
+                self.ck.err(e, f"cannot use int for {target} without a cast ({what})")
                 return False
         if isinstance(st, Enum) and st.underlying and isinstance(tt, Bits) and st.underlying == tt:
             return True
         if isinstance(st, (ListT, StructInitT)) and isinstance(tt, (Composite, Tuple, Stack)):
             return self.coerce_aggregate(e, tt, what)
         if isinstance(st, Bits) and isinstance(tt, Bits):
-            self.err(e, f"type mismatch in {what}: expected {target}, got {src}")
+            self.ck.err(e, f"type mismatch in {what}: expected {target}, got {src}")
             return False
         if isinstance(tt, Tuple) and isinstance(st, Tuple):
             return True
         if st == DONTCARE:
             return True
-        self.err(e, f"type mismatch in {what}: expected {target}, got {src}")
+        self.ck.err(e, f"type mismatch in {what}: expected {target}, got {src}")
         return False
 
     def coerce_aggregate(self, e: A.Expr, tt: Type, what: str) -> bool:
@@ -747,13 +736,13 @@ class ExprChecker:
         if isinstance(e, A.ListExpr):
             if isinstance(tt, Composite):
                 if len(e.items) != len(tt.fields):
-                    self.err(e, f"{tt} has {len(tt.fields)} fields but the list has {len(e.items)} elements ({what})")
+                    self.ck.err(e, f"{tt} has {len(tt.fields)} fields but the list has {len(e.items)} elements ({what})")
                     return False
                 for item, (_, ftp) in zip(e.items, tt.fields):
                     self.coerce(item, ftp, what)
             elif isinstance(tt, Tuple):
                 if len(e.items) != len(tt.elems):
-                    self.err(e, f"tuple has {len(tt.elems)} elements but the list has {len(e.items)} ({what})")
+                    self.ck.err(e, f"tuple has {len(tt.elems)} elements but the list has {len(e.items)} ({what})")
                     return False
                 for item, et in zip(e.items, tt.elems):
                     self.coerce(item, et, what)
@@ -766,19 +755,19 @@ class ExprChecker:
             names = set(e.names)
             for fname, ftp in tt.fields:
                 if fname not in names:
-                    self.err(e, f"field '{fname}' of {tt} is missing from the initializer ({what})")
+                    self.ck.err(e, f"field '{fname}' of {tt} is missing from the initializer ({what})")
                     return False
             for n, v in zip(e.names, e.values):
                 ftp = tt.field(n)
                 if ftp is None:
-                    self.err(v, f"{tt} has no field '{n}'")
+                    self.ck.err(v, f"{tt} has no field '{n}'")
                     return False
                 self.coerce(v, ftp, what)
             e.type = tt
             return True
         if isinstance(e, A.Cast):
             return True
-        self.err(e, f"type mismatch in {what}: expected {tt}, got {e.type}")
+        self.ck.err(e, f"type mismatch in {what}: expected {tt}, got {e.type}")
         return False
 
     def set_const_type(self, e: A.Expr, t: Type) -> None:

@@ -5,6 +5,7 @@ when it found any.
 """
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 
@@ -112,7 +113,6 @@ class Compilation:
         rep.check()
         doc = lw.doc.finish()
         if o.dump_ir:
-            import json
             self.dumps.append(json.dumps(doc, indent=1))
 
         rep = self.phase()

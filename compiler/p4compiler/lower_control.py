@@ -1,14 +1,23 @@
 """Lowering of controls: apply blocks -> BMv2 pipelines of tables and conditionals."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
-from .check import ActionRun, const_value
+from .check_types import ActionRun
+from .consteval import const_value
+from .call_args import order_args
 from .context import Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import MatchFieldInfo, TableInfo
+from .scope import Symbol
 from .storage import FieldLoc, HeaderLoc, ObjLoc, ValueLoc
+from .visitor import Visitor
 from .types import BOOL, Enum, NewType, strip_newtype
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 _KIND_ORDER = {"range": 4, "ternary": 3, "optional": 3, "lpm": 2, "exact": 1}
 
@@ -33,20 +42,25 @@ def expr_text(e: A.Expr) -> str:
     if isinstance(e, A.Binary):
         return f"{expr_text(e.left)} {e.op} {expr_text(e.right)}"
     if isinstance(e, A.Cast):
-        return f"({getattr(e.type, 'name', lambda: '?')()}){expr_text(e.expr)}"
+        return f"({e.type.name() if e.type is not None else '?'}){expr_text(e.expr)}"
     return "key"
 
 
-class ControlLowering:
+class ControlLowerer(Visitor):
+    """Apply blocks to the nodes of a BMv2 pipeline (named pass `flow_<Stmt>`): tables, hidden
+    tables for straight-line code, conditionals, control instances applied in place."""
+    def __init__(self, lw: "Lowerer"):
+        self.lw = lw    # the shared context: document, model, checker results and the other parts
+
     # ------------------------------------------------------------ pipelines
     def lower_pipeline(self, pname: str, decl: A.ControlDecl, locs: list) -> None:
-        pipe = {"name": pname, "id": len(self.doc.pipelines),
-                "source_info": self.doc.source_info(decl.span, decl.name),
+        pipe = {"name": pname, "id": len(self.lw.doc.pipelines),
+                "source_info": self.lw.doc.source_info(decl.span, decl.name),
                 "init_table": None, "tables": [], "action_profiles": [], "conditionals": []}
         if pipe["source_info"] is None:
             del pipe["source_info"]
-        self.doc.pipelines.append(pipe)
-        ctx = self.control_ctx(decl, self.name_of(decl, ""), locs, pipe)
+        self.lw.doc.pipelines.append(pipe)
+        ctx = self.control_ctx(decl, self.lw.storage.name_of(decl, ""), locs, pipe)
         pipe["init_table"] = self.control_apply(decl, ctx, None)
 
     def control_ctx(self, decl: A.ControlDecl, prefix: str, locs: list, pipe: dict, parent=None, objects=None):
@@ -61,19 +75,19 @@ class ControlLowering:
             except Unsupported as u:
                 if u.span is None:
                     u.span = loc.span
-                self.report(u)
+                self.lw.report(u)
         if objects is not None:
             objects.update((d, ctx.env[d]) for d in decl.locals if isinstance(d, A.Instantiation) and d in ctx.env)
         return ctx
 
     def control_local(self, d, ctx) -> None:
         if isinstance(d, A.VarDecl):
-            self.alloc_local(d, ctx)
+            self.lw.storage.alloc_local(d, ctx)
             if d.init is not None:
                 ctx.var_inits.append(d)
         elif isinstance(d, A.Instantiation):
             if d not in ctx.env:
-                self.instantiate(d, ctx)
+                self.lw.externs.instantiate(d, ctx)
         elif isinstance(d, (A.ActionDecl, A.TableDecl, A.ConstDecl)):
             pass
         else:
@@ -97,10 +111,10 @@ class ControlLowering:
         for st in stmts:
             if isinstance(st, A.VarDecl) and st not in ctx.var_inits:
                 try:
-                    self.alloc_local(st, inner)
+                    self.lw.storage.alloc_local(st, inner)
                 except Unsupported as u:
                     u.span = u.span or st.span
-                    self.report(u)
+                    self.lw.report(u)
         cur = nxt
         pending: list = []
         for st in reversed(stmts):
@@ -114,7 +128,7 @@ class ControlLowering:
                 cur = self.lower_flow(st, inner, cur)
             except Unsupported as u:
                 u.span = u.span or st.span
-                self.report(u)
+                self.lw.report(u)
         if pending:
             cur = self.hidden_table(pending, inner, cur)
         return cur
@@ -127,23 +141,23 @@ class ControlLowering:
         try:
             act, data = self.simple_action_call(stmts, ctx)
             if act is None:
-                act = self.hidden_action(stmts, ctx, stmts[0].span)
+                act = self.lw.stmts.hidden_action(stmts, ctx, stmts[0].span)
                 data = []
         except Unsupported as u:
             u.span = u.span or stmts[0].span
-            self.report(u)
+            self.lw.report(u)
             return nxt
-        tname = self.doc.fresh("tbl_" + act["name"].split(".")[-1])
-        table = {"name": tname, "id": self.doc.table_id, "key": [], "match_type": "exact", "type": "simple",
+        tname = self.lw.doc.fresh("tbl_" + act["name"].split(".")[-1])
+        table = {"name": tname, "id": self.lw.doc.table_id, "key": [], "match_type": "exact", "type": "simple",
                  "max_size": 1024, "with_counters": False, "support_timeout": False, "direct_meters": None,
                  "action_ids": [act["id"]], "actions": [act["name"]], "base_default_next": nxt,
                  "next_tables": {act["name"]: nxt},
                  "default_entry": {"action_id": act["id"], "action_const": True, "action_data": data,
                                    "action_entry_const": True}}
-        si = self.doc.source_info(stmts[0].span)
+        si = self.lw.doc.source_info(stmts[0].span)
         if si:
             table["source_info"] = si
-        self.doc.table_id += 1
+        self.lw.doc.table_id += 1
         ctx.pipeline["tables"].append(table)
         return tname
 
@@ -159,7 +173,7 @@ class ControlLowering:
         decl = tgt.decl
         if any(p.direction for p in decl.params):
             return None, None
-        args = self.ck.order_args(decl.params, call.args)
+        args = order_args(decl.params, call.args)
         data = []
         for p, a in zip(decl.params, args):
             v = const_value(a) if a is not None else None
@@ -167,21 +181,20 @@ class ControlLowering:
                 return None, None
             data.append(f"0x{int(v) & ((1 << (scalar_width(p.resolved_type) or 1)) - 1):x}")
         ar = A.ActionRef(call.span, decl.name, [], [])
-        from .scope import Symbol
-        ar.sym = Symbol("action", decl.name, decl, owner=None if not self.is_local_action(decl) else ctx.decl)
-        act = self.table_action(ar, ctx)
+        ar.sym = Symbol("action", decl.name, decl, owner=None if not self.lw.calls.is_local_action(decl) else ctx.decl)
+        act = self.lw.calls.table_action(ar, ctx)
         return act, data
 
     def cond_node(self, cond: dict, ctx, t, f, span) -> str:
-        name = f"node_{self.doc.cond_id + self.doc.table_id + 1}"
-        while name in self.doc.names_used:
+        name = f"node_{self.lw.doc.cond_id + self.lw.doc.table_id + 1}"
+        while name in self.lw.doc.names_used:
             name += "_"
-        self.doc.reserve(name)
-        node = {"name": name, "id": self.doc.cond_id, "expression": cond, "true_next": t, "false_next": f}
-        si = self.doc.source_info(span)
+        self.lw.doc.reserve(name)
+        node = {"name": name, "id": self.lw.doc.cond_id, "expression": cond, "true_next": t, "false_next": f}
+        si = self.lw.doc.source_info(span)
         if si:
             node["source_info"] = si
-        self.doc.cond_id += 1
+        self.lw.doc.cond_id += 1
         ctx.pipeline["conditionals"].append(node)
         return name
 
@@ -243,11 +256,11 @@ class ControlLowering:
             return self.branch(st.cond, ctx, t, f)
         if self.has_call(st.cond, ("function", "extern_function", "extern_method")):
             # evaluate the condition in a hidden action first (function calls need primitives)
-            tmp = self.temp(BOOL, "cond")
-            name = self.synth_var(ctx, tmp, BOOL, st.cond.span)
+            tmp = self.lw.storage.temp(BOOL, "cond")
+            name = self.lw.storage.synth_var(ctx, tmp, BOOL, st.cond.span)
             node = self.cond_node(expr("d2b", None, tmp.json()), ctx, t, f, st.cond.span)
             return self.hidden_table([A.Assign(st.cond.span, name, st.cond)], ctx, node)
-        cond = self.cond(st.cond, ctx)
+        cond = self.lw.exprs.cond(st.cond, ctx)
         return self.cond_node(cond, ctx, t, f, st.cond.span)
 
     def branch(self, e, ctx, t, f):
@@ -267,7 +280,7 @@ class ControlLowering:
             return self.lower_table(tdecl, ctx, {"__HIT__": hit, "__MISS__": miss}, None, call)
         if self.has_call(e, ("table_apply", "apply", "function", "extern_function", "extern_method")):
             raise unsupported(e, "table apply inside this kind of condition")
-        return self.cond_node(self.cond(e, ctx), ctx, t, f, e.span)
+        return self.cond_node(self.lw.exprs.cond(e, ctx), ctx, t, f, e.span)
 
     def has_call(self, e, kinds) -> bool:
         if isinstance(e, A.Call) and e.target_kind() in kinds:
@@ -304,7 +317,7 @@ class ControlLowering:
                 continue
             cases.append((labels, c.body))
             labels = []
-        v = self.val(st.expr, ctx)
+        v = self.lw.exprs.val(st.expr, ctx)
         cur = nxt
         for labels, body in reversed(cases):
             target = self.lower_stmts([body], ctx, nxt)
@@ -313,13 +326,13 @@ class ControlLowering:
                 continue
             cond = None
             for l in labels:
-                e = expr("==", v, self.val(l, ctx))
+                e = expr("==", v, self.lw.exprs.val(l, ctx))
                 cond = e if cond is None else expr("or", cond, e)
             cur = self.cond_node(cond, ctx, target, cur, st.span)
         return cur
 
     def apply_control(self, call: A.Call, ctx, nxt):
-        inst = self.loc(call.func.expr, ctx)
+        inst = self.lw.exprs.loc(call.func.expr, ctx)
         if not isinstance(inst, ObjLoc) or inst.kind != "control":
             raise unsupported(call, "apply of this object in a control")
         cdecl = inst.decl
@@ -329,9 +342,9 @@ class ControlLowering:
             if p.direction in ("", "in") and isinstance(v, (int, bool)):
                 locs.append(ValueLoc(const(int(v)), p.resolved_type))
             else:
-                locs.append(self.loc(a.expr, ctx))
-        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline, objects=inst.info.setdefault("objects", {}))
-        for d, loc in inst.info.get("ctor_env", {}).items():
+                locs.append(self.lw.exprs.loc(a.expr, ctx))
+        sub = self.control_ctx(cdecl, inst.name, locs, ctx.pipeline, objects=inst.objects)
+        for d, loc in inst.ctor_env.items():
             sub.env[d] = loc
         return self.control_apply(cdecl, sub, nxt)
 
@@ -343,22 +356,23 @@ class ControlLowering:
             d = A.Instantiation(v.span, tname.split(".")[-1], [], None, v.args)
             d.resolved_type = v.type
             prefix = tname.rsplit(".", 1)[0] if "." in tname else ""
-            self.instantiate(d, ctx.child(prefix=prefix))
-            return self.last_instance
-        return self.loc(v, ctx)
+            octx = ctx.child(prefix=prefix)
+            self.lw.externs.instantiate(d, octx)
+            return octx.env[d]
+        return self.lw.exprs.loc(v, ctx)
 
     def lower_table(self, tdecl: A.TableDecl, ctx, hit_miss, nxt, call, by_action=None, default_target=None):
-        name = self.name_of(tdecl, ctx.prefix)
+        name = self.lw.storage.name_of(tdecl, ctx.prefix)
         # BMv2 runs a table at one node of the graph: a second apply is the same node when it
         # continues exactly as the first (e.g. the same apply in two switch cases), else unsupported.
         edges = (nxt, tuple(sorted((hit_miss or {}).items())), tuple(sorted((by_action or {}).items())), default_target)
-        if name in self.applied_tables:
-            first_edges, entry = self.applied_tables[name]
+        if name in self.lw.applied_tables:
+            first_edges, entry = self.lw.applied_tables[name]
             if first_edges != edges:
                 raise unsupported(call, f"table '{name}' applied more than once, continuing differently")
             return entry
         entry = self.lower_table_node(tdecl, name, ctx, hit_miss, nxt, call, by_action, default_target)
-        self.applied_tables[name] = (edges, entry)
+        self.lw.applied_tables[name] = (edges, entry)
         return entry
 
     def lower_table_node(self, tdecl: A.TableDecl, name: str, ctx, hit_miss, nxt, call, by_action, default_target):
@@ -391,7 +405,7 @@ class ControlLowering:
         acts = []
         ap = tdecl.prop("actions")
         for ar in (ap.value if ap else []):
-            act = self.table_action(ar, ctx)
+            act = self.lw.calls.table_action(ar, ctx)
             scope = "TABLE_AND_DEFAULT"
             for a in ar.annotations:
                 if a.name == "tableonly":
@@ -407,10 +421,10 @@ class ControlLowering:
         if dp is not None:
             ar = dp.value
             match = [act for (r, act) in acts if r.sym.decl is ar.sym.decl]
-            default_act = match[0] if match else self.table_action(ar, ctx)
+            default_act = match[0] if match else self.lw.calls.table_action(ar, ctx)
             default_data = self.action_data(ar, ctx)
         else:
-            noact = self.ck.top.lookup("NoAction")
+            noact = self.lw.ck.top.lookup("NoAction")
             match = [act for (r, act) in acts if noact is not None and r.sym.decl is noact.decl]
             if match:
                 default_act = match[0]
@@ -419,7 +433,7 @@ class ControlLowering:
                 only = [A.Annotation(tdecl.span, "defaultonly", [])]
                 ar = A.ActionRef(tdecl.span, "NoAction", [], only)
                 ar.sym = noact
-                default_act = self.table_action(ar, ctx)
+                default_act = self.lw.calls.table_action(ar, ctx)
                 acts.append((ar, default_act))
                 info.actions.append((default_act["name"], "DEFAULT_ONLY", only))
         is_const_default = bool(dp is not None and dp.is_const)
@@ -432,11 +446,11 @@ class ControlLowering:
             v = const_value(sp.value)
             if isinstance(v, int) and v != 0:  # size 0 means the default, as with p4c
                 info.size = v
-        table = {"name": name, "id": self.doc.table_id}
-        si = self.doc.source_info(tdecl.span, tdecl.name)
+        table = {"name": name, "id": self.lw.doc.table_id}
+        si = self.lw.doc.source_info(tdecl.span, tdecl.name)
         if si:
             table["source_info"] = si
-        self.doc.table_id += 1
+        self.lw.doc.table_id += 1
         table.update({"key": keys_json, "match_type": table_mt, "type": "simple", "max_size": info.size,
                       "with_counters": False, "support_timeout": False, "direct_meters": None})
         for p in tdecl.properties:
@@ -444,25 +458,25 @@ class ControlLowering:
                 obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_counter":
                     raise unsupported(p, "'counters' property that is not a direct_counter instance")
-                obj.info["json"]["binding"] = name
-                obj.info["json"]["size"] = info.size
+                obj.json["binding"] = name
+                obj.json["size"] = info.size
                 table["with_counters"] = True
                 info.direct_counter = obj.name
-                self.model.resource(obj.name, "direct_counter").table = name
+                self.lw.model.resource(obj.name, "direct_counter").table = name
             elif p.name == "meters":
                 obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_meter":
                     raise unsupported(p, "'meters' property that is not a direct_meter instance")
-                obj.info["json"]["binding"] = name
-                obj.info["json"]["size"] = info.size
+                obj.json["binding"] = name
+                obj.json["size"] = info.size
                 table["direct_meters"] = obj.name
                 info.direct_meter = obj.name
-                self.model.resource(obj.name, "direct_meter").table = name
+                self.lw.model.resource(obj.name, "direct_meter").table = name
             elif p.name == "implementation":
                 obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind not in ("action_profile", "action_selector"):
                     raise unsupported(p, "'implementation' that is not an action_profile/action_selector")
-                prof = obj.info["json"]
+                prof = obj.json
                 if obj.kind == "action_selector":
                     prof["selector"]["input"] = selector_inputs
                     table["type"] = "indirect_ws"
@@ -472,7 +486,7 @@ class ControlLowering:
                 if prof not in ctx.pipeline["action_profiles"]:
                     ctx.pipeline["action_profiles"].append(prof)
                 info.implementation = obj.name
-                self.model.resource(obj.name, "action_profile").tables.append(name)
+                self.lw.model.resource(obj.name, "action_profile").tables.append(name)
             elif p.name == "support_timeout":
                 v = const_value(p.value)
                 table["support_timeout"] = bool(v)
@@ -508,7 +522,7 @@ class ControlLowering:
             info.is_const = ep.is_const
             info.has_initial_entries = True
         ctx.pipeline["tables"].append(table)
-        self.model.tables.append(info)
+        self.lw.model.tables.append(info)
         if prep:
             return self.hidden_table(prep, ctx, name)
         return name
@@ -516,19 +530,19 @@ class ControlLowering:
     def key_target(self, e: A.Expr, ctx, prep: list):
         t = strip_newtype(e.type)
         if isinstance(e, A.Call) and e.target_kind() == "builtin" and e.target.name == "isValid":
-            loc = self.loc(e.target.obj, ctx)
+            loc = self.lw.exprs.loc(e.target.obj, ctx)
             if isinstance(loc, HeaderLoc):
                 return [loc.name, "$valid$"], 1
         w = scalar_width(t)
         if w is None:
             raise unsupported(e, f"table key of type {e.type}")
-        if self.is_loc_expr(e):
-            loc = self.loc(e, ctx)
+        if self.lw.exprs.is_loc_expr(e):
+            loc = self.lw.exprs.loc(e, ctx)
             if type(loc) is FieldLoc:
                 return [loc.header, loc.field], w
         # computed key: evaluate into a temporary before the table
-        tmp = self.temp(e.type, "key")
-        name = self.synth_var(ctx, tmp, e.type, e.span)
+        tmp = self.lw.storage.temp(e.type, "key")
+        name = self.lw.storage.synth_var(ctx, tmp, e.type, e.span)
         prep.append(A.Assign(e.span, name, e))
         return [tmp.header, tmp.field], w
 
@@ -587,7 +601,7 @@ class ControlLowering:
             match = [act for (r, act) in acts if r.sym.decl is ar.sym.decl]
             if not match:
                 raise unsupported(ar, f"entry action '{ar.name}' not in the table's actions")
-            e = {"source_info": self.doc.source_info(ent.span), "match_key": mk,
+            e = {"source_info": self.lw.doc.source_info(ent.span), "match_key": mk,
                  "action_entry": {"action_id": match[0]["id"], "action_data": self.action_data(ar, ctx)},
                  "priority": prios[i]}
             if e["source_info"] is None:
@@ -636,7 +650,7 @@ class ControlLowering:
                 t = strip_newtype(k.type)
                 v = t.values.get(k.name, t.members.index(k.name)) if t.underlying else t.members.index(k.name)
             elif isinstance(k, A.Member) and k.type is not None and str(k.type) == "error":
-                v = self.errors.index(k.name)
+                v = self.lw.errors.index(k.name)
             else:
                 raise unsupported(k, "non-constant entry key")
         v &= full

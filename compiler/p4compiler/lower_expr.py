@@ -1,12 +1,19 @@
 """Lowering of P4 expressions to BMv2 type-value objects (and l-value Locs)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import ast as A
 from .bmv2 import const, expr, scalar_width
-from .check import TypeName, const_value
+from .check_types import TypeName
+from .consteval import const_value
 from .diag import Span
 from .storage import DynHeaderLoc, FieldLoc, HeaderLoc, LastLoc, Loc, StackLoc, StructLoc, UnionLoc, ValueLoc
+from .visitor import Visitor
 from .types import BOOL, ERROR, Bits, Composite, Enum, Stack, Tuple, strip_newtype
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 _ARITH = {"+": "+", "-": "-", "*": "*", "<<": "<<", ">>": ">>", "&": "&", "|": "|", "^": "^"}
 _CMP = {"==": "==", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">="}
@@ -35,8 +42,13 @@ def unsupported_by_target(node, what: str) -> Unsupported:
     return Unsupported(getattr(node, "span", None), what, by_target=True)
 
 
-class ExprLowering:
-    """Mixin: needs self.errors (list of error names), self.lookup(ctx, sym), self.inline_function."""
+class ExprLowerer(Visitor):
+    """Expressions to BMv2 expressions (`val`, named pass `val_<Expr>`), conditions (`cond`) and
+    l-values to storage locations (`loc`). Function calls inside expressions are inlined
+    through the calls part."""
+
+    def __init__(self, lw: "Lowerer"):
+        self.lw = lw    # the shared context: document, model, checker results and the other parts
 
     # ------------------------------------------------------------ l-values
     def loc(self, e: A.Expr, ctx) -> Loc:
@@ -44,7 +56,7 @@ class ExprLowering:
         member, struct, extern object)."""
         if isinstance(e, A.Name):
             sym = e.sym
-            loc = self.lookup(ctx, sym) if sym is not None else None
+            loc = self.lw.storage.lookup(ctx, sym) if sym is not None else None
             if loc is None:
                 raise unsupported(e, f"reference to '{e.name}' in this context")
             return loc
@@ -145,8 +157,8 @@ class ExprLowering:
         l = self.val(left, ctx)
         body = ctx.body
         if body is not None and l.get("type") not in ("hexstr", "bool") and self.writes_arguments(right):
-            tmp = self.temp(left.type, "operand")
-            self.emit_assign(tmp, l, body, left.span)
+            tmp = self.lw.storage.temp(left.type, "operand")
+            self.lw.stmts.emit_assign(tmp, l, body, left.span)
             l = tmp.json()
         return l, self.val(right, ctx)
 
@@ -166,17 +178,17 @@ class ExprLowering:
     def short_circuit(self, e: A.Binary, ctx) -> dict:
         """`a && f()` / `a || f()` where f has effects: evaluate f only when needed (jumps)."""
         body = ctx.body
-        tmp = self.temp(BOOL, "sc")
-        self.emit_assign(tmp, expr("b2d", None, self.cond(e.left, ctx)), body, e.span)
+        tmp = self.lw.storage.temp(BOOL, "sc")
+        self.lw.stmts.emit_assign(tmp, expr("b2d", None, self.cond(e.left, ctx)), body, e.span)
         if e.op == "&&":
             j = body.emit("_jump_if_zero", [tmp.json(), const(0)])
-            self.emit_assign(tmp, expr("b2d", None, self.cond(e.right, ctx)), body, e.span)
+            self.lw.stmts.emit_assign(tmp, expr("b2d", None, self.cond(e.right, ctx)), body, e.span)
             body.patch(j, len(body.prims))
         else:
             j = body.emit("_jump_if_zero", [tmp.json(), const(0)])
             j2 = body.emit("_jump", [const(0)])
             body.patch(j, len(body.prims))
-            self.emit_assign(tmp, expr("b2d", None, self.cond(e.right, ctx)), body, e.span)
+            self.lw.stmts.emit_assign(tmp, expr("b2d", None, self.cond(e.right, ctx)), body, e.span)
             body.patch(j2, len(body.prims))
         return expr("d2b", None, tmp.json())
 
@@ -282,7 +294,7 @@ class ExprLowering:
             v = sym.value
             if isinstance(v, (int, bool)):
                 return const(int(v))
-            if sym.decl is not None and getattr(sym.decl, "value", None) is not None:
+            if isinstance(sym.decl, A.ConstDecl):
                 return self.val(sym.decl.value, ctx)
         loc = self.loc(e, ctx)
         if isinstance(loc, (FieldLoc, ValueLoc)):
@@ -296,7 +308,7 @@ class ExprLowering:
         if isinstance(bt, TypeName):
             tt = bt.target
             if tt == ERROR:
-                return const(self.errors.index(e.name))
+                return const(self.lw.errors.index(e.name))
             if isinstance(tt, Enum):
                 if tt.underlying:
                     return const(tt.values[e.name])
@@ -322,12 +334,12 @@ class ExprLowering:
         """In a parser, `lookahead<..>()` (or a field of it) used inside an expression: BMv2
         reads lookahead only as the source of a `set`, so it goes through a temporary."""
         body = ctx.body
-        ahead = self.lookahead_source(e) if body is not None and body.in_parser else None
+        ahead = self.lw.parsers.lookahead_source(e) if body is not None and body.in_parser else None
         if ahead is None:
             return None
         operand, w = ahead
-        tmp = self.temp(Bits(w), "lookahead")
-        body.emit("set", [tmp.json(), operand], e.span, self.doc)
+        tmp = self.lw.storage.temp(Bits(w), "lookahead")
+        body.emit("set", [tmp.json(), operand], e.span, self.lw.doc)
         return tmp.json()
 
     def val_Index(self, e, ctx) -> dict:
@@ -403,14 +415,14 @@ class ExprLowering:
     def branching_ternary(self, e: A.Ternary, ctx, body) -> dict:
         """`c ? f() : g()` where a branch has calls: only the chosen branch runs (jumps into
         a temporary), so the other branch's side effects never happen."""
-        choice = self.temp(BOOL, "mux_cond")
-        self.emit_assign(choice, expr("b2d", None, self.cond(e.cond, ctx)), body, e.span)
-        result = self.temp(e.type, "mux")
+        choice = self.lw.storage.temp(BOOL, "mux_cond")
+        self.lw.stmts.emit_assign(choice, expr("b2d", None, self.cond(e.cond, ctx)), body, e.span)
+        result = self.lw.storage.temp(e.type, "mux")
         to_else = body.emit("_jump_if_zero", [choice.json(), const(0)])
-        self.emit_assign(result, self.val(e.then, ctx), body, e.span)
+        self.lw.stmts.emit_assign(result, self.val(e.then, ctx), body, e.span)
         to_end = body.emit("_jump", [const(0)])
         body.patch(to_else, len(body.prims))
-        self.emit_assign(result, self.val(e.other, ctx), body, e.span)
+        self.lw.stmts.emit_assign(result, self.val(e.other, ctx), body, e.span)
         body.patch(to_end, len(body.prims))
         return result.json()
 
@@ -451,7 +463,7 @@ class ExprLowering:
         if tgt and tgt.kind == "builtin" and tgt.name == "isValid":
             return expr("b2d", None, self.cond(e, ctx))
         if tgt and tgt.kind == "function":
-            return self.inline_function(e, ctx)
+            return self.lw.calls.inline_function(e, ctx)
         if tgt and tgt.kind == "builtin" and tgt.name in ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes"):
             return const(const_value(e) or 0)
         hook = ctx.value_call

@@ -1,18 +1,30 @@
 """Lowering of extern instances and calls (v1model externs, packet methods, header methods)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import ast as A
+from .call_args import order_args
 from .bmv2 import const, expr, hexstr, scalar_width
-from .check import TypeName, const_value
+from .check_types import TypeName
+from .consteval import const_value
 from .lower_expr import unsupported, unsupported_by_target
 from .model import DigestInfo, ResourceInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, StructLoc, ValueLoc, leaves
 from .types import Composite, ObjectT, Tuple, strip_newtype
 
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
 HASH_ALGOS = {"crc32", "crc32_custom", "crc16", "crc16_custom", "random", "identity", "csum16", "xor16"}
 
 
-class ExternLowering:
+class ExternLowerer:
+    """Extern instances (counters, meters, registers, action profiles, user externs) and calls
+    of extern methods, extern functions, packet and header methods."""
+    def __init__(self, lw: "Lowerer"):
+        self.lw = lw    # the shared context: document, model, checker results and the other parts
+
     # ------------------------------------------------------------ instances
     def ctor_arg(self, d: A.Instantiation, i: int):
         if i >= len(d.args):
@@ -31,13 +43,13 @@ class ExternLowering:
         t = d.resolved_type
         if not isinstance(t, ObjectT):
             raise unsupported(d, "this instantiation")
-        name = self.name_of(d, ctx.prefix)
+        name = self.lw.storage.name_of(d, ctx.prefix)
         kind = t.tname
         decl = t.decl
         if isinstance(decl, (A.ControlDecl, A.ParserDecl)):
             ctor_env = {}
-            for p, a in zip(decl.ctor_params, self.ck.order_args(decl.ctor_params, d.args)):
-                obj = self.loc(a, ctx) if isinstance(a, A.Name) and a.sym is not None and a.sym.kind == "instance" else None
+            for p, a in zip(decl.ctor_params, order_args(decl.ctor_params, d.args)):
+                obj = self.lw.exprs.loc(a, ctx) if isinstance(a, A.Name) and a.sym is not None and a.sym.kind == "instance" else None
                 if isinstance(obj, ObjLoc):  # an extern instance passed on: the callee uses the caller's object
                     ctor_env[p] = obj
                     continue
@@ -46,26 +58,26 @@ class ExternLowering:
                     raise unsupported(a or d, f"constructor argument '{p.name}' that is not a compile-time constant")
                 ctor_env[p] = ValueLoc(const(int(v)), p.resolved_type)
             ctx.env[d] = ObjLoc("control" if isinstance(decl, A.ControlDecl) else "parser", name, decl,
-                                {"ctor_env": ctor_env})
+                                ctor_env=ctor_env)
             return
         size = const_value(self.ctor_arg(d, 0)) if d.args else None
-        si = self.doc.source_info(d.span, d.name)
+        si = self.lw.doc.source_info(d.span, d.name)
         if kind == "counter":
             unit = {"packets": "PACKETS", "bytes": "BYTES"}.get(self.enum_member(self.ctor_arg(d, 1)), "BOTH")
-            j = {"name": name, "id": len(self.doc.counter_arrays), "source_info": si, "size": size or 0, "is_direct": False}
-            self.doc.counter_arrays.append(j)
-            self.model.resources.append(ResourceInfo("counter", name, d, size or 0, unit))
+            j = {"name": name, "id": len(self.lw.doc.counter_arrays), "source_info": si, "size": size or 0, "is_direct": False}
+            self.lw.doc.counter_arrays.append(j)
+            self.lw.model.resources.append(ResourceInfo("counter", name, d, size or 0, unit))
         elif kind == "direct_counter":
             unit = {"packets": "PACKETS", "bytes": "BYTES"}.get(self.enum_member(self.ctor_arg(d, 0)), "BOTH")
-            j = {"name": name, "id": len(self.doc.counter_arrays), "source_info": si, "size": 0, "is_direct": True,
+            j = {"name": name, "id": len(self.lw.doc.counter_arrays), "source_info": si, "size": 0, "is_direct": True,
                  "binding": None}
-            self.doc.counter_arrays.append(j)
-            self.model.resources.append(ResourceInfo("direct_counter", name, d, 0, unit))
+            self.lw.doc.counter_arrays.append(j)
+            self.lw.model.resources.append(ResourceInfo("direct_counter", name, d, 0, unit))
         elif kind in ("meter", "direct_meter"):
             direct = kind == "direct_meter"
             mt = self.enum_member(self.ctor_arg(d, 0 if direct else 1))
             unit = "PACKETS" if mt == "packets" else "BYTES"
-            j = {"name": name, "id": len(self.doc.meter_arrays), "source_info": si, "is_direct": direct,
+            j = {"name": name, "id": len(self.lw.doc.meter_arrays), "source_info": si, "is_direct": direct,
                  "rate_count": 2, "type": "packets" if mt == "packets" else "bytes"}
             if direct:
                 j["size"] = 0
@@ -73,42 +85,42 @@ class ExternLowering:
                 j["result_target"] = None
             else:
                 j["size"] = size or 0
-            self.doc.meter_arrays.append(j)
-            self.model.resources.append(ResourceInfo(kind, name, d, size or 0 if not direct else 0, unit))
+            self.lw.doc.meter_arrays.append(j)
+            self.lw.model.resources.append(ResourceInfo(kind, name, d, size or 0 if not direct else 0, unit))
         elif kind == "register":
             et = t.type_args.get("T")
             w = scalar_width(et) if et is not None else None
             if w is None:
                 raise unsupported(d, f"register of {et} (only bit<W>/int<W> cells)")
-            j = {"name": name, "id": len(self.doc.register_arrays), "source_info": si, "size": size or 0, "bitwidth": w}
-            self.doc.register_arrays.append(j)
-            self.model.resources.append(ResourceInfo("register", name, d, size or 0, bitwidth=w, type_name=None))
-            self.model.resources[-1].elem_type = et
+            j = {"name": name, "id": len(self.lw.doc.register_arrays), "source_info": si, "size": size or 0, "bitwidth": w}
+            self.lw.doc.register_arrays.append(j)
+            self.lw.model.resources.append(ResourceInfo("register", name, d, size or 0, bitwidth=w, type_name=None,
+                                                        elem_type=et))
         elif kind in ("action_profile", "action_selector"):
             sel = kind == "action_selector"
             if sel:
                 algo = self.enum_member(self.ctor_arg(d, 0)) or "crc16"
                 size = const_value(self.ctor_arg(d, 1))
-            j = {"name": name, "id": self.doc.action_profile_id, "source_info": si, "max_size": size or 0}
+            j = {"name": name, "id": self.lw.doc.action_profile_id, "source_info": si, "max_size": size or 0}
             if sel:
                 j["selector"] = {"algo": algo, "input": []}
-            self.doc.action_profile_id += 1
-            self.model.resources.append(ResourceInfo("action_profile", name, d, size or 0, with_selector=sel))
+            self.lw.doc.action_profile_id += 1
+            self.lw.model.resources.append(ResourceInfo("action_profile", name, d, size or 0, with_selector=sel))
         elif kind == "Checksum16":
             raise unsupported(d, "the deprecated Checksum16 extern (use update_checksum/verify_checksum)")
         elif kind in ("packet_in", "packet_out"):
             raise unsupported(d, f"instantiating {kind}")
         else:
-            j = {"name": name, "id": len(self.doc.extern_instances), "type": kind, "attribute_values": []}
+            j = {"name": name, "id": len(self.lw.doc.extern_instances), "type": kind, "attribute_values": []}
             for i, a in enumerate(d.args):
                 v = const_value(a.expr)
                 if isinstance(v, int):
                     j["attribute_values"].append({"name": f"arg{i}", "type": "hexstr", "value": hexstr(v)})
-            self.doc.extern_instances.append(j)
+            self.lw.doc.extern_instances.append(j)
         if "source_info" in j and j["source_info"] is None:
             del j["source_info"]
-        self.last_instance = ctx.env[d] = ObjLoc(kind if kind in ("counter", "direct_counter", "meter", "direct_meter", "register",
-                                             "action_profile", "action_selector") else "extern", name, decl, {"json": j})
+        ctx.env[d] = ObjLoc(kind if kind in ("counter", "direct_counter", "meter", "direct_meter", "register",
+                                "action_profile", "action_selector") else "extern", name, decl, json=j)
 
     # ------------------------------------------------------------ calls
     def call_stmt(self, call: A.Call, ctx, body, result=None):
@@ -117,10 +129,10 @@ class ExternLowering:
             raise unsupported(call, "this call")
         kind = tgt.kind
         if kind == "action":
-            self.inline_action(call, tgt.decl, ctx, body)
+            self.lw.calls.inline_action(call, tgt.decl, ctx, body)
             return
         if kind == "function":
-            self.inline_function(call, ctx, result)
+            self.lw.calls.inline_function(call, ctx, result)
             return
         if kind == "builtin":
             return self.builtin_stmt(call, tgt.name, tgt.obj, ctx, body)
@@ -131,19 +143,19 @@ class ExternLowering:
         raise unsupported(call, f"{kind} call in an action")
 
     def args(self, call: A.Call, proto) -> list:
-        return self.ck.order_args(proto.params, call.args)
+        return order_args(proto.params, call.args)
 
     def builtin_stmt(self, call, name, obj, ctx, body):
         if name in ("setValid", "setInvalid"):
-            loc = self.loc(obj, ctx)
+            loc = self.lw.exprs.loc(obj, ctx)
             if not isinstance(loc, HeaderLoc):
                 raise unsupported(call, f"{name} on this value")
-            self.prim(body, "add_header" if name == "setValid" else "remove_header", [loc.json()], call.span)
+            self.lw.stmts.prim(body, "add_header" if name == "setValid" else "remove_header", [loc.json()], call.span)
             return
         if name in ("push_front", "pop_front"):
-            loc = self.loc(obj, ctx)
+            loc = self.lw.exprs.loc(obj, ctx)
             n = const_value(call.args[0].expr)
-            self.prim(body, "push" if name == "push_front" else "pop", [loc.json(), const(n)], call.span)
+            self.lw.stmts.prim(body, "push" if name == "push_front" else "pop", [loc.json(), const(n)], call.span)
             return
         if name == "isValid":
             return
@@ -156,13 +168,12 @@ class ExternLowering:
         """Field references for a list of values (field lists, digests, hash inputs);
         computed values go through temporaries assigned first."""
         items: list
-        t = strip_newtype(e.type)
         if isinstance(e, A.ListExpr):
             items = e.items
         elif isinstance(e, A.StructInit):
             items = list(e.values)
         else:
-            loc = self.loc(e, ctx) if self.is_loc_expr(e) else None
+            loc = self.lw.exprs.loc(e, ctx) if self.lw.exprs.is_loc_expr(e) else None
             if isinstance(loc, StructLoc):
                 out = []
                 for leaf in leaves(loc):
@@ -179,13 +190,13 @@ class ExternLowering:
             if isinstance(strip_newtype(it.type), (Composite, Tuple)) or isinstance(it, (A.ListExpr, A.StructInit)):
                 out.extend(self.field_elems(it, ctx, body, what))
                 continue
-            if self.is_loc_expr(it):
-                loc = self.loc(it, ctx)
+            if self.lw.exprs.is_loc_expr(it):
+                loc = self.lw.exprs.loc(it, ctx)
                 if isinstance(loc, FieldLoc):
                     out.append(loc.json())
                     continue
-            tmp = self.temp(it.type, "tmp")
-            self.emit_assign(tmp, self.val(it, ctx), body, it.span)
+            tmp = self.lw.storage.temp(it.type, "tmp")
+            self.lw.stmts.emit_assign(tmp, self.lw.exprs.val(it, ctx), body, it.span)
             out.append(tmp.json())
         return out
 
@@ -199,7 +210,7 @@ class ExternLowering:
                 out.extend(self.calc_inputs(it, ctx, body))
                 continue
             if isinstance(st, (Composite, Tuple)):
-                loc = self.loc(it, ctx)
+                loc = self.lw.exprs.loc(it, ctx)
                 for leaf in leaves(loc):
                     if isinstance(leaf, HeaderLoc):
                         out.extend(f.json() for f in leaf.leaf_fields())
@@ -210,29 +221,29 @@ class ExternLowering:
             if isinstance(v, (int, bool)):
                 out.append({"type": "hexstr", "value": hexstr(int(v)), "bitwidth": scalar_width(it.type) or 8})
                 continue
-            if self.is_loc_expr(it):
-                loc = self.loc(it, ctx)
+            if self.lw.exprs.is_loc_expr(it):
+                loc = self.lw.exprs.loc(it, ctx)
                 if isinstance(loc, FieldLoc):
                     out.append(loc.json())
                     continue
             if body is None:
                 raise unsupported(it, "computed value in a checksum input (use a field)")
-            tmp = self.temp(it.type, "tmp")
-            self.emit_assign(tmp, self.val(it, ctx), body, it.span)
+            tmp = self.lw.storage.temp(it.type, "tmp")
+            self.lw.stmts.emit_assign(tmp, self.lw.exprs.val(it, ctx), body, it.span)
             out.append(tmp.json())
         return out
 
     def add_calculation(self, algo: str, inputs: list, span) -> str:
-        name = self.doc.fresh("calc")
-        c = {"name": name, "id": len(self.doc.calculations), "algo": algo, "input": inputs}
-        si = self.doc.source_info(span)
+        name = self.lw.doc.fresh("calc")
+        c = {"name": name, "id": len(self.lw.doc.calculations), "algo": algo, "input": inputs}
+        si = self.lw.doc.source_info(span)
         if si:
             c["source_info"] = si
-        self.doc.calculations.append(c)
+        self.lw.doc.calculations.append(c)
         return name
 
     def dest(self, e: A.Expr, ctx) -> FieldLoc:
-        loc = self.loc(e, ctx)
+        loc = self.lw.exprs.loc(e, ctx)
         if type(loc) is not FieldLoc:
             raise unsupported(e, "result that is not a field or variable")
         return loc
@@ -244,68 +255,68 @@ class ExternLowering:
         a = self.args(call, proto)
         sp = call.span
         if n == "mark_to_drop":
-            self.prim(body, "mark_to_drop", [{"type": "header", "value": "standard_metadata"}], sp)
+            self.lw.stmts.prim(body, "mark_to_drop", [{"type": "header", "value": "standard_metadata"}], sp)
         elif n in ("clone", "clone3", "clone_preserving_field_list"):
             ct = self.enum_member(a[0])
             op = "clone_ingress_pkt_to_egress" if ct == "I2E" else "clone_egress_pkt_to_egress"
             if n == "clone":
                 # BMv2 looks the list up even when nothing is preserved: one shared empty list, as p4c does.
-                fl = self.add_field_list("clone without fields", [], self.doc.fresh("fl"))
+                fl = self.lw.storage.add_field_list("clone without fields", [], self.lw.doc.fresh("fl"))
             elif n == "clone3":
-                fl = self.add_field_list(("clone3", id(call)), self.field_elems(a[2], ctx, body, "clone3"), self.doc.fresh("fl"))
+                fl = self.lw.storage.add_field_list(("clone3", id(call)), self.field_elems(a[2], ctx, body, "clone3"), self.lw.doc.fresh("fl"))
             elif n == "clone_preserving_field_list":
                 fl = self.field_list_for_index(a[2])
-            self.prim(body, op, [self.val(a[1], ctx), const(fl)], sp)
+            self.lw.stmts.prim(body, op, [self.lw.exprs.val(a[1], ctx), const(fl)], sp)
         elif n in ("resubmit", "recirculate", "resubmit_preserving_field_list", "recirculate_preserving_field_list"):
             if n.endswith("field_list"):
                 fl = self.field_list_for_index(a[0])
             else:
-                fl = self.add_field_list((n, id(call)), self.field_elems(a[0], ctx, body, n), self.doc.fresh("fl"))
-            self.prim(body, n.split("_")[0], [const(fl)], sp)
+                fl = self.lw.storage.add_field_list((n, id(call)), self.field_elems(a[0], ctx, body, n), self.lw.doc.fresh("fl"))
+            self.lw.stmts.prim(body, n.split("_")[0], [const(fl)], sp)
         elif n == "digest":
             data = a[1]
             elems = self.field_elems(data, ctx, body, "digest")
             dt = strip_newtype(data.type)
-            dname = dt.tname if isinstance(dt, Composite) else self.doc.fresh("digest")
+            dname = dt.tname if isinstance(dt, Composite) else self.lw.doc.fresh("digest")
             lid = None
-            for ll in self.doc.learn_lists:
+            for ll in self.lw.doc.learn_lists:
                 if ll["name"] == dname and ll["elements"] == elems:
                     lid = ll["id"]
             if lid is None:
-                if any(ll["name"] == dname for ll in self.doc.learn_lists):
-                    dname = self.doc.fresh(dname)
-                lid = len(self.doc.learn_lists) + 1
-                self.doc.learn_lists.append({"id": lid, "name": dname, "source_info": self.doc.source_info(sp), "elements": elems})
-                if self.doc.learn_lists[-1]["source_info"] is None:
-                    del self.doc.learn_lists[-1]["source_info"]
-                self.model.digests.append(DigestInfo(dname, dt))
-            self.prim(body, "generate_digest", [self.val(a[0], ctx), const(lid)], sp)
+                if any(ll["name"] == dname for ll in self.lw.doc.learn_lists):
+                    dname = self.lw.doc.fresh(dname)
+                lid = len(self.lw.doc.learn_lists) + 1
+                self.lw.doc.learn_lists.append({"id": lid, "name": dname, "source_info": self.lw.doc.source_info(sp), "elements": elems})
+                if self.lw.doc.learn_lists[-1]["source_info"] is None:
+                    del self.lw.doc.learn_lists[-1]["source_info"]
+                self.lw.model.digests.append(DigestInfo(dname, dt))
+            self.lw.stmts.prim(body, "generate_digest", [self.lw.exprs.val(a[0], ctx), const(lid)], sp)
         elif n == "hash":
             algo = self.enum_member(a[1])
             if algo not in HASH_ALGOS:
                 raise unsupported(a[1], "hash algorithm that is not a compile-time HashAlgorithm constant")
             calc = self.add_calculation(algo, self.calc_inputs(a[3], ctx, body), sp)
-            self.prim(body, "modify_field_with_hash_based_offset",
-                      [self.dest(a[0], ctx).json(), self.val(a[2], ctx), {"type": "calculation", "value": calc},
-                       self.val(a[4], ctx)], sp)
+            self.lw.stmts.prim(body, "modify_field_with_hash_based_offset",
+                      [self.dest(a[0], ctx).json(), self.lw.exprs.val(a[2], ctx), {"type": "calculation", "value": calc},
+                       self.lw.exprs.val(a[4], ctx)], sp)
         elif n == "random":
-            self.prim(body, "modify_field_rng_uniform", [self.dest(a[0], ctx).json(), self.val(a[1], ctx), self.val(a[2], ctx)], sp)
+            self.lw.stmts.prim(body, "modify_field_rng_uniform", [self.dest(a[0], ctx).json(), self.lw.exprs.val(a[1], ctx), self.lw.exprs.val(a[2], ctx)], sp)
         elif n == "truncate":
-            self.prim(body, "truncate", [self.val(a[0], ctx)], sp)
+            self.lw.stmts.prim(body, "truncate", [self.lw.exprs.val(a[0], ctx)], sp)
         elif n in ("assert", "assume"):
-            self.prim(body, n, [expr("b2d", None, self.cond(a[0], ctx))], sp)  # BMv2 takes the check as data
+            self.lw.stmts.prim(body, n, [expr("b2d", None, self.lw.exprs.cond(a[0], ctx))], sp)  # BMv2 takes the check as data
         elif n == "log_msg":
             msg = a[0].value if isinstance(a[0], A.StringLiteral) else ""
             vals = []
             if len(a) > 1:
                 d = a[1]
                 items = d.items if isinstance(d, A.ListExpr) else [d]
-                vals = [self.val(x, ctx) for x in items]
-            self.prim(body, "log_msg", [{"type": "string", "value": msg}, {"type": "parameters_vector", "value": vals}], sp)
+                vals = [self.lw.exprs.val(x, ctx) for x in items]
+            self.lw.stmts.prim(body, "log_msg", [{"type": "string", "value": msg}, {"type": "parameters_vector", "value": vals}], sp)
         elif n == "verify":
             if not body.in_parser:
                 raise unsupported(call, "verify() outside a parser")
-            body.emit("verify", [self.cond(a[0], ctx), self.val(a[1], ctx)], sp, self.doc)
+            body.emit("verify", [self.lw.exprs.cond(a[0], ctx), self.lw.exprs.val(a[1], ctx)], sp, self.lw.doc)
         elif n in ("verify_checksum", "update_checksum", "verify_checksum_with_payload", "update_checksum_with_payload"):
             raise unsupported(call, f"{n} outside the checksum controls of V1Switch")
         elif n == "static_assert":
@@ -317,14 +328,14 @@ class ExternLowering:
         idx = const_value(e)
         if not isinstance(idx, int):
             raise unsupported(e, "field list index that is not a compile-time constant")
-        if idx in self.field_list_ids:
-            return self.field_list_ids[idx]
-        return self.add_field_list(idx, [], f"field_list{idx}")
+        if idx in self.lw.field_list_ids:
+            return self.lw.field_list_ids[idx]
+        return self.lw.storage.add_field_list(idx, [], f"field_list{idx}")
 
     def extern_method(self, call, proto, obj_expr, ext_decl, ctx, body, result):
         """Primitives for a method call on an extern instance (counter.count,
         meter.execute_meter, register.read/write, direct counters and meters, user externs)."""
-        obj = self.loc(obj_expr, ctx)
+        obj = self.lw.exprs.loc(obj_expr, ctx)
         n = proto.name
         a = self.args(call, proto)
         sp = call.span
@@ -332,30 +343,30 @@ class ExternLowering:
             raise unsupported(call, f"method '{n}' on this object")
         k = obj.kind
         if k == "counter" and n == "count":
-            self.prim(body, "count", [{"type": "counter_array", "value": obj.name}, self.val(a[0], ctx)], sp)
+            self.lw.stmts.prim(body, "count", [{"type": "counter_array", "value": obj.name}, self.lw.exprs.val(a[0], ctx)], sp)
         elif k == "direct_counter" and n == "count":
             pass
         elif k == "meter" and n == "execute_meter":
-            self.prim(body, "execute_meter", [{"type": "meter_array", "value": obj.name}, self.val(a[0], ctx),
+            self.lw.stmts.prim(body, "execute_meter", [{"type": "meter_array", "value": obj.name}, self.lw.exprs.val(a[0], ctx),
                                               self.dest(a[1], ctx).json()], sp)
         elif k == "direct_meter" and n == "read":
             d = self.dest(a[0], ctx)
-            rt = obj.info["json"].get("result_target")
+            rt = obj.json.get("result_target")
             if rt is not None and rt != [d.header, d.field]:
                 raise unsupported(call, "direct_meter read into two different destinations")
-            obj.info["json"]["result_target"] = [d.header, d.field]
+            obj.json["result_target"] = [d.header, d.field]
         elif k == "register" and n == "read":
-            self.prim(body, "register_read", [self.dest(a[0], ctx).json(), {"type": "register_array", "value": obj.name},
-                                              self.val(a[1], ctx)], sp)
+            self.lw.stmts.prim(body, "register_read", [self.dest(a[0], ctx).json(), {"type": "register_array", "value": obj.name},
+                                              self.lw.exprs.val(a[1], ctx)], sp)
         elif k == "register" and n == "write":
-            self.prim(body, "register_write", [{"type": "register_array", "value": obj.name}, self.val(a[0], ctx),
-                                               self.val(a[1], ctx)], sp)
+            self.lw.stmts.prim(body, "register_write", [{"type": "register_array", "value": obj.name}, self.lw.exprs.val(a[0], ctx),
+                                               self.lw.exprs.val(a[1], ctx)], sp)
         elif k == "extern":
             params = [{"type": "extern", "value": obj.name}]
             for x in a:
                 if x is None:
                     continue
-                params.append(self.val(x, ctx) if scalar_width(x.type) is not None else self.loc(x, ctx).json())
-            self.prim(body, f"_{ext_decl.name}_{n}", params, sp)
+                params.append(self.lw.exprs.val(x, ctx) if scalar_width(x.type) is not None else self.lw.exprs.loc(x, ctx).json())
+            self.lw.stmts.prim(body, f"_{ext_decl.name}_{n}", params, sp)
         else:
             raise unsupported(call, f"method '{n}' of {k}")

@@ -1,17 +1,22 @@
 """Lowering of the parser, the checksum controls and the deparser."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from itertools import product
 
 from . import ast as A
 from .bmv2 import const, expr, hex_bytes, scalar_width
-from .check import const_value
+from .consteval import const_value
 from .context import ActionBody, Ctx
 from .lower_expr import Unsupported, unsupported
 from .model import ValueSetInfo
 from .storage import FieldLoc, HeaderLoc, ObjLoc, StackLoc, StructLoc, UnionLoc, ValueLoc
-from .types import Bits, Composite, strip_newtype
+from .types import Bits, Composite, Enum, strip_newtype
 from .lower_externs import HASH_ALGOS
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
 
 
 def range_to_masks(lo: int, hi: int, w: int) -> list[tuple[int, int]]:
@@ -27,11 +32,17 @@ def range_to_masks(lo: int, hi: int, w: int) -> list[tuple[int, int]]:
     return out
 
 
-class ParserLowering:
+class ParserLowerer:
+    """The parser (states, selects, sub-parsers copied per call site), the checksum controls
+    (checksum calculations) and the deparser (emit order)."""
+    def __init__(self, lw: "Lowerer"):
+        self.lw = lw    # the shared context: document, model, checker results and the other parts
+        self.parser_json: dict | None = None    # the BMv2 parser being built
+
     # ------------------------------------------------------------ parser
     def lower_parser_block(self, decl: A.ParserDecl, locs: list) -> None:
-        pj = {"name": "parser", "id": len(self.doc.parsers), "init_state": "start", "parse_states": []}
-        self.doc.parsers.append(pj)
+        pj = {"name": "parser", "id": len(self.lw.doc.parsers), "init_state": "start", "parse_states": []}
+        self.lw.doc.parsers.append(pj)
         self.parser_json = pj
         ctx = Ctx("", decl, kind="parser")
         for p, l in zip(decl.params, locs):
@@ -44,7 +55,7 @@ class ParserLowering:
         for loc in decl.locals:
             try:
                 if isinstance(loc, A.VarDecl):
-                    self.alloc_local(loc, ctx)
+                    self.lw.storage.alloc_local(loc, ctx)
                     if loc.init is not None:
                         ctx.var_inits = ctx.var_inits + [loc]
                 elif loc in ctx.env:  # an instance's object, already made by an earlier apply
@@ -52,17 +63,17 @@ class ParserLowering:
                 elif isinstance(loc, A.ValueSetDecl):
                     self.value_set(loc, ctx, prefix)
                 elif isinstance(loc, A.Instantiation):
-                    self.instantiate(loc, ctx)
+                    self.lw.externs.instantiate(loc, ctx)
                 elif isinstance(loc, A.ConstDecl):
                     pass
                 else:
                     raise unsupported(loc, f"declaration {type(loc).__name__} in a parser")
             except Unsupported as u:
                 u.span = u.span or loc.span
-                self.report(u)
+                self.lw.report(u)
         names = {st.name: (f"{prefix}{st.name}" if prefix else st.name) for st in decl.states}
         for st in decl.states:
-            self.doc.reserve(names[st.name])
+            self.lw.doc.reserve(names[st.name])
         ctx.state_names = names
         ctx.accept_to = accept_to
         for st in decl.states:
@@ -70,7 +81,7 @@ class ParserLowering:
                 self.parse_state(st, ctx, names[st.name], first=(st.name == "start" and bool(ctx.var_inits)))
             except Unsupported as u:
                 u.span = u.span or st.span
-                self.report(u)
+                self.lw.report(u)
         return names.get("start", "start")
 
     def value_set(self, d: A.ValueSetDecl, ctx, prefix) -> None:
@@ -80,11 +91,11 @@ class ParserLowering:
         else:
             fields = [("", scalar_width(t) or 0)]
         width = sum(w for _, w in fields)
-        name = self.name_of(d, getattr(ctx.decl, "name", ""))
-        self.doc.parse_vsets.append({"name": name, "id": len(self.doc.parse_vsets), "compressed_bitwidth": width})
+        name = self.lw.storage.name_of(d, ctx.decl.name)
+        self.lw.doc.parse_vsets.append({"name": name, "id": len(self.lw.doc.parse_vsets), "compressed_bitwidth": width})
         size = const_value(d.size) or 0
-        self.model.value_sets.append(ValueSetInfo(name, d, fields, size))
-        ctx.env[d] = ObjLoc("value_set", name, d, {"width": width})
+        self.lw.model.value_sets.append(ValueSetInfo(name, d, fields, size))
+        ctx.env[d] = ObjLoc("value_set", name, d)
 
     def next_state(self, name, ctx):
         if isinstance(name, tuple):  # ("raw", BMv2 state name) for states the compiler split
@@ -102,17 +113,17 @@ class ParserLowering:
                 return name
         ops = []
         if err is not None:
-            ops.append({"op": "verify", "parameters": [{"type": "bool", "value": False}, const(self.errors.index(err))]})
-        self.doc.reserve(name)
-        self.parser_json["parse_states"].append({"name": name, "id": self.doc.parse_state_id, "parser_ops": ops,
+            ops.append({"op": "verify", "parameters": [{"type": "bool", "value": False}, const(self.lw.errors.index(err))]})
+        self.lw.doc.reserve(name)
+        self.parser_json["parse_states"].append({"name": name, "id": self.lw.doc.parse_state_id, "parser_ops": ops,
                                                  "transitions": [{"type": "default", "value": None, "mask": None, "next_state": None}],
                                                  "transition_key": []})
-        self.doc.parse_state_id += 1
+        self.lw.doc.parse_state_id += 1
         return name
 
     def new_state(self, name: str) -> dict:
-        s = {"name": name, "id": self.doc.parse_state_id, "parser_ops": [], "transitions": [], "transition_key": []}
-        self.doc.parse_state_id += 1
+        s = {"name": name, "id": self.lw.doc.parse_state_id, "parser_ops": [], "transitions": [], "transition_key": []}
+        self.lw.doc.parse_state_id += 1
         self.parser_json["parse_states"].append(s)
         return s
 
@@ -128,7 +139,7 @@ class ParserLowering:
         for i, s in enumerate(stmts):
             if isinstance(s, A.CallStmt) and s.call.target_kind() == "apply":
                 # sub-parser: split this state
-                cont = self.doc.fresh(f"{name}_0")
+                cont = self.lw.doc.fresh(f"{name}_0")
                 sub_start = self.subparser(s.call, sctx, cont)
                 sj["parser_ops"] = body.prims
                 sj["transitions"] = [{"type": "default", "value": None, "mask": None, "next_state": sub_start}]
@@ -137,11 +148,11 @@ class ParserLowering:
                 return
             if isinstance(s, A.If) and not isinstance(const_value(s.cond), bool):
                 # split the state: evaluate the condition into a 1-bit temporary and select on it
-                cont = self.doc.fresh(f"{name}_0")
-                tname = self.doc.fresh(f"{name}_true")
-                fname = self.doc.fresh(f"{name}_false") if s.other is not None else cont
-                tmp = self.temp(Bits(1), "cond")
-                body.emit("set", [tmp.json(), expr("b2d", None, self.cond(s.cond, sctx))], s.span, self.doc)
+                cont = self.lw.doc.fresh(f"{name}_0")
+                tname = self.lw.doc.fresh(f"{name}_true")
+                fname = self.lw.doc.fresh(f"{name}_false") if s.other is not None else cont
+                tmp = self.lw.storage.temp(Bits(1), "cond")
+                body.emit("set", [tmp.json(), expr("b2d", None, self.lw.exprs.cond(s.cond, sctx))], s.span, self.lw.doc)
                 sj["parser_ops"] = body.prims
                 sj["transition_key"] = [tmp.json()]
                 sj["transitions"] = [{"type": "hexstr", "value": "0x01", "mask": None, "next_state": tname},
@@ -154,7 +165,7 @@ class ParserLowering:
                 rest = A.ParserState(st.span, st.name, [], stmts[i + 1:], st.transition, st.transition_span)
                 self.parse_state(rest, sctx, cont)
                 return
-            self.body_stmt(s, sctx, body)
+            self.lw.stmts.body_stmt(s, sctx, body)
         sj["parser_ops"] = body.prims
         tr = st.transition
         if isinstance(tr, (str, tuple)):
@@ -163,16 +174,16 @@ class ParserLowering:
         self.select(tr, sctx, sj, body)
 
     def subparser(self, call: A.Call, ctx, cont: str) -> str:
-        inst = self.loc(call.func.expr, ctx)
+        inst = self.lw.exprs.loc(call.func.expr, ctx)
         if not isinstance(inst, ObjLoc) or inst.kind != "parser":
             raise unsupported(call, "apply of this object in a parser")
         # every apply gets its own copy of the sub-parser's states (p4c inlines each call site);
         # the instance's objects (value sets, externs) are made once and shared by all copies
-        applies = inst.info.setdefault("applies", 0)
-        inst.info["applies"] = applies + 1
-        objects = inst.info.setdefault("objects", {})
+        applies = inst.applies
+        inst.applies += 1
+        objects = inst.objects
         pdecl = inst.decl
-        sub = Ctx(inst.name, pdecl, {**inst.info.get("ctor_env", {}), **objects}, kind="parser")
+        sub = Ctx(inst.name, pdecl, {**inst.ctor_env, **objects}, kind="parser")
         for p, a in zip(pdecl.params, call.args):
             v = const_value(a.expr)
             if p.direction in ("", "in") and isinstance(v, (int, bool)):
@@ -180,7 +191,7 @@ class ParserLowering:
             elif isinstance(strip_newtype(p.resolved_type), type(None)):
                 pass
             else:
-                loc = self.loc(a.expr, ctx) if not (isinstance(a.expr, A.Name) and getattr(a.expr.sym, "type", None) is not None
+                loc = self.lw.exprs.loc(a.expr, ctx) if not (isinstance(a.expr, A.Name) and a.expr.sym is not None
                                                     and str(a.expr.sym.type) == "packet_in") else ObjLoc("packet", "packet", None)
                 sub.env[p] = loc
         prefix = inst.name.replace(".", "_") + (f"_{applies}_" if applies else "_")
@@ -195,43 +206,43 @@ class ParserLowering:
             target = call.args[0].expr
             if isinstance(target, A.DontCare):  # extract<H>(_): skip an H
                 bits = sum(scalar_width(t) or 0 for _, t, _ in strip_newtype(target.type).layout())
-                body.emit("advance", [const(bits)], call.span, self.doc)
+                body.emit("advance", [const(bits)], call.span, self.lw.doc)
                 return
             param = self.extract_target(target, ctx)
             if len(call.args) == 2:
-                body.emit("extract_VL", [param, self.val_expr(call.args[1].expr, ctx)], call.span, self.doc)
+                body.emit("extract_VL", [param, self.val_expr(call.args[1].expr, ctx)], call.span, self.lw.doc)
             else:
-                body.emit("extract", [param], call.span, self.doc)
+                body.emit("extract", [param], call.span, self.lw.doc)
             return
         if n == "advance":
-            v = self.val(call.args[0].expr, ctx)
-            body.emit("advance", [v], call.span, self.doc)
+            v = self.lw.exprs.val(call.args[0].expr, ctx)
+            body.emit("advance", [v], call.span, self.lw.doc)
             return
         if n == "lookahead":  # value unused, but a packet too short for it still fails the parser (as in p4c)
             t = strip_newtype(call.type)
             w = scalar_width(t) or sum(scalar_width(lt) or 0 for _, lt, _ in t.layout())
-            body.emit("set", [self.temp(Bits(w), "lookahead").json(), {"type": "lookahead", "value": [0, w]}], call.span, self.doc)
+            body.emit("set", [self.lw.storage.temp(Bits(w), "lookahead").json(), {"type": "lookahead", "value": [0, w]}], call.span, self.lw.doc)
             return
         if n == "length":
             return
         raise unsupported(call, f"packet method '{n}' here")
 
     def val_expr(self, e, ctx) -> dict:
-        v = self.val(e, ctx)
+        v = self.lw.exprs.val(e, ctx)
         if v.get("type") != "expression":
             return {"type": "expression", "value": {"op": "&", "left": v, "right": const(0xffffffff)}}
         return v
 
     def extract_target(self, e: A.Expr, ctx) -> dict:
         if isinstance(e, A.Member) and e.name == "next":
-            base = self.loc(e.expr, ctx)
+            base = self.lw.exprs.loc(e.expr, ctx)
             if isinstance(base, StackLoc):
                 return {"type": "stack", "value": base.name}
         if isinstance(e, A.Member) and isinstance(e.expr, A.Member) and e.expr.name == "next":
-            base = self.loc(e.expr.expr, ctx)
+            base = self.lw.exprs.loc(e.expr.expr, ctx)
             if isinstance(base, StackLoc) and base.is_union_stack:
                 return {"type": "union_stack", "value": [base.name, e.name]}
-        loc = self.loc(e, ctx)
+        loc = self.lw.exprs.loc(e, ctx)
         if not isinstance(loc, HeaderLoc):
             raise unsupported(e, "extract into this value")
         return {"type": "regular", "value": loc.name}
@@ -278,15 +289,15 @@ class ParserLowering:
             hi, lo = const_value(e.hi), const_value(e.lo)
             return {"type": "lookahead", "value": [tw - 1 - hi, hi - lo + 1]}, w
         if isinstance(e, A.Member) and isinstance(e.expr, A.Member) and e.expr.name == "last":
-            base = self.loc(e.expr.expr, ctx)
+            base = self.lw.exprs.loc(e.expr.expr, ctx)
             if isinstance(base, StackLoc):
                 return {"type": "stack_field", "value": [base.name, e.name]}, w
-        if self.is_loc_expr(e):
-            loc = self.loc(e, ctx)
+        if self.lw.exprs.is_loc_expr(e):
+            loc = self.lw.exprs.loc(e, ctx)
             if isinstance(loc, FieldLoc):
                 return loc.json(), w
-        tmp = self.temp(e.type, "tmp")
-        body.emit("set", [tmp.json(), self.val(e, ctx)], e.span, self.doc)
+        tmp = self.lw.storage.temp(e.type, "tmp")
+        body.emit("set", [tmp.json(), self.lw.exprs.val(e, ctx)], e.span, self.lw.doc)
         return tmp.json(), w
 
     def select(self, sel: A.Select, ctx, sj: dict, body) -> None:
@@ -315,7 +326,7 @@ class ParserLowering:
             items = ks.items if isinstance(ks, A.ListExpr) else [ks]
             if len(items) == 1 and isinstance(items[0], A.Name) and items[0].sym is not None \
                     and items[0].sym.kind == "value_set":
-                vs = self.loc(items[0], ctx)
+                vs = self.lw.exprs.loc(items[0], ctx)
                 trans.append({"type": "parse_vset", "value": vs.name, "mask": None, "next_state": nxt})
                 continue
             if all(isinstance(i, (A.DefaultExpr, A.DontCare)) for i in items):
@@ -356,10 +367,10 @@ class ParserLowering:
             v = int(v)
         if not isinstance(v, int):
             t = strip_newtype(it.type)
-            if isinstance(it, A.Member) and hasattr(t, "members"):
+            if isinstance(it, A.Member) and isinstance(t, Enum):
                 v = t.values.get(it.name) if t.underlying else t.members.index(it.name)
             elif isinstance(it, A.Member) and str(it.type) == "error":
-                v = self.errors.index(it.name)
+                v = self.lw.errors.index(it.name)
             else:
                 raise unsupported(it, "select case that is not a compile-time constant")
         return [(v & full, full)]
@@ -370,7 +381,7 @@ class ParserLowering:
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         for loc in decl.locals:
-            self.rep.error(loc.span, f"unsupported: declarations in the {'verify' if verify else 'compute'} checksum control")
+            self.lw.rep.error(loc.span, f"unsupported: declarations in the {'verify' if verify else 'compute'} checksum control")
             return
         self.checksum_stmts(decl.body.stmts, ctx, None, verify)
 
@@ -382,7 +393,7 @@ class ParserLowering:
                 elif isinstance(st, A.Empty):
                     pass
                 elif isinstance(st, A.If):
-                    c = self.cond(st.cond, ctx)
+                    c = self.lw.exprs.cond(st.cond, ctx)
                     both = c if cond is None else {"type": "expression", "value": {"op": "and", "left": cond, "right": c}}
                     self.checksum_stmts([st.then], ctx, both, verify)
                     if st.other is not None:
@@ -395,7 +406,7 @@ class ParserLowering:
                     raise unsupported(st, "statement in a checksum control (only verify_checksum/update_checksum calls)")
             except Unsupported as u:
                 u.span = u.span or st.span
-                self.report(u)
+                self.lw.report(u)
 
     def checksum_call(self, call, ctx, cond, verify: bool) -> None:
         proto = call.target.proto
@@ -403,27 +414,27 @@ class ParserLowering:
         want = ("verify_checksum", "verify_checksum_with_payload") if verify else ("update_checksum", "update_checksum_with_payload")
         if n not in want:
             raise unsupported(call, f"{n} in the {'verify' if verify else 'compute'} checksum control")
-        a = self.args(call, proto)
-        algo = self.enum_member(a[3])
+        a = self.lw.externs.args(call, proto)
+        algo = self.lw.externs.enum_member(a[3])
         if algo not in HASH_ALGOS:
             raise unsupported(a[3], "checksum algorithm that is not a compile-time HashAlgorithm constant")
-        inputs = self.calc_inputs(a[1], ctx, None)
+        inputs = self.lw.externs.calc_inputs(a[1], ctx, None)
         if n.endswith("with_payload"):
             inputs.append({"type": "payload", "value": None})
-        calc = self.add_calculation(algo, inputs, call.span)
-        target = self.dest(a[2], ctx)
+        calc = self.lw.externs.add_calculation(algo, inputs, call.span)
+        target = self.lw.externs.dest(a[2], ctx)
         c = const_value(a[0])
         if_cond = None
         if c is not True:
-            if_cond = self.cond(a[0], ctx)
+            if_cond = self.lw.exprs.cond(a[0], ctx)
         if cond is not None:
             if_cond = cond if if_cond is None else {"type": "expression", "value": {"op": "and", "left": cond, "right": if_cond}}
-        ck = {"name": self.doc.fresh("cksum"), "id": len(self.doc.checksums), "target": [target.header, target.field],
+        ck = {"name": self.lw.doc.fresh("cksum"), "id": len(self.lw.doc.checksums), "target": [target.header, target.field],
               "type": "generic", "calculation": calc, "verify": verify, "update": not verify, "if_cond": if_cond}
-        si = self.doc.source_info(call.span)
+        si = self.lw.doc.source_info(call.span)
         if si:
             ck["source_info"] = si
-        self.doc.checksums.append(ck)
+        self.lw.doc.checksums.append(ck)
 
     # ------------------------------------------------------------ deparser
     def lower_deparser(self, decl: A.ControlDecl, locs: list) -> None:
@@ -431,13 +442,13 @@ class ParserLowering:
         for p, l in zip(decl.params, locs):
             ctx.env[p] = l
         order: list[str] = []
-        dj = {"name": "deparser", "id": len(self.doc.deparsers), "source_info": self.doc.source_info(decl.span, decl.name),
+        dj = {"name": "deparser", "id": len(self.lw.doc.deparsers), "source_info": self.lw.doc.source_info(decl.span, decl.name),
               "order": order, "primitives": []}
         if dj["source_info"] is None:
             del dj["source_info"]
-        self.doc.deparsers.append(dj)
+        self.lw.doc.deparsers.append(dj)
         for loc in decl.locals:
-            self.rep.error(loc.span, "unsupported: declarations in the deparser")
+            self.lw.rep.error(loc.span, "unsupported: declarations in the deparser")
         self.deparse_stmts(decl.body.stmts, ctx, order)
 
     def deparse_stmts(self, stmts, ctx, order) -> None:
@@ -449,13 +460,13 @@ class ParserLowering:
                     pass
                 elif isinstance(st, A.CallStmt) and st.call.target_kind() == "builtin" \
                         and st.call.target.name == "emit":
-                    loc = self.loc(st.call.args[0].expr, ctx)
+                    loc = self.lw.exprs.loc(st.call.args[0].expr, ctx)
                     self.emit_order(loc, order, st)
                 else:
                     raise unsupported(st, "statement in the deparser (only packet.emit calls)")
             except Unsupported as u:
                 u.span = u.span or st.span
-                self.report(u)
+                self.lw.report(u)
 
     def emit_order(self, loc, order, node) -> None:
         if isinstance(loc, HeaderLoc):

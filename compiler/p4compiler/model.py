@@ -50,6 +50,7 @@ class ResourceInfo:
     tables: list = field(default_factory=list)
     with_selector: bool = False
     type_name: str | None = None
+    elem_type: object = None         # registers: types.Type of a cell
 
 
 @dataclass

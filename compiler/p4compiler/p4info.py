@@ -5,6 +5,7 @@ from __future__ import annotations
 from google.protobuf import json_format, text_format
 from p4.config.v1 import p4info_pb2, p4types_pb2
 
+from . import ast as A
 from .diag import Reporter
 from .model import Model
 from .types import BOOL, ERROR, Bits, Composite, Enum, NewType, Stack, Varbit, strip_newtype
@@ -30,7 +31,7 @@ class Ids:
         self.rep = rep
 
     def explicit(self, kind: str, decl) -> int | None:
-        for a in getattr(decl, "annotations", None) or []:
+        for a in annotations_of(decl):
             if a.name == "id" and a.args and isinstance(a.args[0], int):
                 v = a.args[0]
                 v = v if v >> 24 else (PREFIX[kind] << 24) | v
@@ -90,6 +91,11 @@ def annotation_text(a) -> str:
         items.append(" ".join(cur))
         return f"@{a.name}({', '.join(items)})"
     return f"@{a.name}({' '.join(words)})"
+
+
+def annotations_of(decl) -> list:
+    """The annotations of a declaration (none for objects the compiler made: decl None)."""
+    return decl.annotations if isinstance(decl, A.Decl) else []
 
 
 def add_annotations(msg, annos, skip=()) -> None:
@@ -241,7 +247,7 @@ class P4InfoBuilder:
         msg.preamble.id = self.id_of[(kind, name)]
         msg.preamble.name = name
         msg.preamble.alias = alias
-        add_annotations(msg.preamble, getattr(decl, "annotations", None), skip)
+        add_annotations(msg.preamble, annotations_of(decl), skip)
 
     def build(self) -> p4info_pb2.P4Info:
         """Build the P4Info message from the control-plane model: tables, actions, profiles,
@@ -250,8 +256,8 @@ class P4InfoBuilder:
         m = self.m
         info = self.info
         info.pkg_info.arch = "v1model"
-        self.pkg_info(getattr(self.ck, "main", None))
-        hidden = lambda d: any(a.name == "hidden" for a in (getattr(d, "annotations", None) or []))
+        self.pkg_info(self.ck.main)
+        hidden = lambda d: any(a.name == "hidden" for a in annotations_of(d))
         m.tables = [t for t in m.tables if not hidden(t.decl)]
         m.actions = [a for a in m.actions if not hidden(a.decl)]
         live = {a.name for a in m.actions}
@@ -331,7 +337,7 @@ class P4InfoBuilder:
             ap.with_selector = r.with_selector
             ap.size = r.size
             if r.with_selector:
-                _selector_semantics(ap, getattr(r.decl, "annotations", None) or [])
+                _selector_semantics(ap, annotations_of(r.decl))
         units = {"BOTH": p4info_pb2.CounterSpec.BOTH, "BYTES": p4info_pb2.CounterSpec.BYTES,
                  "PACKETS": p4info_pb2.CounterSpec.PACKETS}
         munits = {"BYTES": p4info_pb2.MeterSpec.BYTES, "PACKETS": p4info_pb2.MeterSpec.PACKETS}
@@ -362,7 +368,7 @@ class P4InfoBuilder:
         for r in sorted(res["register"], key=lambda r: r.name):
             c = info.registers.add()
             self.preamble(c, "register", r.name, ralias[r.name], r.decl)
-            self.type_spec(c.type_spec, getattr(r, "elem_type", Bits(r.bitwidth)))
+            self.type_spec(c.type_spec, r.elem_type if r.elem_type is not None else Bits(r.bitwidth))
             c.size = r.size
         for d in sorted(m.digests, key=lambda d: d.name):
             c = info.digests.add()
@@ -436,8 +442,8 @@ class P4InfoBuilder:
         walk(H)
         # also any header type declared with @controller_header even if not in H
         for d in self.ck.program.decls:
-            t = getattr(d, "name", None)
-            for a in getattr(d, "annotations", []) or []:
+            t = d.name if isinstance(d, A.Decl) else None
+            for a in annotations_of(d):
                 if a.name == "controller_header" and a.args and t not in seen:
                     sym = self.ck.top.lookup(t)
                     ht = sym.type if sym else None
@@ -466,7 +472,7 @@ class P4InfoBuilder:
     def translation(self, type_name: str):
         """The controller's view of a `type` with @p4runtime_translation: "string", a width, or None."""
         sym = self.ck.top.lookup(type_name)
-        for a in getattr(sym.decl if sym else None, "annotations", None) or []:
+        for a in annotations_of(sym.decl if sym else None):
             if a.name == "p4runtime_translation" and a.args:
                 return a.args[1] if len(a.args) > 1 and isinstance(a.args[1], int) else "string"
         return None
@@ -480,7 +486,7 @@ class P4InfoBuilder:
             return
         nt = ti.new_types[t.tname]
         sym = self.ck.top.lookup(t.tname)
-        annos = getattr(sym.decl if sym else None, "annotations", None) or []
+        annos = annotations_of(sym.decl if sym else None)
         add_annotations(nt, annos, skip=("p4runtime_translation",))
         translation = [a for a in annos if a.name == "p4runtime_translation" and a.args]
         if translation:

@@ -10,7 +10,7 @@ in all the others.
 from __future__ import annotations
 
 from . import ast as A
-from .check_expr import is_optional
+from .call_args import is_optional, order_args
 from .check_types import UNKNOWN
 from .scope import Scope, Symbol
 from .types import ObjectT, Type, TypeVar, same_type
@@ -20,11 +20,11 @@ def check_package_args(ck, d: A.Instantiation, pkg: A.PackageTypeDecl, binding: 
     """Report (through the checker `ck`) every argument of the package instantiation `d` whose
     parameters do not match the package's parameter type. `binding` holds the package's type
     arguments given explicitly (`V1Switch<H, M>(...)`); inferred ones are added to it."""
-    for p, a in zip(pkg.params, ck.order_args(pkg.params, d.args)):
+    for p, a in zip(pkg.params, order_args(pkg.params, d.args)):
         if a is None or not isinstance(p.type_ref, A.NamedType):
             continue
         want = ck.top.lookup(p.type_ref.name)
-        given = getattr(a, "type", None)
+        given = a.type
         if want is None or not isinstance(want.decl, (A.ParserTypeDecl, A.ControlTypeDecl)):
             continue
         if not isinstance(given, ObjectT) or not isinstance(given.decl, (A.ParserDecl, A.ControlDecl)):

@@ -604,7 +604,7 @@ class Parser:
         if self.at("const"):
             return self.const_decl(annos)
         if self.at("value_set"):
-            t = self.next()
+            self.next()
             self.expect("<")
             elem = self.type_ref()
             self.expect(">")
@@ -915,7 +915,6 @@ class Parser:
         """Comma-separated declarations (init only), assignments and calls up to `end`."""
         out: list[A.Stmt] = []
         while not self.at(end):
-            t = self.tok
             if decls and self.decl_ahead():
                 ty = self.type_ref()
                 name = self.ident("variable name")
@@ -1181,6 +1180,9 @@ class Parser:
         return A.ListExpr(lb.span, items)
 
     def postfix(self, e: A.Expr) -> A.Expr:
+        """The postfix operators after a primary expression, left to right: `.member`, `[index]`,
+        `[hi:lo]`, `[lo +: w]` (read as the slice `[lo + w - 1 : lo]`), calls `(args)` and calls
+        with type arguments `<T>(args)` (only where `<` cannot be a comparison)."""
         while True:
             t = self.tok
             if t.kind == ".":

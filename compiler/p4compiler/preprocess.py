@@ -330,7 +330,6 @@ def _strip_comments(text: str, name: str, reporter: Reporter) -> list[str]:
     i = 0
     n = len(text)
     start = 0
-    line = 1
     while i < n:
         c = text[i]
         if c == '"':

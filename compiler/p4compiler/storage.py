@@ -30,7 +30,6 @@ class HeaderLoc(Loc):
     type: Composite
     stack: "StackLoc | None" = None
     index: int | None = None
-    union: "UnionLoc | None" = None
 
     def field(self, name: str) -> "FieldLoc | StructLoc":
         """The field `name`: a scalar, or (a struct-typed field) a struct of the header's flat fields."""
@@ -107,7 +106,10 @@ class ObjLoc(Loc):
     kind: str
     name: str
     decl: object
-    info: dict = field(default_factory=dict)
+    json: dict | None = None       # its BMv2 object (extern instances); a table binding it fills in more
+    ctor_env: dict = field(default_factory=dict)   # parser/control instances: constructor parameter -> Loc
+    objects: dict = field(default_factory=dict)    # parser/control instances: their own objects, made once
+    applies: int = 0               # parser instances: call sites given a copy of its states so far
 
 
 def leaves(loc: Loc) -> list[Loc]:

@@ -74,6 +74,8 @@ class Composite(Type):
     decl: object = None
     annotations: list = field(default_factory=list)
     field_annotations: dict = field(default_factory=dict)
+    # layout() computed once the fields are complete: (number of fields, layout)
+    _layout: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def name(self) -> str:
         return self.tname
@@ -93,7 +95,7 @@ class Composite(Type):
 
         Struct-typed fields are flattened in declaration order; as p4c does, a header
         that has any is stored with every field renamed `_<path>_<leaf><index>`."""
-        cached = self.__dict__.get("_layout")
+        cached = self._layout
         if cached is not None and cached[0] == len(self.fields):
             return cached[1]
         leaves: list = []
@@ -109,7 +111,7 @@ class Composite(Type):
             walk((n,), ft)
         flat = len(leaves) != len(self.fields)
         out = [(path, t, f"_{'_'.join(path)}{i}" if flat else path[0]) for i, (path, t) in enumerate(leaves)]
-        self.__dict__["_layout"] = (len(self.fields), out)  # fields are complete once lowering asks
+        self._layout = (len(self.fields), out)  # fields are complete once lowering asks
         return out
 
     @property

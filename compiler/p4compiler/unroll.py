@@ -76,6 +76,11 @@ class Unroller:
 
     # ---------------------------------------------------------------- for (;;)
     def for_stmt(self, st: A.For) -> A.Stmt:
+        """Unroll `for (init; cond; update) body`: the variables initialised to constants and not
+        assigned in the body are the loop's indexes; the condition and updates are evaluated at
+        compile time to list each iteration's index values, and the body is copied once per
+        iteration with the indexes as literals. Raises _Refused when the bounds are not known
+        at compile time or the iterations exceed MAX_ITERATIONS."""
         written = _assigned(st.body)
         env: dict = {}
         out: list[A.Stmt] = []
@@ -134,6 +139,9 @@ class Unroller:
 
     # ---------------------------------------------------------------- for (x in)
     def for_in(self, st: A.ForIn) -> A.Stmt:
+        """Unroll `for (T x in c) body` over a constant range `a .. b`, a list or a header stack:
+        one copy of the body per element, with `x` a literal when the element is a constant and
+        otherwise a variable assigned the element before each copy."""
         env: dict = {}
         out: list[A.Stmt] = []
         body, brk, cont = self.flagged(st.body, out, st.span)
