@@ -64,6 +64,26 @@ def test_batches_keep_global_update_indexes(sw):
     assert len(routes_on_switch(sw)) == 9
 
 
+def test_batches_in_flight_keep_global_update_indexes(sw):
+    sw.insert(route("10.1.0.0/16"))
+    updates = [insert(route(f"10.{i}.0.0/16")) for i in range(2, 40)]
+    updates[5] = insert(route("10.1.0.0/16"))     # exists: batch 1
+    updates[33] = delete(route("10.99.0.0/16"))   # missing: batch 8
+    with pytest.raises(P4RuntimeWriteError) as err:
+        sw.write(updates, batch_size=4, in_flight=3)
+    assert [(e.index, e.code) for e in err.value.errors] == [(5, "ALREADY_EXISTS"), (33, "NOT_FOUND")]
+    assert len(routes_on_switch(sw)) == 1 + 36
+
+
+def test_batches_in_flight_stop_at_a_failed_rpc(sw):
+    # A batch refused as a whole (a backup's PERMISSION_DENIED) stops the sending and is raised.
+    with Switch(sw.address, election_id=2, schema=sw.schema) as backup:
+        with pytest.raises(P4RuntimeWriteError) as err:
+            backup.write([insert(route(f"10.{i}.0.0/16")) for i in range(20)], batch_size=4, in_flight=3)
+    assert err.value.code == grpc.StatusCode.PERMISSION_DENIED and not err.value.errors
+    assert routes_on_switch(sw) == {}
+
+
 def _raw_route(sw) -> p4runtime_pb2.Entity:
     return route("10.0.0.0/8").encode(sw.schema)
 
