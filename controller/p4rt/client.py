@@ -461,9 +461,12 @@ class Switch:
     ) -> None:
         """Send updates in batches; raise P4RuntimeWriteError naming every failed update.
 
-        `in_flight` > 1 keeps that many Write RPCs outstanding instead of waiting for each reply:
+        By default every batch is encoded before the first is sent (a bad entity writes nothing)
+        and each waits for the previous one's reply. `in_flight` > 1 keeps up to that many Write
+        RPCs outstanding and encodes each batch while the ones before it are on their way:
         P4Runtime orders nothing between RPCs in flight, so only for updates that do not depend
-        on each other (no insert of what another batch deletes, no member before its group).
+        on each other (no insert of what another batch deletes, no member before its group); a
+        bad entity then raises EntityError once the batches before its own have been answered.
         """
         updates = list(updates)
         batch_size = max(1, batch_size)
@@ -478,10 +481,7 @@ class Switch:
         in_flight: int = 1,
     ) -> None:
         """Send each batch as one WriteRequest, in order, `in_flight` at a time (see `write`).
-
-        Every batch is encoded before the first is sent, so a bad entity writes nothing. Errors
-        name the update by its index in the concatenation of the batches.
-        """
+        Errors name the update by its index in the concatenation of the batches."""
         batches = [list(batch) for batch in batches]
         updates = [u for batch in batches for u in batch]
         for i, u in enumerate(updates):
@@ -492,20 +492,24 @@ class Switch:
         except ValueError as exc:
             raise ValueError(f"unknown atomicity {atomicity!r}") from exc
         election_id = _uint128(self.election_id)  # range check
-        requests = []
-        start = 0
         schema = self._schema  # None: only entities that need no P4Info can be written
-        for batch in batches:
-            if not batch:
-                continue
-            request = p4runtime_pb2.WriteRequest(device_id=self.device_id, election_id=election_id,
-                                                 role=self.role, atomicity=atomicity_value)
-            add = request.updates.add
-            for u in batch:
-                u.encode_into(schema if schema is not None or not _needs_schema(u) else self.schema, add())
-            requests.append((start, len(batch), request))
-            start += len(batch)
-        _WriteRound(self._stub_or_fail().Write, self.rpc_timeout, updates).run(requests, max(1, in_flight))
+
+        def requests() -> Iterator[tuple[int, int, p4runtime_pb2.WriteRequest]]:
+            start = 0
+            for batch in batches:
+                if not batch:
+                    continue
+                request = p4runtime_pb2.WriteRequest(device_id=self.device_id, election_id=election_id,
+                                                     role=self.role, atomicity=atomicity_value)
+                add = request.updates.add
+                for u in batch:
+                    u.encode_into(schema if schema is not None or not _needs_schema(u) else self.schema, add())
+                yield start, len(batch), request
+                start += len(batch)
+
+        in_flight = max(1, in_flight)
+        send = self._stub_or_fail().Write
+        _WriteRound(send, self.rpc_timeout, updates).run(list(requests()) if in_flight == 1 else requests(), in_flight)
 
     def insert(self, entities: Entity | Iterable[Entity], **kwargs: Any) -> None:
         """INSERT one or more entities."""
@@ -643,7 +647,8 @@ class _WriteRound:
         self.last_exc: grpc.RpcError | None = None
         self.fatal: tuple[int, grpc.RpcError] | None = None
 
-    def run(self, requests: list[tuple[int, int, p4runtime_pb2.WriteRequest]], in_flight: int) -> None:
+    def run(self, requests: Iterable[tuple[int, int, p4runtime_pb2.WriteRequest]], in_flight: int) -> None:
+        """Send `requests` (a generator encodes each while the ones before it are in flight)."""
         if in_flight == 1:
             for start, count, request in requests:
                 self._settle(start, count, lambda r=request: self.send(r, timeout=self.timeout))
@@ -651,14 +656,16 @@ class _WriteRound:
                     break
         else:
             pending: deque = deque()
-            for start, count, request in requests:
-                pending.append((start, count, self.send.future(request, timeout=self.timeout).result))
-                if len(pending) >= in_flight:
+            try:
+                for start, count, request in requests:
+                    while len(pending) >= in_flight:
+                        self._settle(*pending.popleft())
+                    if self.fatal is not None:
+                        break
+                    pending.append((start, count, self.send.future(request, timeout=self.timeout).result))
+            finally:  # also when encoding failed: the batches sent are answered before raising
+                while pending:
                     self._settle(*pending.popleft())
-                if self.fatal is not None:
-                    break
-            while pending:
-                self._settle(*pending.popleft())
         if self.fatal is not None:
             start, exc = self.fatal
             done = f" (updates 0..{start - 1} were applied before)" if start and in_flight == 1 else ""
