@@ -39,6 +39,7 @@ log = logging.getLogger("p4rt")
 _MAX_MESSAGE = 256 * 1024 * 1024
 _MAX_METADATA = 64 * 1024 * 1024    # trailers of a failed batch: one p4.v1.Error per update
 _CLOSE = object()
+_DELETE_IN_FLIGHT = 4  # delete_all: Write RPCs outstanding for one kind of entity
 
 
 @dataclass
@@ -580,8 +581,8 @@ class Switch:
                     others.append(E(digest_entry={"digest_id": msg.digest_entry.digest_id}))
         count = 0
         for batch in (deletions, groups, members, others):
-            if batch:
-                self.write([Update("DELETE", e) for e in batch])
+            if batch:  # one kind's deletions do not depend on each other: several RPCs in flight
+                self.write([Update("DELETE", e) for e in batch], in_flight=_DELETE_IN_FLIGHT)
                 count += len(batch)
         if reset_defaults and self._schema is not None:
             resets = [
