@@ -29,11 +29,14 @@ def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> lis
     if not isinstance(values, dict):
         raise EntityError(f"{owner}: a match is a dict of field name to value, got {values!r}")
     try:
-        resolved = [(*match_encoder(fields, name), value) for name, value in values.items()]
+        if len(values) == 1:  # one key field, the usual route or MAC entry: nothing to sort
+            [(name, value)] = values.items()
+            resolved = [(*match_encoder(fields, name), value)]
+        else:
+            resolved = [(*match_encoder(fields, name), value) for name, value in values.items()]
+            resolved.sort(key=lambda item: item[0].id)
     except SchemaError as exc:
         raise EntityError(str(exc)) from exc
-    if len(resolved) > 1:
-        resolved.sort(key=lambda item: item[0].id)
     out = []
     for mf, encode, value in resolved:
         try:
@@ -46,7 +49,8 @@ def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> lis
         fm = target.add() if target is not None else p4runtime_pb2.FieldMatch()
         fm.field_id = mf.id
         if kind == "lpm":
-            fm.lpm.value, fm.lpm.prefix_len = a, b
+            lpm = fm.lpm
+            lpm.value, lpm.prefix_len = a, b
         elif kind == "exact":
             fm.exact.value = a
         elif kind == "ternary":
@@ -273,7 +277,7 @@ class TableEntry(Entity):
         except SchemaError as exc:
             raise EntityError(str(exc)) from exc
         msg.table_id = table.id
-        encode_match(table.match_fields, self.match, f"table {table.name}", msg.match)
+        encode_match(table.match_fields, self.match, table.match_fields.owner, msg.match)  # "table <name>"
         action = self.action
         if self.member_id is not None or self.group_id is not None or self.one_shot is not None:
             given = (action, self.member_id, self.group_id, self.one_shot)
