@@ -6,6 +6,7 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ log = logging.getLogger("p4rt")
 _MAX_MESSAGE = 256 * 1024 * 1024
 _MAX_METADATA = 64 * 1024 * 1024    # trailers of a failed batch: one p4.v1.Error per update
 _CLOSE = object()
+_DELETE_IN_FLIGHT = 4  # delete_all: Write RPCs outstanding for one kind of entity
 
 
 @dataclass
@@ -456,9 +458,33 @@ class Switch:
         *,
         atomicity: str = "CONTINUE_ON_ERROR",
         batch_size: int = 1000,
+        in_flight: int = 1,
     ) -> None:
-        """Send updates in batches; raise P4RuntimeWriteError naming every failed update."""
+        """Send updates in batches; raise P4RuntimeWriteError naming every failed update.
+
+        By default every batch is encoded before the first is sent (a bad entity writes nothing)
+        and each waits for the previous one's reply. `in_flight` > 1 keeps up to that many Write
+        RPCs outstanding and encodes each batch while the ones before it are on their way:
+        P4Runtime orders nothing between RPCs in flight, so only for updates that do not depend
+        on each other (no insert of what another batch deletes, no member before its group); a
+        bad entity then raises EntityError once the batches before its own have been answered.
+        """
         updates = list(updates)
+        batch_size = max(1, batch_size)
+        self.write_batches([updates[i:i + batch_size] for i in range(0, len(updates), batch_size)],
+                           atomicity=atomicity, in_flight=in_flight)
+
+    def write_batches(
+        self,
+        batches: Iterable[Iterable[Update]],
+        *,
+        atomicity: str = "CONTINUE_ON_ERROR",
+        in_flight: int = 1,
+    ) -> None:
+        """Send each batch as one WriteRequest, in order, `in_flight` at a time (see `write`).
+        Errors name the update by its index in the concatenation of the batches."""
+        batches = [list(batch) for batch in batches]
+        updates = [u for batch in batches for u in batch]
         for i, u in enumerate(updates):
             if not isinstance(u, Update):
                 raise TypeError(f"update #{i} is a {type(u).__name__}, not an Update: use insert()/modify()/delete()")
@@ -466,38 +492,25 @@ class Switch:
             atomicity_value = p4runtime_pb2.WriteRequest.Atomicity.Value(atomicity)
         except ValueError as exc:
             raise ValueError(f"unknown atomicity {atomicity!r}") from exc
-        batch_size = max(1, batch_size)
-        _uint128(self.election_id)  # range check
-        # Encode every batch before sending any, so a bad entity writes nothing.
-        requests = []
-        for start in range(0, len(updates), batch_size):
-            batch = updates[start:start + batch_size]
-            request = p4runtime_pb2.WriteRequest(device_id=self.device_id, election_id=_uint128(self.election_id),
-                                                 role=self.role, atomicity=atomicity_value)
-            add = request.updates.add
-            for u in batch:
-                u.encode_into(self.schema if _needs_schema(u) else self._schema, add())
-            requests.append((start, len(batch), request))
+        election_id = _uint128(self.election_id)  # range check
+        schema = self._schema  # None: only entities that need no P4Info can be written
+
+        def requests() -> Iterator[tuple[int, int, p4runtime_pb2.WriteRequest]]:
+            start = 0
+            for batch in batches:
+                if not batch:
+                    continue
+                request = p4runtime_pb2.WriteRequest(device_id=self.device_id, election_id=election_id,
+                                                     role=self.role, atomicity=atomicity_value)
+                add = request.updates.add
+                for u in batch:
+                    u.encode_into(schema if schema is not None or not _needs_schema(u) else self.schema, add())
+                yield start, len(batch), request
+                start += len(batch)
+
+        in_flight = max(1, in_flight)
         send = self._stub_or_fail().Write
-        failures: list[UpdateError] = []
-        last_exc: grpc.RpcError | None = None
-        for start, count, request in requests:
-            try:
-                send(request, timeout=self.rpc_timeout)
-            except grpc.RpcError as exc:
-                details = status_details(exc)
-                if not details:
-                    done = f" (updates 0..{start - 1} were applied before)" if start else ""
-                    raise P4RuntimeWriteError(exc.code(), f"{exc.details()}{done}", failures) from exc
-                last_exc = exc
-                for i, error in enumerate(details[:count]):
-                    if error.canonical_code != code_pb2.OK:
-                        index = start + i
-                        failures.append(UpdateError(index, updates[index].describe(),
-                                                    code_name(error.canonical_code), error.message,
-                                                    updates[index].entity))
-        if failures:
-            raise P4RuntimeWriteError(last_exc.code() if last_exc else None, "", failures) from last_exc
+        _WriteRound(send, self.rpc_timeout, updates).run(list(requests()) if in_flight == 1 else requests(), in_flight)
 
     def insert(self, entities: Entity | Iterable[Entity], **kwargs: Any) -> None:
         """INSERT one or more entities."""
@@ -568,8 +581,8 @@ class Switch:
                     others.append(E(digest_entry={"digest_id": msg.digest_entry.digest_id}))
         count = 0
         for batch in (deletions, groups, members, others):
-            if batch:
-                self.write([Update("DELETE", e) for e in batch])
+            if batch:  # one kind's deletions do not depend on each other: several RPCs in flight
+                self.write([Update("DELETE", e) for e in batch], in_flight=_DELETE_IN_FLIGHT)
                 count += len(batch)
         if reset_defaults and self._schema is not None:
             resets = [
@@ -622,6 +635,62 @@ class Switch:
     def idle_timeouts(self, timeout: float | None = None) -> Iterator[IdleTimeout]:
         """Yield idle-timeout notifications as they arrive; stop after `timeout` s without one."""
         yield from _drain(self.idle_timeout_queue, timeout, self._closed)
+
+
+class _WriteRound:
+    """The Write RPCs of one write(): sent in order, at most `in_flight` awaiting their reply; each
+    failed update collected; a batch that fails without per-update errors (no connection, not
+    primary) stops the sending and is raised once the RPCs in flight have answered."""
+
+    def __init__(self, send, timeout: float, updates: list[Update]) -> None:
+        self.send, self.timeout, self.updates = send, timeout, updates
+        self.failures: list[UpdateError] = []
+        self.last_exc: grpc.RpcError | None = None
+        self.fatal: tuple[int, grpc.RpcError] | None = None
+
+    def run(self, requests: Iterable[tuple[int, int, p4runtime_pb2.WriteRequest]], in_flight: int) -> None:
+        """Send `requests` (a generator encodes each while the ones before it are in flight)."""
+        if in_flight == 1:
+            for start, count, request in requests:
+                self._settle(start, count, lambda r=request: self.send(r, timeout=self.timeout))
+                if self.fatal is not None:
+                    break
+        else:
+            pending: deque = deque()
+            try:
+                for start, count, request in requests:
+                    while len(pending) >= in_flight:
+                        self._settle(*pending.popleft())
+                    if self.fatal is not None:
+                        break
+                    pending.append((start, count, self.send.future(request, timeout=self.timeout).result))
+            finally:  # also when encoding failed: the batches sent are answered before raising
+                while pending:
+                    self._settle(*pending.popleft())
+        if self.fatal is not None:
+            start, exc = self.fatal
+            done = f" (updates 0..{start - 1} were applied before)" if start and in_flight == 1 else ""
+            raise P4RuntimeWriteError(exc.code(), f"{exc.details()}{done}", self.failures) from exc
+        if self.failures:
+            raise P4RuntimeWriteError(self.last_exc.code() if self.last_exc else None, "",
+                                      self.failures) from self.last_exc
+
+    def _settle(self, start: int, count: int, wait) -> None:
+        try:
+            wait()
+        except grpc.RpcError as exc:
+            details = status_details(exc)
+            if not details:
+                if self.fatal is None:
+                    self.fatal = (start, exc)
+                return
+            self.last_exc = exc
+            for i, error in enumerate(details[:count]):
+                if error.canonical_code != code_pb2.OK:
+                    index = start + i
+                    update = self.updates[index]
+                    self.failures.append(UpdateError(index, update.describe(), code_name(error.canonical_code),
+                                                     error.message, update.entity))
 
 
 def _needs_schema(update: Update) -> bool:

@@ -10,7 +10,8 @@ from p4.v1 import p4data_pb2, p4runtime_pb2
 
 from . import codec
 from .codec import CodecError
-from .schema import P4Field, P4Schema, P4Table, SchemaError
+from .plans import action_plan, match_encoder, uint_bytes
+from .schema import P4Schema, P4Table, SchemaError
 
 
 class EntityError(ValueError):
@@ -28,15 +29,18 @@ def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> lis
     if not isinstance(values, dict):
         raise EntityError(f"{owner}: a match is a dict of field name to value, got {values!r}")
     try:
-        resolved = [(fields.get(name), value) for name, value in values.items()]
+        if len(values) == 1:  # one key field, the usual route or MAC entry: nothing to sort
+            [(name, value)] = values.items()
+            resolved = [(*match_encoder(fields, name), value)]
+        else:
+            resolved = [(*match_encoder(fields, name), value) for name, value in values.items()]
+            resolved.sort(key=lambda item: item[0].id)
     except SchemaError as exc:
         raise EntityError(str(exc)) from exc
-    if len(resolved) > 1:
-        resolved.sort(key=lambda item: item[0].id)
     out = []
-    for mf, value in resolved:
+    for mf, encode, value in resolved:
         try:
-            parts = _encode_field_match(mf, value)
+            parts = encode(value)
         except CodecError as exc:
             raise EntityError(f"{owner}, match field {mf.name} ({mf.match_type}, bit<{mf.bitwidth}>): {exc}") from exc
         if parts is None:
@@ -44,10 +48,11 @@ def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> lis
         kind, a, b = parts
         fm = target.add() if target is not None else p4runtime_pb2.FieldMatch()
         fm.field_id = mf.id
-        if kind == "exact":
+        if kind == "lpm":
+            lpm = fm.lpm
+            lpm.value, lpm.prefix_len = a, b
+        elif kind == "exact":
             fm.exact.value = a
-        elif kind == "lpm":
-            fm.lpm.value, fm.lpm.prefix_len = a, b
         elif kind == "ternary":
             fm.ternary.value, fm.ternary.mask = a, b
         elif kind == "range":
@@ -56,28 +61,6 @@ def encode_match(fields, values: dict[str, Any], owner: str, target=None) -> lis
             fm.optional.value = a
         out.append(fm)
     return out
-
-
-def _encode_field_match(mf: P4Field, value: Any) -> tuple[str, Any, Any] | None:
-    width = mf.bitwidth
-    match mf.match_type:
-        case "exact":
-            return ("exact", codec.encode_value(value, width), None)
-        case "lpm":
-            data, plen = codec.encode_lpm(value, width)
-            return None if plen == 0 else ("lpm", data, plen)
-        case "ternary":
-            data, mask = codec.encode_ternary(value, width)
-            return None if mask == b"\x00" else ("ternary", data, mask)
-        case "range":
-            low, high = codec.parse_range(value, width)
-            if low == 0 and high == (1 << width) - 1:
-                return None
-            return ("range", codec.encode_uint(low, width), codec.encode_uint(high, width))
-        case "optional":
-            return None if value is None else ("optional", codec.encode_value(value, width), None)
-        case other:
-            raise CodecError(f"match kind {other!r} is not supported by p4rt")
 
 
 def decode_match(fields, matches, owner: str) -> dict[str, Any]:
@@ -122,27 +105,34 @@ class Action:
                msg: p4runtime_pb2.Action | None = None) -> p4runtime_pb2.Action:
         """Encode as a p4.v1.Action (into `msg` if given), checking the action belongs to the table."""
         try:
-            action = (table.actions if table is not None else schema.actions).get(self.name)
+            plan = action_plan(table.actions if table is not None else schema.actions, self.name)
         except SchemaError as exc:
             raise EntityError(str(exc)) from exc
         if msg is None:
             msg = p4runtime_pb2.Action()
-        msg.action_id = action.id
-        if not isinstance(self.params, dict):
-            raise EntityError(f"action {action.name}: params are a dict of name to value, got {self.params!r}")
-        given = dict(self.params)
-        for param in action.params:
-            if param.name not in given:
-                raise EntityError(f"action {action.name}: missing parameter {param.name!r}")
-            try:
-                value = codec.encode_value(given.pop(param.name), param.bitwidth)
-            except CodecError as exc:
-                raise EntityError(f"action {action.name}, parameter {param.name} (bit<{param.bitwidth}>): {exc}") from exc
-            p = msg.params.add()
-            p.param_id, p.value = param.id, value
-        if given:
-            known = ", ".join(action.params.names()) or "none"
-            raise EntityError(f"action {action.name}: unknown parameter(s) {', '.join(map(repr, given))}; known: {known}")
+        msg.action_id = plan.id
+        params = self.params
+        if not isinstance(params, dict):
+            raise EntityError(f"action {plan.action.name}: params are a dict of name to value, got {params!r}")
+        add = msg.params.add
+        for name, param_id, width, limit in plan.params:
+            if name not in params:
+                raise EntityError(f"action {plan.action.name}: missing parameter {name!r}")
+            value = params[name]
+            if type(value) is int and 0 <= value < limit:  # noqa: E721 - the usual case, checked here
+                data = uint_bytes(value)
+            else:
+                try:
+                    data = codec.encode_value(value, width)
+                except CodecError as exc:
+                    raise EntityError(f"action {plan.action.name}, parameter {name} (bit<{width}>): {exc}") from exc
+            p = add()
+            p.param_id, p.value = param_id, data
+        if len(params) != len(plan.params):
+            given = [name for name in params if name not in plan.names]
+            known = ", ".join(plan.action.params.names()) or "none"
+            raise EntityError(f"action {plan.action.name}: unknown parameter(s) {', '.join(map(repr, given))}; "
+                              f"known: {known}")
         return msg
 
     @classmethod
@@ -277,8 +267,8 @@ class TableEntry(Entity):
         """Encode as a p4.v1.TableEntry (into `msg` if given)."""
         if msg is None:
             msg = p4runtime_pb2.TableEntry()
-        msg.SetInParent()  # an empty TableEntry is a wildcard read: it must still be present
         if not self.table:
+            msg.SetInParent()  # an empty TableEntry is a wildcard read: it must still be present
             if self.match or self.action is not None:
                 raise EntityError("a table entry with a match or an action needs a table name")
             return msg
@@ -287,13 +277,14 @@ class TableEntry(Entity):
         except SchemaError as exc:
             raise EntityError(str(exc)) from exc
         msg.table_id = table.id
-        encode_match(table.match_fields, self.match, f"table {table.name}", msg.match)
-        where = f"table {table.name}"
-        actions = [x for x in (self.action, self.member_id, self.group_id, self.one_shot) if x is not None]
-        if len(actions) > 1:
-            raise EntityError(f"{where}: give only one of action, member_id, group_id, one_shot")
-        if self.action is not None:
-            _as_action(self.action).encode(schema, table, msg.action.action)
+        encode_match(table.match_fields, self.match, table.match_fields.owner, msg.match)  # "table <name>"
+        action = self.action
+        if self.member_id is not None or self.group_id is not None or self.one_shot is not None:
+            given = (action, self.member_id, self.group_id, self.one_shot)
+            if sum(x is not None for x in given) > 1:
+                raise EntityError(f"table {table.name}: give only one of action, member_id, group_id, one_shot")
+        if action is not None:
+            (Action(action) if type(action) is str else action).encode(schema, table, msg.action.action)  # noqa: E721
         elif self.member_id is not None:
             msg.action.action_profile_member_id = self.member_id
         elif self.group_id is not None:
@@ -857,12 +848,13 @@ class Update:
     def encode_into(self, schema: P4Schema, msg: p4runtime_pb2.Update) -> None:
         """Encode into an existing p4.v1.Update."""
         msg.type = _UPDATE_VALUES[self.type]
-        if isinstance(self.entity, p4runtime_pb2.Entity):
-            msg.entity.CopyFrom(self.entity)
-        elif isinstance(self.entity, bytes):
-            msg.entity.ParseFromString(self.entity)
-        elif isinstance(self.entity, Entity):
-            self.entity.encode_into(schema, msg.entity)
+        entity = self.entity
+        if isinstance(entity, Entity):
+            entity.encode_into(schema, msg.entity)
+        elif isinstance(entity, p4runtime_pb2.Entity):
+            msg.entity.CopyFrom(entity)
+        elif isinstance(entity, bytes):
+            msg.entity.ParseFromString(entity)
         else:
             raise EntityError(f"an update needs an entity, got {self.entity!r}")
 

@@ -52,6 +52,7 @@ class Directory(Generic[T]):
         self._by_id = {item.id: item for item in self._items}  # type: ignore[attr-defined]
         self._by_name = {item.name: item for item in self._items}  # type: ignore[attr-defined]
         self._by_alias = {item.alias: item for item in self._items if item.alias}  # type: ignore[attr-defined]
+        self.cache: dict = {}  # name -> what p4rt.plans compiled for that item (encoders)
 
     def __iter__(self) -> Iterator[T]:
         return iter(self._items)

@@ -175,6 +175,7 @@ def _compute_plan(sw: Switch, net: Network, cfg: SwitchConfig, rt: Runtime | Non
 
 
 BATCH = 1000
+IN_FLIGHT = 4          # Write RPCs outstanding within one phase
 
 
 def _batches(sw: Switch, phase: list[Update]) -> list[list[Update]]:
@@ -201,14 +202,15 @@ def write_plan(sw: Switch, p: Plan) -> None:
     failures: list[UpdateError] = []
     code = None
     for phase in p.updates():
-        for batch in _batches(sw, phase):
-            try:
-                sw.write(batch, batch_size=len(batch))
-            except P4RuntimeWriteError as exc:
-                if not exc.errors:
-                    raise
-                failures += exc.errors
-                code = exc.code
+        # A phase's updates do not depend on each other (levels order the ones that do), so its
+        # batches may be in flight together; the next phase waits for all of them.
+        try:
+            sw.write_batches(_batches(sw, phase), in_flight=IN_FLIGHT)
+        except P4RuntimeWriteError as exc:
+            if not exc.errors:
+                raise
+            failures += exc.errors
+            code = exc.code
     if failures:
         raise P4RuntimeWriteError(code, "", failures)
 

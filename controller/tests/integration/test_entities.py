@@ -264,6 +264,15 @@ def test_batched_writes(sw):
     assert read_table(sw, "ipv4_lpm") == []
 
 
+def test_batched_writes_in_flight(sw):
+    # Independent updates may keep several Write RPCs outstanding; every one is applied.
+    routes = [route(f"10.{i // 256}.{i % 256}.0/24") for i in range(2500)]
+    sw.insert(routes, batch_size=300, in_flight=4)
+    assert len(read_table(sw, "ipv4_lpm")) == 2500
+    sw.write_batches([[delete(r) for r in routes[:1000]], [], [delete(r) for r in routes[1000:]]], in_flight=2)
+    assert read_table(sw, "ipv4_lpm") == []
+
+
 def test_delete_all_gives_a_clean_slate(sw):
     sw.insert([route("10.0.0.0/8"), TableEntry("l2_exact", {"dst_addr": HOST1_MAC}, Action("drop"))])
     sw.insert(acl_rule("0a:00:00:00:00:00", "ff:00:00:00:00:00", (1, 2), None, 1))

@@ -6,7 +6,7 @@ import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
 
-from p4rt import Action, P4RuntimeError, P4RuntimeWriteError, P4Schema, Switch, TableEntry, delete, insert, modify
+from p4rt import Action, EntityError, P4RuntimeError, P4RuntimeWriteError, P4Schema, Switch, TableEntry, delete, insert, modify
 
 HOST1_MAC = "00:00:00:00:00:01"
 
@@ -62,6 +62,37 @@ def test_batches_keep_global_update_indexes(sw):
         sw.write(updates, batch_size=4)
     assert [(e.index, e.code) for e in err.value.errors] == [(7, "ALREADY_EXISTS")]
     assert len(routes_on_switch(sw)) == 9
+
+
+def test_batches_in_flight_keep_global_update_indexes(sw):
+    sw.insert(route("10.1.0.0/16"))
+    updates = [insert(route(f"10.{i}.0.0/16")) for i in range(2, 40)]
+    updates[5] = insert(route("10.1.0.0/16"))     # exists: batch 1
+    updates[33] = delete(route("10.99.0.0/16"))   # missing: batch 8
+    with pytest.raises(P4RuntimeWriteError) as err:
+        sw.write(updates, batch_size=4, in_flight=3)
+    assert [(e.index, e.code) for e in err.value.errors] == [(5, "ALREADY_EXISTS"), (33, "NOT_FOUND")]
+    assert len(routes_on_switch(sw)) == 1 + 36
+
+
+def test_batches_in_flight_stop_at_a_failed_rpc(sw):
+    # A batch refused as a whole (a backup's PERMISSION_DENIED) stops the sending and is raised.
+    with Switch(sw.address, election_id=2, schema=sw.schema) as backup:
+        with pytest.raises(P4RuntimeWriteError) as err:
+            backup.write([insert(route(f"10.{i}.0.0/16")) for i in range(20)], batch_size=4, in_flight=3)
+    assert err.value.code == grpc.StatusCode.PERMISSION_DENIED and not err.value.errors
+    assert routes_on_switch(sw) == {}
+
+
+def test_a_bad_entity_writes_nothing_in_order_and_stops_the_batches_after_it_in_flight(sw):
+    updates = [insert(route(f"10.{i}.0.0/16")) for i in range(20)]
+    updates[13] = insert(route("10.300.0.0/16"))  # not an address: refused before it is sent
+    with pytest.raises(EntityError, match="10.300.0.0"):
+        sw.write(updates, batch_size=4)
+    assert routes_on_switch(sw) == {}
+    with pytest.raises(EntityError, match="10.300.0.0"):
+        sw.write(updates, batch_size=4, in_flight=2)     # encoded as it goes: batches 0-2 were sent
+    assert sorted(routes_on_switch(sw)) == [(0x0A000000 + (i << 16), 16) for i in range(12)]
 
 
 def _raw_route(sw) -> p4runtime_pb2.Entity:
