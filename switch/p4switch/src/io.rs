@@ -16,8 +16,14 @@
 //! `--spread flow` shares a port's frames among the workers by flow hash;
 //! `--spread port` gives each port one worker (see [`Spread`]).
 //!
-//! `auto` takes the first that opens on every port, in that order, and
-//! the ready line says which. Every worker has its own receive endpoint per
+//! `auto` takes the first that opens on every port, in that order, and logs
+//! which and why (the ready line says which). The order is the measured one:
+//! on veth with the same queue bounds, xdp (native or generic) forwards the
+//! most frames per second of CPU, then mmap, then socket (README, "Ports";
+//! `bench/io-sweep.sh`). Socket mode once looked fastest in zero-loss
+//! searches only because its kernel receive queue held ~10,000 frames where
+//! the rings held 512: a short trial hid the deficit in the queue (tens of
+//! milliseconds of delay); it is now bounded like the rings. Every worker has its own receive endpoint per
 //! port and its own transmit endpoint per port, so no lock is taken per frame.
 
 use std::io;
@@ -231,7 +237,9 @@ impl RxEndpoint {
             RxEndpoint::Ring(s) | RxEndpoint::Socket(s, _) => s.take_stats().map(|(_, d)| d).unwrap_or(0),
             RxEndpoint::Xdp(r) => match r.stats() {
                 Ok(st) => {
-                    let now = st.rx_dropped + st.rx_ring_full + st.rx_fill_ring_empty;
+                    // A frame that finds no fill chunk counts in both rx_dropped and
+                    // rx_fill_ring_empty: count it once.
+                    let now = st.rx_dropped + st.rx_ring_full;
                     let d = now.saturating_sub(*last);
                     *last = now;
                     d
@@ -301,17 +309,20 @@ pub fn open(ifaces: &[String], workers: usize, mode: IoMode, spread: Spread, d: 
         IoMode::Auto => {
             let mut why = Vec::new();
             match open_xdp_any(ifaces, workers, spread, d) {
-                Ok(o) => return Ok(o),
+                Ok(o) => {
+                    log_at!(Level::Info, "--io auto: {} on every port (the fastest mode measured; mmap and socket cost more CPU per frame)", o.mode);
+                    return Ok(o);
+                }
                 Err(e) => why.push(format!("xdp: {e}")),
             }
             match open_packet(ifaces, workers, spread, d, true) {
                 Ok(o) => {
-                    log_at!(Level::Info, "--io auto: not xdp ({})", why.join("; "));
+                    log_at!(Level::Info, "--io auto: mmap, the fastest that opened (not xdp: {})", why.join("; "));
                     return Ok(o);
                 }
                 Err(e) => why.push(format!("mmap: {e}")),
             }
-            log_at!(Level::Info, "--io auto: not xdp or mmap ({})", why.join("; "));
+            log_at!(Level::Info, "--io auto: socket, the only mode that opened (not {})", why.join("; "));
             open_packet(ifaces, workers, spread, d, false)
         }
     }
@@ -329,7 +340,7 @@ fn open_packet(ifaces: &[String], workers: usize, spread: Spread, d: Depths, rin
         let mut group = None;
         for (k, w) in ws.iter_mut().enumerate() {
             if receives(spread, workers, pos, k) {
-                let mut o = if rings { SocketOptions::port(d.rx) } else { SocketOptions::port_without_ring() };
+                let mut o = if rings { SocketOptions::port(d.rx) } else { SocketOptions::port_without_ring(d.rx) };
                 if fanout {
                     o.fanout = Some(group.map_or(Fanout::New, Fanout::Join));
                 }

@@ -41,6 +41,13 @@ const PACKET_FANOUT_FLAG_UNIQUEID: u32 = 0x2000;
 pub const TX_BATCH: usize = 64;
 /// Bytes per transmit ring slot; larger frames are sent with a plain `send`.
 const TX_RING_FRAME_SIZE: u32 = 2048;
+/// Receive buffer per frame of a ring-less port's queue. The kernel charges
+/// a queued frame its socket-buffer size (~0.9 KiB for a 64-byte frame from a
+/// veth, ~2.3 KiB for 1500 bytes) against `SO_RCVBUF`: 2 KiB per frame bounds
+/// the queue near the ring modes' `--rx-depth` frames of full size (about
+/// twice as many small ones). Without it the queue held ~10,000 small frames
+/// (4 MiB, doubled by the kernel): tens of milliseconds at the zero-loss rate.
+pub const RCVBUF_PER_FRAME: usize = 2048;
 
 #[repr(C)]
 struct PacketMreq {
@@ -67,6 +74,9 @@ pub struct SocketOptions {
     pub rx: Option<RxLayout>,
     /// Receive without a ring ([`PacketSocket::recv_batch`]).
     pub receive: bool,
+    /// Without a ring: bound the socket's receive queue to about this many
+    /// frames (see [`RCVBUF_PER_FRAME`]); `None` keeps the large default.
+    pub queue_frames: Option<u32>,
     /// A transmit ring of this many slots (only on a socket without a receive
     /// ring: the two rings would need different TPACKET versions).
     pub tx_ring: Option<u32>,
@@ -78,15 +88,16 @@ pub struct SocketOptions {
 impl SocketOptions {
     /// A switch port's receive socket with a slot ring of `frames` slots.
     pub fn port(frames: u32) -> SocketOptions {
-        SocketOptions { rx: Some(RxLayout::Slots { frames }), receive: true, tx_ring: None, promiscuous: true, fanout: None }
+        SocketOptions { rx: Some(RxLayout::Slots { frames }), receive: true, queue_frames: None, tx_ring: None, promiscuous: true, fanout: None }
     }
-    /// A switch port's receive socket without a ring (`recvmmsg`).
-    pub fn port_without_ring() -> SocketOptions {
-        SocketOptions { rx: None, receive: true, tx_ring: None, promiscuous: true, fanout: None }
+    /// A switch port's receive socket without a ring (`recvmmsg`) whose
+    /// receive queue holds about `frames` frames.
+    pub fn port_without_ring(frames: u32) -> SocketOptions {
+        SocketOptions { rx: None, receive: true, queue_frames: Some(frames), tx_ring: None, promiscuous: true, fanout: None }
     }
     /// A socket that only sends, with a transmit ring of `tx_ring` slots or without one.
     pub fn sender(tx_ring: Option<u32>) -> SocketOptions {
-        SocketOptions { rx: None, receive: false, tx_ring, promiscuous: false, fanout: None }
+        SocketOptions { rx: None, receive: false, queue_frames: None, tx_ring, promiscuous: false, fanout: None }
     }
 }
 
@@ -176,6 +187,14 @@ impl PacketSocket {
         } else if opts.receive {
             let one: libc::c_int = 1;
             setsockopt(fdr, SOL_PACKET, PACKET_AUXDATA, &one).map_err(|e| ctx(e, "PACKET_AUXDATA"))?;
+            if let Some(frames) = opts.queue_frames {
+                // The kernel doubles the value (bookkeeping overhead); FORCE
+                // (root) passes rmem_max for deep queues.
+                let half = (frames as usize * RCVBUF_PER_FRAME / 2).min(i32::MAX as usize) as libc::c_int;
+                setsockopt(fdr, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &half)
+                    .or_else(|_| setsockopt(fdr, libc::SOL_SOCKET, libc::SO_RCVBUF, &half))
+                    .map_err(|e| ctx(e, "SO_RCVBUF"))?;
+            }
         }
         if let Some(slots) = opts.tx_ring {
             if opts.rx.is_some() {
@@ -554,7 +573,7 @@ mod tests {
 
     #[test]
     fn fanout_groups_get_an_id_others_can_join() {
-        let mut o = SocketOptions::port_without_ring();
+        let mut o = SocketOptions::port_without_ring(64);
         o.promiscuous = false;
         o.fanout = Some(Fanout::New);
         let a = PacketSocket::open("lo", &o).unwrap();
