@@ -9,12 +9,15 @@
 //!   straight-line write lists);
 //! * `actions`: each action's primitives with assignments of a constant, a
 //!   field or a parameter to a ≤64-bit field turned into direct slot writes
-//!   (same indices, so jumps stay valid).
+//!   (same indices, so jumps stay valid);
+//! * `layout`: headers and checksum inputs with fixed byte layouts, read and
+//!   written one word per field.
 //!
 //! Built once per program (`Runtime::new`); never changes while packets run.
 
 pub mod fast;
 pub mod flow;
+pub mod layout;
 
 use crate::bits;
 use crate::program::*;
@@ -26,6 +29,10 @@ pub struct Plan {
     pub flow: flow::Flow,
     /// Per action: its primitives with the short assignment forms.
     pub actions: Vec<Vec<Prim>>,
+    /// Per header: its fixed byte layout, if it has one (parser, deparser).
+    pub layouts: Vec<Option<layout::Layout>>,
+    /// Per calculation: its fixed byte layout, if it has one (checksums).
+    pub calcs: Vec<Option<layout::CalcLayout>>,
 }
 
 impl Plan {
@@ -55,7 +62,9 @@ impl Plan {
             })
             .collect();
         let flow = flow::build(p, &fast, &actions);
-        Plan { fast, flow, actions }
+        let layouts = p.headers.iter().map(layout::Layout::header).collect();
+        let calcs = p.calcs.iter().map(layout::CalcLayout::of).collect();
+        Plan { fast, flow, actions, layouts, calcs }
     }
 }
 

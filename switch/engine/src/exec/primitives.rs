@@ -176,7 +176,7 @@ pub(super) fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Pr
             Prim::HashOffset { dst, base, calc, size } => {
                 let base = eval_c(&env, pkt, base);
                 let size = eval_c(&env, pkt, size);
-                let h = compute_calc(p, w, pkt, *calc) as i128;
+                let h = compute_calc(p, c.plan, w, pkt, *calc) as i128;
                 let v = if size <= 0 { base } else { base + h % size };
                 let env = c.env(data, cursor);
                 if let Some(f) = lvalue_slot(&env, pkt, dst) {
