@@ -55,7 +55,9 @@ impl Plan {
                 a.prims
                     .iter()
                     .map(|pr| match pr {
-                        Prim::Assign { dst, src } => small_assign(dst, of(src)).unwrap_or_else(|| pr.clone()),
+                        Prim::Assign { dst, src } => small_assign(dst, of(src))
+                            .or_else(|| short_assign(dst, src))
+                            .unwrap_or_else(|| pr.clone()),
                         _ => pr.clone(),
                     })
                     .collect()
@@ -82,4 +84,15 @@ fn small_assign(dst: &LValue, src: &Fast) -> Option<Prim> {
         Fast::Param { off, mask } => Prim::SetParam { dst: d.slot, off, mask: mask & m },
         _ => return None,
     })
+}
+
+/// Any other assignment to a fixed field of at most 64 bits from an
+/// expression evaluated in i128: the field's slot and mask resolved now
+/// (store_i128 truncates the same way).
+fn short_assign(dst: &LValue, src: &CExpr) -> Option<Prim> {
+    let LValue::Field(d) = dst else { return None };
+    if d.width > 64 || d.varbit || !src.narrow {
+        return None;
+    }
+    Some(Prim::SetShort { dst: d.slot, mask: bits::mask64(d.width), src: src.clone() })
 }
