@@ -140,7 +140,7 @@ pub struct Env<'a> {
 impl Env<'_> {
     /// The plan's shortcut for `c` (`Tree` when interpreting).
     #[inline(always)]
-    fn fast_of(&self, c: &CExpr) -> &Fast {
+    pub(crate) fn fast_of(&self, c: &CExpr) -> &Fast {
         self.fast.get(c.id as usize).unwrap_or(&Fast::Tree)
     }
 }

@@ -403,7 +403,7 @@ fn egress(
     update_checksums(c, w, &mut pkt);
     run_deparser_prims(c, w, &mut pkt);
     let mut buf = std::mem::take(&mut w.out);
-    deparse(p, &pkt, &mut buf);
+    deparse(p, c.plan, &pkt, &mut buf);
     if let Some(fl) = pkt.recirculate {
         if pkt.depth < MAX_DEPTH {
             let vals = capture(&pkt, p, fl);

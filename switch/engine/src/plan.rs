@@ -9,12 +9,15 @@
 //!   straight-line write lists);
 //! * `actions`: each action's primitives with assignments of a constant, a
 //!   field or a parameter to a ≤64-bit field turned into direct slot writes
-//!   (same indices, so jumps stay valid).
+//!   (same indices, so jumps stay valid);
+//! * `layout`: headers and checksum inputs with fixed byte layouts, read and
+//!   written one word per field.
 //!
 //! Built once per program (`Runtime::new`); never changes while packets run.
 
 pub mod fast;
 pub mod flow;
+pub mod layout;
 
 use crate::bits;
 use crate::program::*;
@@ -26,6 +29,10 @@ pub struct Plan {
     pub flow: flow::Flow,
     /// Per action: its primitives with the short assignment forms.
     pub actions: Vec<Vec<Prim>>,
+    /// Per header: its fixed byte layout, if it has one (parser, deparser).
+    pub layouts: Vec<Option<layout::Layout>>,
+    /// Per calculation: its fixed byte layout, if it has one (checksums).
+    pub calcs: Vec<Option<layout::CalcLayout>>,
 }
 
 impl Plan {
@@ -48,14 +55,18 @@ impl Plan {
                 a.prims
                     .iter()
                     .map(|pr| match pr {
-                        Prim::Assign { dst, src } => small_assign(dst, of(src)).unwrap_or_else(|| pr.clone()),
+                        Prim::Assign { dst, src } => small_assign(dst, of(src))
+                            .or_else(|| short_assign(dst, src))
+                            .unwrap_or_else(|| pr.clone()),
                         _ => pr.clone(),
                     })
                     .collect()
             })
             .collect();
         let flow = flow::build(p, &fast, &actions);
-        Plan { fast, flow, actions }
+        let layouts = p.headers.iter().map(layout::Layout::header).collect();
+        let calcs = p.calcs.iter().map(layout::CalcLayout::of).collect();
+        Plan { fast, flow, actions, layouts, calcs }
     }
 }
 
@@ -73,4 +84,15 @@ fn small_assign(dst: &LValue, src: &Fast) -> Option<Prim> {
         Fast::Param { off, mask } => Prim::SetParam { dst: d.slot, off, mask: mask & m },
         _ => return None,
     })
+}
+
+/// Any other assignment to a fixed field of at most 64 bits from an
+/// expression evaluated in i128: the field's slot and mask resolved now
+/// (store_i128 truncates the same way).
+fn short_assign(dst: &LValue, src: &CExpr) -> Option<Prim> {
+    let LValue::Field(d) = dst else { return None };
+    if d.width > 64 || d.varbit || !src.narrow {
+        return None;
+    }
+    Some(Prim::SetShort { dst: d.slot, mask: bits::mask64(d.width), src: src.clone() })
 }

@@ -254,6 +254,9 @@ pub enum Prim {
     SetConst { slot: u32, v: u64 },
     Move { dst: u32, src: u32, mask: u64 },
     SetParam { dst: u32, off: u32, mask: u64 },
+    /// The plan's assignment to a fixed field of at most 64 bits from any
+    /// expression evaluated in i128 (`src.narrow`): stored truncated to `mask`.
+    SetShort { dst: u32, mask: u64, src: CExpr },
     /// Same-width copy of limbs (fast path for wide fields).
     Copy { dst: FieldSlot, src: FieldSlot },
     /// Copy of a wide action parameter.

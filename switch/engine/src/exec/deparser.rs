@@ -1,8 +1,14 @@
 //! The deparser, calculations and checksum update.
 
 use super::*;
+use crate::plan::Plan;
 
-pub(super) fn emit_header(p: &Prog, pkt: &Pkt, h: usize, buf: &mut Vec<u8>) {
+/// Appends header `h` (`plan`: use its fixed layout if it has one).
+pub(super) fn emit_header(p: &Prog, plan: Option<&Plan>, pkt: &Pkt, h: usize, buf: &mut Vec<u8>) {
+    if let Some(lay) = plan.and_then(|pl| pl.layouts.get(h)).and_then(Option::as_ref) {
+        lay.emit(&pkt.hv, buf);
+        return;
+    }
     let Some(hdr) = p.headers.get(h) else { return };
     let var = pkt.vl.get(h).copied().unwrap_or(0);
     let mut bw = bits::BitWriter::new(buf);
@@ -30,11 +36,11 @@ pub(super) fn emit_header(p: &Prog, pkt: &Pkt, h: usize, buf: &mut Vec<u8>) {
     bw.finish();
 }
 
-pub fn deparse(p: &Prog, pkt: &Pkt, buf: &mut Vec<u8>) {
+pub fn deparse(p: &Prog, plan: Option<&Plan>, pkt: &Pkt, buf: &mut Vec<u8>) {
     buf.clear();
     for &h in &p.deparse_order {
         if pkt.valid.get(h).copied().unwrap_or(false) {
-            emit_header(p, pkt, h, buf);
+            emit_header(p, plan, pkt, h, buf);
         }
     }
     if let Some(payload) = pkt.data.get(pkt.payload_off..) {
@@ -48,8 +54,15 @@ pub(super) fn header_of_slot(p: &Prog, slot: u32) -> Option<usize> {
 
 
 /// Serializes the calculation's inputs and runs its algorithm.
-pub(super) fn compute_calc(p: &Prog, w: &mut WorkerState, pkt: &Pkt, calc: usize) -> u64 {
+pub(super) fn compute_calc(p: &Prog, plan: Option<&Plan>, w: &mut WorkerState, pkt: &Pkt, calc: usize) -> u64 {
     let Some(cl) = p.calcs.get(calc) else { return 0 };
+    if let Some(cal) = plan.and_then(|pl| pl.calcs.get(calc)).and_then(Option::as_ref) {
+        if cal.needs.iter().all(|&h| pkt.valid.get(h as usize).copied().unwrap_or(false)) {
+            let mut block = [0u8; crate::plan::layout::BLOCK];
+            cal.fill(&pkt.hv, &mut block);
+            return cl.algo.compute(&block[..cal.layout.bytes as usize]);
+        }
+    }
     let mut buf = std::mem::take(&mut w.calc);
     buf.clear();
     let mut last_hdr: Option<usize> = None;
@@ -84,7 +97,7 @@ pub(super) fn compute_calc(p: &Prog, w: &mut WorkerState, pkt: &Pkt, calc: usize
                 if let Some(pos) = pos {
                     for &h in &p.deparse_order[pos + 1..] {
                         if pkt.valid.get(h).copied().unwrap_or(false) {
-                            emit_header(p, pkt, h, bw.out);
+                            emit_header(p, plan, pkt, h, bw.out);
                         }
                     }
                 }
@@ -112,7 +125,7 @@ pub(super) fn update_checksums(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt) {
                 continue;
             }
         }
-        let v = compute_calc(p, w, pkt, ck.calc);
+        let v = compute_calc(p, c.plan, w, pkt, ck.calc);
         store_i128(pkt, ck.target, v as i128);
     }
 }

@@ -1,8 +1,17 @@
 //! The parser: extraction, parser operations, select and value sets.
 
 use super::*;
+use crate::plan::layout::Layout;
 
-pub(super) fn extract_into(p: &Prog, pkt: &mut Pkt, h: usize, cursor: &mut usize, vl_bits: Option<u32>) -> Result<(), ErrKind> {
+/// Extracts header `h` at `cursor` (`lay`: the plan's fixed layout of `h`, if any).
+pub(super) fn extract_into(
+    p: &Prog,
+    lay: Option<&Layout>,
+    pkt: &mut Pkt,
+    h: usize,
+    cursor: &mut usize,
+    vl_bits: Option<u32>,
+) -> Result<(), ErrKind> {
     let Some(hdr) = p.headers.get(h) else { return Err(ErrKind::InvalidArg) };
     let var = hdr.varbit_field.map(|_| vl_bits.unwrap_or(0)).unwrap_or(0);
     if let (Some(vf), Some(vb)) = (hdr.varbit_field, vl_bits) {
@@ -14,6 +23,15 @@ pub(super) fn extract_into(p: &Prog, pkt: &mut Pkt, h: usize, cursor: &mut usize
     let start = *cursor * 8;
     if start + total > pkt.data.len() * 8 {
         return Err(ErrKind::TooShort);
+    }
+    if let (Some(lay), None) = (lay, vl_bits) {
+        if let Some(d) = pkt.data.get(*cursor..) {
+            lay.extract(d, &mut pkt.hv);
+        }
+        pkt.vl[h] = 0;
+        set_valid(p, pkt, h, true);
+        *cursor += total.div_ceil(8);
+        return Ok(());
     }
     let mut bit = start;
     for f in &hdr.fields {
@@ -35,6 +53,12 @@ pub(super) fn extract_into(p: &Prog, pkt: &mut Pkt, h: usize, cursor: &mut usize
     set_valid(p, pkt, h, true);
     *cursor += total.div_ceil(8);
     Ok(())
+}
+
+/// The plan's fixed layout of header `h` (none for the interpreter).
+#[inline]
+pub(super) fn layout_of<'a>(c: &Ctx<'a>, h: usize) -> Option<&'a Layout> {
+    c.plan.and_then(|pl| pl.layouts.get(h)).and_then(Option::as_ref)
 }
 
 pub(super) fn set_valid(p: &Prog, pkt: &mut Pkt, h: usize, v: bool) {
@@ -99,7 +123,7 @@ pub(super) fn parse_and_verify(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt) {
                 continue;
             }
         }
-        let v = compute_calc(p, w, pkt, ck.calc);
+        let v = compute_calc(p, c.plan, w, pkt, ck.calc);
         let cur = pkt.limbs(ck.target).first().copied().unwrap_or(0);
         if cur != v & bits::mask64(ck.target.width.min(64)) {
             pkt.set_opt(p.std.checksum_error, 1);
@@ -126,7 +150,7 @@ pub(super) fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &P
                 ParserOp::Extract(h) => {
                     let env = c.env(&[], cursor);
                     match resolve_hdr(&env, pkt, h) {
-                        Some(h) => extract_into(p, pkt, h, &mut cursor, None),
+                        Some(h) => extract_into(p, layout_of(c, h), pkt, h, &mut cursor, None),
                         None => Err(ErrKind::StackOob),
                     }
                 }
@@ -134,7 +158,7 @@ pub(super) fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &P
                     let n = pkt.stack_next.get(*s).copied().unwrap_or(0) as usize;
                     match p.stacks.get(*s).and_then(|st| st.headers.get(n)) {
                         Some(&h) => {
-                            let r = extract_into(p, pkt, h, &mut cursor, None);
+                            let r = extract_into(p, layout_of(c, h), pkt, h, &mut cursor, None);
                             if r.is_ok() {
                                 pkt.stack_next[*s] += 1;
                             }
@@ -147,7 +171,7 @@ pub(super) fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &P
                     let n = pkt.ustack_next.get(*us).copied().unwrap_or(0) as usize;
                     match p.union_stacks.get(*us).and_then(|st| st.unions.get(n)).and_then(|&u| p.unions[u].headers.get(*m)) {
                         Some(&h) => {
-                            let r = extract_into(p, pkt, h, &mut cursor, None);
+                            let r = extract_into(p, layout_of(c, h), pkt, h, &mut cursor, None);
                             if r.is_ok() {
                                 pkt.ustack_next[*us] += 1;
                             }
@@ -169,7 +193,7 @@ pub(super) fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &P
                     };
                     match (target, u32::try_from(bitsv)) {
                         (Some(hh), Ok(b)) if b % 8 == 0 => {
-                            let r = extract_into(p, pkt, hh, &mut cursor, Some(b));
+                            let r = extract_into(p, None, pkt, hh, &mut cursor, Some(b));
                             if r.is_ok() {
                                 if let ParserOp::ExtractVLStack(s, _) = op {
                                     pkt.stack_next[*s] += 1;

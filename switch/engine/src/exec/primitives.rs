@@ -6,12 +6,12 @@ pub(super) fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Pr
     let p = c.p;
     let mut pc = 0usize;
     let mut steps = 0usize;
+    let env = c.env(data, cursor);
     while pc < prims.len() {
         steps += 1;
         if steps > MAX_ACTION_STEPS || pkt.exit {
             return;
         }
-        let env = c.env(data, cursor);
         let prim = &prims[pc];
         pc += 1;
         match prim {
@@ -33,6 +33,15 @@ pub(super) fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Pr
                 }
             }
             Prim::Assign { dst, src } => assign(&env, pkt, dst, src),
+            Prim::SetShort { dst, mask, src } => {
+                let v = match crate::plan::fast::value(&env, pkt, env.fast_of(src)) {
+                    Some(v) => v,
+                    None => eval_i128(&env, pkt, &src.e),
+                };
+                if let Some(x) = pkt.hv.get_mut(*dst as usize) {
+                    *x = v as u64 & mask;
+                }
+            }
             Prim::Copy { dst, src } => {
                 let n = dst.nlimbs().min(src.nlimbs());
                 let (s0, d0) = (src.slot as usize, dst.slot as usize);
@@ -176,7 +185,7 @@ pub(super) fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Pr
             Prim::HashOffset { dst, base, calc, size } => {
                 let base = eval_c(&env, pkt, base);
                 let size = eval_c(&env, pkt, size);
-                let h = compute_calc(p, w, pkt, *calc) as i128;
+                let h = compute_calc(p, c.plan, w, pkt, *calc) as i128;
                 let v = if size <= 0 { base } else { base + h % size };
                 let env = c.env(data, cursor);
                 if let Some(f) = lvalue_slot(&env, pkt, dst) {
