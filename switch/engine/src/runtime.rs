@@ -14,7 +14,7 @@ use crate::types::*;
 use crate::bits;
 use crate::externs::{new_counter_array, new_meter_array, CounterCell, MeterCell, RegArray};
 use crate::program::Prog;
-use crate::table::{build_entry, EAction, Entry, EntryStats, IdMap, Limbs, TableState};
+use crate::table::{build_entry, EAction, Entry, IdMap, Limbs, TableState};
 
 /// One action-profile member (resolved action and data).
 #[derive(Debug)]
@@ -48,6 +48,10 @@ pub struct Pre {
 pub enum TOp {
     Insert(Arc<Entry>),
     Remove(Arc<Entry>),
+    /// A modify's new version takes the old one's counters (applied on both
+    /// copies: the second time it moves the hits that packets still holding
+    /// the old version counted after the first).
+    Inherit { old: Arc<Entry>, new: Arc<Entry> },
     Default(Option<EAction>),
     /// Remove all entries (keeps the default).
     Clear,
@@ -82,6 +86,7 @@ impl TableSlot {
         match op {
             TOp::Insert(e) => st.insert(e.clone()),
             TOp::Remove(e) => st.remove(e),
+            TOp::Inherit { old, new } => new.stats.take_from(&old.stats),
             TOp::Default(d) => st.default = d.clone(),
             TOp::Clear => {
                 let d = st.default.clone();
@@ -174,8 +179,8 @@ impl Runtime {
             let mut st = TableState::new(t);
             for ce in &t.const_entries {
                 let act = EAction::Direct { action: ce.action, data: Limbs::from(&ce.data[..]) };
-                if let Ok(e) = build_entry(t, &ce.key, ce.priority, act, 0, true, Arc::new(EntryStats::new(0))) {
-                    if st.find(&e.key, e.priority).is_none() {
+                if let Ok(e) = build_entry(t, &ce.key, ce.priority, act, 0, true, 0) {
+                    if st.find(&e).is_none() {
                         st.insert(Arc::new(e));
                     }
                 }
@@ -298,16 +303,16 @@ impl Runtime {
         let tab = &self.prog.tables[t];
         EntryData {
             entry: TableEntry {
-                key: e.key.clone(),
+                key: e.key(tab),
                 action: self.to_api_action(&e.action),
                 priority: e.priority,
-                idle_timeout_ns: e.idle_timeout_ns,
+                idle_timeout_ns: e.idle_timeout_ns(),
             },
             counter: tab.direct_counter.map(|_| CounterData {
                 bytes: e.stats.bytes.load(Ordering::Relaxed),
                 packets: e.stats.packets.load(Ordering::Relaxed),
             }),
-            meter: if tab.direct_meter.is_some() { e.stats.meter.lock().ok().and_then(|m| m.cfg) } else { None },
+            meter: if tab.direct_meter.is_some() { e.meter().and_then(|m| m.lock().ok()).and_then(|m| m.cfg) } else { None },
             is_const: e.is_const,
             idle_us: now.saturating_sub(e.stats.last_hit_us.load(Ordering::Relaxed)),
         }
@@ -321,11 +326,9 @@ impl Runtime {
         Ok(())
     }
 
-    /// Canonical key (validated) of a control-plane key.
-    fn canon(&self, t: usize, key: &[MatchKey], prio: i32) -> ApiResult<(Vec<MatchKey>, i32)> {
-        let tab = &self.prog.tables[t];
-        let e = build_entry(tab, key, prio, EAction::Member(0), 0, false, Arc::new(EntryStats::new(0)))?;
-        Ok((e.key, e.priority))
+    /// An entry with this control-plane key (validated), to find its like.
+    fn probe(&self, t: usize, key: &[MatchKey], prio: i32) -> ApiResult<Entry> {
+        build_entry(&self.prog.tables[t], key, prio, EAction::Member(0), 0, false, 0)
     }
 
     pub fn table_insert(&self, now: u64, table: &str, entry: TableEntry) -> ApiResult<()> {
@@ -337,9 +340,9 @@ impl Runtime {
         }
         let _g = self.lock();
         let act = self.entry_action(t, &entry.action)?;
-        let e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, Arc::new(EntryStats::new(now)))?;
+        let e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, now)?;
         let cur = self.tables[t].load();
-        if cur.find(&e.key, e.priority).is_some() {
+        if cur.find(&e).is_some() {
             return Err(ApiError::AlreadyExists(format!("table {table}: entry already exists")));
         }
         if tab.max_size > 0 && cur.len >= tab.max_size as usize {
@@ -356,14 +359,15 @@ impl Runtime {
         let tab = &self.prog.tables[t];
         let _g = self.lock();
         let act = self.entry_action(t, &entry.action)?;
-        let (key, prio) = self.canon(t, &entry.key, entry.priority)?;
+        let mut e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, 0)?;
         let cur = self.tables[t].load();
-        let Some(old) = cur.find(&key, prio).cloned() else {
+        let Some(old) = cur.find(&e).cloned() else {
             return Err(ApiError::NotFound(format!("table {table}: no such entry")));
         };
-        let e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, old.stats.clone())?;
+        e.share_meter(&old);
+        let e = Arc::new(e);
         drop(cur);
-        self.tables[t].write(vec![TOp::Remove(old), TOp::Insert(Arc::new(e))]);
+        self.tables[t].write(vec![TOp::Remove(old.clone()), TOp::Insert(e.clone()), TOp::Inherit { old, new: e }]);
         Ok(())
     }
 
@@ -371,9 +375,9 @@ impl Runtime {
         let t = self.table(table)?;
         self.writable(t)?;
         let _g = self.lock();
-        let (key, prio) = self.canon(t, key, priority)?;
+        let probe = self.probe(t, key, priority)?;
         let cur = self.tables[t].load();
-        let Some(old) = cur.find(&key, prio).cloned() else {
+        let Some(old) = cur.find(&probe).cloned() else {
             return Err(ApiError::NotFound(format!("table {table}: no such entry")));
         };
         drop(cur);
@@ -400,9 +404,9 @@ impl Runtime {
 
     pub fn table_read_one(&self, now: u64, table: &str, key: &[MatchKey], priority: i32) -> ApiResult<EntryData> {
         let t = self.table(table)?;
-        let (key, prio) = self.canon(t, key, priority)?;
+        let probe = self.probe(t, key, priority)?;
         let cur = self.tables[t].load();
-        match cur.find(&key, prio) {
+        match cur.find(&probe) {
             Some(e) => Ok(self.entry_data(t, e, now)),
             None => Err(ApiError::NotFound(format!("table {table}: no such entry"))),
         }
@@ -449,9 +453,9 @@ impl Runtime {
         if self.prog.tables[t].direct_counter.is_none() {
             return Err(ApiError::InvalidArgument(format!("table {table} has no direct counter")));
         }
-        let (key, prio) = self.canon(t, key, priority)?;
+        let probe = self.probe(t, key, priority)?;
         let cur = self.tables[t].load();
-        let Some(e) = cur.find(&key, prio) else {
+        let Some(e) = cur.find(&probe) else {
             return Err(ApiError::NotFound(format!("table {table}: no such entry")));
         };
         e.stats.bytes.store(data.bytes, Ordering::Relaxed);
@@ -464,13 +468,13 @@ impl Runtime {
         if self.prog.tables[t].direct_meter.is_none() {
             return Err(ApiError::InvalidArgument(format!("table {table} has no direct meter")));
         }
-        let (key, prio) = self.canon(t, key, priority)?;
+        let probe = self.probe(t, key, priority)?;
         let cur = self.tables[t].load();
-        let Some(e) = cur.find(&key, prio) else {
+        let Some(e) = cur.find(&probe) else {
             return Err(ApiError::NotFound(format!("table {table}: no such entry")));
         };
         let now = e.stats.last_hit_us.load(Ordering::Relaxed);
-        if let Ok(mut m) = e.stats.meter.lock() {
+        if let Some(Ok(mut m)) = e.meter().map(|m| m.lock()) {
             m.configure(cfg, crate::runtime::now_hint().max(now));
         }
         Ok(())
@@ -484,18 +488,18 @@ impl Runtime {
             }
             let cur = self.tables[t].load();
             for e in cur.entries() {
-                if e.idle_timeout_ns == 0 {
+                if e.idle_timeout_ns() == 0 {
                     continue;
                 }
                 let idle_ns = now.saturating_sub(e.stats.last_hit_us.load(Ordering::Relaxed)).saturating_mul(1000);
-                if idle_ns >= e.idle_timeout_ns && !e.stats.expired_reported.swap(true, Ordering::Relaxed) {
+                if idle_ns >= e.idle_timeout_ns() && !e.stats.expired_reported.swap(true, Ordering::Relaxed) {
                     out.push(ExpiredEntry {
                         table: tab.name.clone(),
                         entry: TableEntry {
-                            key: e.key.clone(),
+                            key: e.key(tab),
                             action: self.to_api_action(&e.action),
                             priority: e.priority,
-                            idle_timeout_ns: e.idle_timeout_ns,
+                            idle_timeout_ns: e.idle_timeout_ns(),
                         },
                     });
                 }

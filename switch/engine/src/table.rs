@@ -1,21 +1,29 @@
 //! Match tables: entries, lookup indexes and their copy-on-write snapshots.
 //!
-//! * exact: one hash map keyed by the key's hash (buckets hold the entries, so
-//!   collisions are resolved by comparing keys);
-//! * lpm: one hash map per prefix length, searched longest first;
+//! * exact: one hash table of entries keyed by their value;
+//! * lpm: one hash table per prefix length, searched longest first (and, once
+//!   a one-field key of at most 64 bits has more prefix lengths than key
+//!   bytes, the plan's multibit trie beside them);
 //! * ternary / range / optional (tuple-space search): entries grouped by mask
 //!   vector, one hash map per group, groups searched in order of their best
 //!   priority with early exit; range fields are wildcarded in the mask and
 //!   checked per candidate.
 //!
+//! Exact and lpm indexes are also the control-plane index (an entry's value
+//! and prefix length are its key), so an entry is stored once per snapshot as
+//! one pointer; ternary tables keep a separate index by full key. Entries
+//! keep no copy of their canonical key: `Entry::key` rebuilds it. Issue 16
+//! Must 7 (1 M routes in at most 200 bytes each) is what shapes this.
+//!
 //! A `TableState` is immutable once published; writers clone it (cheap: maps
-//! of `u64 -> Arc<..>`), change the clone and publish it atomically, so readers
-//! never see a half-written entry and never take a lock.
+//! of pointers), change the clone and publish it atomically, so readers never
+//! see a half-written entry and never take a lock.
 
 use crate::lpm_trie::LpmTrie;
+use hashbrown::HashTable;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::types::*;
@@ -63,10 +71,12 @@ fn eq_limbs(a: &[u64], b: &[u64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
-/// A small vector of limbs: up to 4 inline (no pointer to chase on lookups).
+/// A small vector of limbs: up to 2 inline (128 bits: an IPv6 address, a MAC
+/// and a port; no pointer to chase on lookups), more on the heap. Two, not
+/// more: every entry holds two of these (key value, action data).
 #[derive(Clone)]
 pub enum Limbs {
-    Inline(u8, [u64; 4]),
+    Inline(u8, [u64; 2]),
     Heap(Box<[u64]>),
 }
 
@@ -75,7 +85,7 @@ impl std::ops::Deref for Limbs {
     #[inline(always)]
     fn deref(&self) -> &[u64] {
         match self {
-            Limbs::Inline(n, a) => &a[..(*n as usize).min(4)],
+            Limbs::Inline(n, a) => &a[..(*n as usize).min(2)],
             Limbs::Heap(b) => b,
         }
     }
@@ -89,8 +99,8 @@ impl From<Vec<u64>> for Limbs {
 
 impl From<&[u64]> for Limbs {
     fn from(v: &[u64]) -> Limbs {
-        if v.len() <= 4 {
-            let mut a = [0u64; 4];
+        if v.len() <= 2 {
+            let mut a = [0u64; 2];
             a[..v.len()].copy_from_slice(v);
             Limbs::Inline(v.len() as u8, a)
         } else {
@@ -125,13 +135,15 @@ pub enum EAction {
     Group(u32),
 }
 
-/// Per-entry state shared by all versions of an entry (survives modify).
+/// Per-entry hit state, inside the entry (no allocation of its own). A
+/// modify moves it into the new version (`TOp::Inherit`, replayed on the
+/// spare copy too, so hits on the old version while packets still held it
+/// are moved as well).
 pub struct EntryStats {
     pub packets: AtomicU64,
     pub bytes: AtomicU64,
     pub last_hit_us: AtomicU64,
     pub expired_reported: AtomicBool,
-    pub meter: Mutex<MeterCell>,
 }
 
 impl EntryStats {
@@ -141,33 +153,54 @@ impl EntryStats {
             bytes: AtomicU64::new(0),
             last_hit_us: AtomicU64::new(now_us),
             expired_reported: AtomicBool::new(false),
-            meter: Mutex::new(MeterCell::default()),
+        }
+    }
+
+    /// Moves `from`'s counts into `self` (leaving `from` at zero).
+    pub fn take_from(&self, from: &EntryStats) {
+        self.packets.fetch_add(from.packets.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+        self.bytes.fetch_add(from.bytes.swap(0, Ordering::Relaxed), Ordering::Relaxed);
+        self.last_hit_us.fetch_max(from.last_hit_us.load(Ordering::Relaxed), Ordering::Relaxed);
+        if from.expired_reported.load(Ordering::Relaxed) {
+            self.expired_reported.store(true, Ordering::Relaxed);
         }
     }
 }
 
-#[repr(C)]
+/// Range check of one field: (limb offset, lo, hi).
+pub type RangeCheck = (u32, Box<[u64]>, Box<[u64]>);
+
+/// The parts of an entry most tables do not need, behind one pointer that is
+/// null for them: the mask (tables with ternary, optional or range fields;
+/// exact and lpm masks follow from the table), range checks, a non-zero idle
+/// timeout, and the direct meter (shared by all versions of the entry).
+pub struct EntryExtra {
+    pub mask: Box<[u64]>,
+    pub ranges: Box<[RangeCheck]>,
+    pub idle_timeout_ns: u64,
+    pub meter: Option<Arc<Mutex<MeterCell>>>,
+}
+
+/// One table entry: 104 bytes (x86-64) without its `extra`.
 pub struct Entry {
     /// Masked value limbs (key layout of the table); hot: first.
     pub value: Limbs,
     pub action: EAction,
+    pub stats: EntryStats,
+    pub extra: Option<Box<EntryExtra>>,
     pub priority: i32,
-    /// Canonical key (full-width bytes).
-    pub key: Vec<MatchKey>,
-    pub idle_timeout_ns: u64,
+    pub prefix_len: u16,
     pub is_const: bool,
-    pub stats: Arc<EntryStats>,
-    /// Mask limbs (ternary group identity; all ones for exact fields).
-    pub mask: Box<[u64]>,
-    /// Range checks: (limb offset, lo, hi).
-    pub ranges: Box<[(u32, Box<[u64]>, Box<[u64]>)]>,
-    pub prefix_len: u32,
+    has_ranges: bool,
 }
 
 impl Entry {
     #[inline]
     fn ranges_ok(&self, key: &[u64]) -> bool {
-        for (off, lo, hi) in self.ranges.iter() {
+        if !self.has_ranges {
+            return true;
+        }
+        for (off, lo, hi) in self.ranges() {
             let o = *off as usize;
             let Some(v) = key.get(o..o + lo.len()) else { return false };
             if cmp_limbs(v, lo) == std::cmp::Ordering::Less || cmp_limbs(v, hi) == std::cmp::Ordering::Greater {
@@ -175,6 +208,70 @@ impl Entry {
             }
         }
         true
+    }
+
+    /// Mask limbs (tables with ternary, optional or range fields; empty for
+    /// exact and lpm tables).
+    pub fn mask(&self) -> &[u64] {
+        self.extra.as_ref().map_or(&[], |x| &x.mask)
+    }
+
+    pub fn ranges(&self) -> &[RangeCheck] {
+        self.extra.as_ref().map_or(&[], |x| &x.ranges)
+    }
+
+    pub fn idle_timeout_ns(&self) -> u64 {
+        self.extra.as_ref().map_or(0, |x| x.idle_timeout_ns)
+    }
+
+    /// The direct meter (tables with one).
+    pub fn meter(&self) -> Option<&Mutex<MeterCell>> {
+        self.extra.as_ref()?.meter.as_deref()
+    }
+
+    /// Takes the direct meter of the entry this one replaces (before it is shared).
+    pub fn share_meter(&mut self, old: &Entry) {
+        if let (Some(x), Some(m)) = (self.extra.as_mut(), old.extra.as_ref().and_then(|o| o.meter.clone())) {
+            x.meter = Some(m);
+        }
+    }
+
+    /// Same key (value, mask, ranges, priority) as `o`, of the same table.
+    pub fn same_key(&self, o: &Entry) -> bool {
+        self.priority == o.priority
+            && self.prefix_len == o.prefix_len
+            && eq_limbs(&self.value, &o.value)
+            && self.mask() == o.mask()
+            && self.ranges() == o.ranges()
+    }
+
+    /// The canonical control-plane key (full-width bytes), rebuilt from the
+    /// value, mask and ranges of table `t`'s entry.
+    pub fn key(&self, t: &Table) -> Vec<MatchKey> {
+        let mut ranges = self.ranges().iter();
+        let mask = self.mask();
+        t.keys
+            .iter()
+            .map(|k| {
+                let o = k.off as usize;
+                let nl = k.nlimbs as usize;
+                let v = self.value.get(o..o + nl).unwrap_or(&[]);
+                let m = mask.get(o..o + nl).unwrap_or(&[]);
+                let b = |l: &[u64]| bits::limbs_to_bytes(l, k.width);
+                match k.kind {
+                    // (build_entry refuses keys of the other kinds)
+                    MatchKind::Exact | MatchKind::Selector | MatchKind::Valid => MatchKey::Exact(b(v)),
+                    MatchKind::Lpm => MatchKey::Lpm(b(v), self.prefix_len as u32),
+                    MatchKind::Ternary => MatchKey::Ternary(b(v), b(m)),
+                    MatchKind::Optional if m.iter().all(|x| *x == 0) => MatchKey::Optional(None),
+                    MatchKind::Optional => MatchKey::Optional(Some(b(v))),
+                    MatchKind::Range => match ranges.next() {
+                        Some((_, lo, hi)) => MatchKey::Range(b(lo), b(hi)),
+                        None => MatchKey::Range(Vec::new(), Vec::new()),
+                    },
+                }
+            })
+            .collect()
     }
 }
 
@@ -189,12 +286,11 @@ fn cmp_limbs(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
     std::cmp::Ordering::Equal
 }
 
-/// Entries sharing one hash (usually one). A single entry keeps a copy of
-/// its key and action in the hash map's own slot, so a hit costs one memory
-/// access instead of two dependent ones.
+/// Entries sharing one hash (usually one) in a ternary table's maps, best
+/// priority first.
 #[derive(Clone)]
 pub enum Bucket {
-    One { value: Limbs, action: EAction, e: Arc<Entry> },
+    One(Arc<Entry>),
     Many(Arc<[Arc<Entry>]>),
 }
 
@@ -208,32 +304,15 @@ impl Bucket {
     #[inline(always)]
     pub fn iter(&self) -> std::slice::Iter<'_, Arc<Entry>> {
         match self {
-            Bucket::One { e, .. } => std::slice::from_ref(e).iter(),
+            Bucket::One(e) => std::slice::from_ref(e).iter(),
             Bucket::Many(v) => v.iter(),
         }
-    }
-    fn one(e: Arc<Entry>) -> Bucket {
-        Bucket::One { value: e.value.clone(), action: e.action.clone(), e }
     }
     fn from_vec(mut v: Vec<Arc<Entry>>) -> Option<Bucket> {
         match v.len() {
             0 => None,
-            1 => v.pop().map(Bucket::one),
+            1 => v.pop().map(Bucket::One),
             _ => Some(Bucket::Many(v.into())),
-        }
-    }
-    /// The entry whose value equals `key` (exact and lpm indexes).
-    #[inline(always)]
-    fn find_eq<'a>(&'a self, key: &[u64]) -> Option<Hit<'a>> {
-        match self {
-            Bucket::One { value, action, e } => {
-                if eq_limbs(value, key) {
-                    Some(Hit { action, entry: e })
-                } else {
-                    None
-                }
-            }
-            Bucket::Many(v) => v.iter().find(|e| eq_limbs(&e.value, key)).map(|e| Hit { action: &e.action, entry: e }),
         }
     }
 }
@@ -246,21 +325,41 @@ pub struct HGroup {
     pub map: IdMap<u64, Bucket>,
 }
 
+/// Entries keyed by their value (exact tables, one prefix length of an lpm
+/// table): one pointer per entry.
+pub type ValueTable = HashTable<Arc<Entry>>;
+
+#[inline(always)]
+fn vt_find<'a>(m: &'a ValueTable, key: &[u64]) -> Option<&'a Arc<Entry>> {
+    m.find(hash_words(key), |e| eq_limbs(&e.value, key))
+}
+
+fn vt_insert(m: &mut ValueTable, e: Arc<Entry>) {
+    m.insert_unique(hash_words(&e.value), e, |x| hash_words(&x.value));
+}
+
+fn vt_remove(m: &mut ValueTable, e: &Arc<Entry>) {
+    if let Ok(o) = m.find_entry(hash_words(&e.value), |x| Arc::ptr_eq(x, e)) {
+        o.remove();
+    }
+}
+
 #[derive(Clone)]
 pub enum Index {
-    Exact(IdMap<u64, Bucket>),
-    /// Groups by prefix length, longest first (the interpreter's index), and
-    /// for a key of one LPM field of at most 64 bits the plan's trie.
-    Lpm { off: u32, nl: u32, width: u32, groups: Vec<(u32, IdMap<u64, Bucket>)>, trie: Option<Box<LpmTrie>> },
-    /// Groups by mask, best priority first.
-    Ternary(Vec<HGroup>),
+    Exact(ValueTable),
+    /// Tables by prefix length, longest first (the interpreter's index, and
+    /// the plan's while there are at most as many lengths as key bytes), and
+    /// for a key of one LPM field of at most 64 bits the plan's trie, built
+    /// when a table first has more lengths than key bytes.
+    Lpm { off: u32, nl: u32, width: u32, groups: Vec<(u32, ValueTable)>, trie: Option<Box<LpmTrie>>, trie_fits: bool },
+    /// Groups by mask, best priority first, and the control-plane index:
+    /// hash of (value, mask, ranges, priority) -> entries.
+    Ternary { groups: Vec<HGroup>, by_key: IdMap<u64, Bucket> },
 }
 
 /// A published table snapshot.
 #[derive(Clone)]
 pub struct TableState {
-    /// Control-plane index: hash of (canonical key, priority) -> entries.
-    pub by_key: IdMap<u64, Bucket>,
     pub len: usize,
     pub index: Index,
     pub default: Option<EAction>,
@@ -270,7 +369,7 @@ fn bucket_insert(b: Option<&Bucket>, e: Arc<Entry>) -> Bucket {
     let mut v: Vec<Arc<Entry>> = b.map(|b| b.iter().cloned().collect()).unwrap_or_default();
     let pos = v.iter().position(|x| x.priority < e.priority).unwrap_or(v.len());
     v.insert(pos, e.clone());
-    Bucket::from_vec(v).unwrap_or_else(|| Bucket::one(e))
+    Bucket::from_vec(v).unwrap_or(Bucket::One(e))
 }
 
 fn bucket_remove(b: &Bucket, e: &Arc<Entry>) -> Option<Bucket> {
@@ -278,81 +377,107 @@ fn bucket_remove(b: &Bucket, e: &Arc<Entry>) -> Option<Bucket> {
     Bucket::from_vec(v)
 }
 
-fn key_id(key: &[MatchKey], prio: i32) -> u64 {
-    use std::hash::{Hash, Hasher as _};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    key.hash(&mut h);
-    prio.hash(&mut h);
-    h.finish()
+fn map_remove(m: &mut IdMap<u64, Bucket>, h: u64, e: &Arc<Entry>) {
+    if let Some(b) = m.get(&h) {
+        match bucket_remove(b, e) {
+            Some(nb) => {
+                m.insert(h, nb);
+            }
+            None => {
+                m.remove(&h);
+            }
+        }
+    }
+}
+
+/// Control-plane hash of a ternary table's entry key.
+fn key_id(e: &Entry) -> u64 {
+    let mut h = hash_words(&e.value) ^ hash_words(e.mask()).rotate_left(21) ^ (e.priority as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for (off, lo, hi) in e.ranges() {
+        h = (h ^ hash_words(lo) ^ hash_words(hi).rotate_left(7) ^ *off as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    h
 }
 
 impl TableState {
     pub fn new(t: &Table) -> TableState {
         let index = match t.imp {
-            TableImpl::Exact => Index::Exact(IdMap::default()),
+            TableImpl::Exact => Index::Exact(ValueTable::new()),
             TableImpl::Lpm => {
                 let k = t.keys.iter().find(|k| k.kind == MatchKind::Lpm);
                 let (off, nl, width) = k.map_or((0, 1, 1), |k| (k.off, k.nlimbs, k.width));
-                let trie = if t.keys.len() == 1 && t.key_limbs == 1 { LpmTrie::new(width).map(Box::new) } else { None };
-                Index::Lpm { off, nl, width, groups: Vec::new(), trie }
+                let trie_fits = t.keys.len() == 1 && t.key_limbs == 1 && LpmTrie::new(width).is_some();
+                Index::Lpm { off, nl, width, groups: Vec::new(), trie: None, trie_fits }
             }
-            TableImpl::Ternary => Index::Ternary(Vec::new()),
+            TableImpl::Ternary => Index::Ternary { groups: Vec::new(), by_key: IdMap::default() },
         };
         TableState {
-            by_key: IdMap::default(),
             len: 0,
             index,
             default: t.default_entry.as_ref().map(|d| EAction::Direct { action: d.action, data: Limbs::from(&d.data[..]) }),
         }
     }
 
-    /// The entry with this canonical key and priority.
-    pub fn find(&self, key: &[MatchKey], prio: i32) -> Option<&Arc<Entry>> {
-        let b = self.by_key.get(&key_id(key, prio))?;
-        b.iter().find(|e| e.key == key && e.priority == prio)
+    /// The entry with the key of `probe` (an entry built for this table).
+    pub fn find(&self, probe: &Entry) -> Option<&Arc<Entry>> {
+        match &self.index {
+            Index::Exact(m) => vt_find(m, &probe.value),
+            Index::Lpm { groups, .. } => {
+                let g = groups.iter().find(|g| g.0 == probe.prefix_len as u32)?;
+                vt_find(&g.1, &probe.value)
+            }
+            Index::Ternary { by_key, .. } => by_key.get(&key_id(probe))?.iter().find(|e| e.same_key(probe)),
+        }
     }
 
-    pub fn entries(&self) -> impl Iterator<Item = &Arc<Entry>> {
-        self.by_key.values().flat_map(|b| b.iter())
+    pub fn entries(&self) -> Box<dyn Iterator<Item = &Arc<Entry>> + '_> {
+        match &self.index {
+            Index::Exact(m) => Box::new(m.iter()),
+            Index::Lpm { groups, .. } => Box::new(groups.iter().flat_map(|g| g.1.iter())),
+            Index::Ternary { by_key, .. } => Box::new(by_key.values().flat_map(|b| b.iter())),
+        }
     }
 
     pub fn insert(&mut self, e: Arc<Entry>) {
-        let id = key_id(&e.key, e.priority);
-        let nb = bucket_insert(self.by_key.get(&id), e.clone());
-        self.by_key.insert(id, nb);
         self.len += 1;
         match &mut self.index {
-            Index::Exact(m) => {
-                let h = hash_words(&e.value);
-                let nb = bucket_insert(m.get(&h), e);
-                m.insert(h, nb);
-            }
-            Index::Lpm { groups, trie, .. } => {
-                if let Some(t) = trie {
-                    t.insert(&e);
-                }
-                let pos = groups.iter().position(|g| g.0 <= e.prefix_len);
+            Index::Exact(m) => vt_insert(m, e),
+            Index::Lpm { groups, trie, trie_fits, width, .. } => {
+                let plen = e.prefix_len as u32;
+                let pos = groups.iter().position(|g| g.0 <= plen);
                 let gi = match pos {
-                    Some(p) if groups[p].0 == e.prefix_len => p,
+                    Some(p) if groups[p].0 == plen => p,
                     Some(p) => {
-                        groups.insert(p, (e.prefix_len, IdMap::default()));
+                        groups.insert(p, (plen, ValueTable::new()));
                         p
                     }
                     None => {
-                        groups.push((e.prefix_len, IdMap::default()));
+                        groups.push((plen, ValueTable::new()));
                         groups.len() - 1
                     }
                 };
-                let h = hash_words(&e.value);
-                let m = &mut groups[gi].1;
-                let nb = bucket_insert(m.get(&h), e);
-                m.insert(h, nb);
+                if let Some(t) = trie {
+                    t.insert(&e);
+                }
+                vt_insert(&mut groups[gi].1, e);
+                // the trie pays (and costs its memory) only with more lengths than key bytes
+                if trie.is_none() && *trie_fits && groups.len() > width.div_ceil(8) as usize {
+                    if let Some(mut t) = LpmTrie::new(*width) {
+                        for x in groups.iter().flat_map(|g| g.1.iter()) {
+                            t.insert(x);
+                        }
+                        *trie = Some(Box::new(t));
+                    }
+                }
             }
-            Index::Ternary(groups) => {
-                let gi = match groups.iter().position(|g| *g.mask == *e.mask) {
+            Index::Ternary { groups, by_key } => {
+                let id = key_id(&e);
+                let nb = bucket_insert(by_key.get(&id), e.clone());
+                by_key.insert(id, nb);
+                let gi = match groups.iter().position(|g| *g.mask == *e.mask()) {
                     Some(g) => g,
                     None => {
-                        groups.push(HGroup { mask: e.mask.to_vec().into(), max_prio: i32::MIN, count: 0, map: IdMap::default() });
+                        groups.push(HGroup { mask: e.mask().to_vec().into(), max_prio: i32::MIN, count: 0, map: IdMap::default() });
                         groups.len() - 1
                     }
                 };
@@ -368,48 +493,25 @@ impl TableState {
     }
 
     pub fn remove(&mut self, e: &Arc<Entry>) {
-        let id = key_id(&e.key, e.priority);
-        if let Some(b) = self.by_key.get(&id) {
-            match bucket_remove(b, e) {
-                Some(nb) => {
-                    self.by_key.insert(id, nb);
-                }
-                None => {
-                    self.by_key.remove(&id);
-                }
-            }
-        }
         self.len = self.len.saturating_sub(1);
-        let h = hash_words(&e.value);
-        let rm = |m: &mut IdMap<u64, Bucket>| {
-            if let Some(b) = m.get(&h) {
-                match bucket_remove(b, e) {
-                    Some(nb) => {
-                        m.insert(h, nb);
-                    }
-                    None => {
-                        m.remove(&h);
-                    }
-                }
-            }
-        };
         match &mut self.index {
-            Index::Exact(m) => rm(m),
+            Index::Exact(m) => vt_remove(m, e),
             Index::Lpm { groups, trie, .. } => {
                 if let Some(t) = trie {
                     t.remove(e);
                 }
-                if let Some(gi) = groups.iter().position(|g| g.0 == e.prefix_len) {
-                    rm(&mut groups[gi].1);
+                if let Some(gi) = groups.iter().position(|g| g.0 == e.prefix_len as u32) {
+                    vt_remove(&mut groups[gi].1, e);
                     if groups[gi].1.is_empty() {
                         groups.remove(gi);
                     }
                 }
             }
-            Index::Ternary(groups) => {
-                if let Some(gi) = groups.iter().position(|g| *g.mask == *e.mask) {
+            Index::Ternary { groups, by_key } => {
+                map_remove(by_key, key_id(e), e);
+                if let Some(gi) = groups.iter().position(|g| *g.mask == *e.mask()) {
                     let g = &mut groups[gi];
-                    rm(&mut g.map);
+                    map_remove(&mut g.map, hash_words(&e.value), e);
                     g.count = g.count.saturating_sub(1);
                     if g.count == 0 {
                         groups.remove(gi);
@@ -428,7 +530,7 @@ impl TableState {
     #[inline]
     pub fn lookup<'a>(&'a self, key: &[u64], scratch: &mut [u64], plan: bool) -> Option<Hit<'a>> {
         match &self.index {
-            Index::Exact(m) => m.get(&hash_words(key))?.find_eq(key),
+            Index::Exact(m) => vt_find(m, key).map(|e| Hit { action: &e.action, entry: e }),
             // the trie reads one slot per key byte, the groups hash once per
             // prefix length present: the trie only pays with more lengths
             Index::Lpm { trie: Some(t), groups, .. } if plan && groups.len() > t.levels() => {
@@ -443,15 +545,13 @@ impl TableState {
                 let nl = *nl as usize;
                 for (plen, m) in groups {
                     apply_prefix(&mut s[o..o + nl], *width, *plen);
-                    if let Some(b) = m.get(&hash_words(s)) {
-                        if let Some(h) = b.find_eq(s) {
-                            return Some(h);
-                        }
+                    if let Some(e) = vt_find(m, s) {
+                        return Some(Hit { action: &e.action, entry: e });
                     }
                 }
                 None
             }
-            Index::Ternary(groups) => {
+            Index::Ternary { groups, .. } => {
                 let n = key.len();
                 let s = scratch.get_mut(..n)?;
                 let mut best: Option<&Arc<Entry>> = None;
@@ -493,7 +593,7 @@ pub fn build_entry(
     action: EAction,
     idle_timeout_ns: u64,
     is_const: bool,
-    stats: Arc<EntryStats>,
+    now_us: u64,
 ) -> ApiResult<Entry> {
     let inv = |m: String| Err(ApiError::InvalidArgument(format!("table {}: {m}", t.name)));
     if key.len() != t.keys.len() {
@@ -610,17 +710,25 @@ pub fn build_entry(
         value[i] &= mask[i];
     }
     let priority = if t.needs_priority { priority } else { 0 };
+    let _ = canon;
+    // a mask is kept only in ternary tables (exact and lpm tables imply it)
+    let mask: Box<[u64]> = if t.imp == TableImpl::Ternary { mask.into() } else { Box::new([]) };
+    let meter = t.direct_meter.map(|_| Arc::new(Mutex::new(MeterCell::default())));
+    let has_ranges = !ranges.is_empty();
+    let extra = if mask.is_empty() && !has_ranges && idle_timeout_ns == 0 && meter.is_none() {
+        None
+    } else {
+        Some(Box::new(EntryExtra { mask, ranges: ranges.into(), idle_timeout_ns, meter }))
+    };
     Ok(Entry {
-        key: canon,
         priority,
         action,
-        idle_timeout_ns,
         is_const,
-        stats,
+        stats: EntryStats::new(now_us),
         value: Limbs::from(value),
-        mask: mask.into(),
-        ranges: ranges.into(),
-        prefix_len,
+        extra,
+        prefix_len: u16::try_from(prefix_len).unwrap_or(u16::MAX),
+        has_ranges,
     })
 }
 
@@ -639,5 +747,87 @@ mod tests {
         let mut z = [0xffffu64];
         apply_prefix(&mut z, 16, 0);
         assert_eq!(z[0], 0);
+    }
+
+    /// Issue 16 Must 7 budgets ~200 bytes a route: one `Arc<Entry>`
+    /// allocation (16 + 104, a 128-byte malloc chunk) and a pointer per
+    /// snapshot in a hash table.
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn entries_stay_small() {
+        assert_eq!(std::mem::size_of::<Limbs>(), 24);
+        assert_eq!(std::mem::size_of::<EAction>(), 32);
+        assert_eq!(std::mem::size_of::<EntryStats>(), 32);
+        assert!(std::mem::size_of::<Entry>() <= 104, "{}", std::mem::size_of::<Entry>());
+    }
+
+    fn table(name: &str) -> Table {
+        let prog = crate::loader::load(include_str!("../fixtures/l3_acl.json"), true).unwrap();
+        prog.tables.iter().find(|t| t.name == name).unwrap().clone()
+    }
+
+    /// The key an entry gives back is what was written (in canonical form),
+    /// and it finds the entry (exact, lpm, ternary; extra limbs on the heap).
+    #[test]
+    fn keys_are_rebuilt_and_found() {
+        let act = |x: u64| EAction::Direct { action: 0, data: Limbs::from(&[x, 1, 2][..]) };
+        for (name, keys, prio) in [
+            ("MyIngress.nexthop", vec![vec![MatchKey::Exact(vec![0, 7])], vec![MatchKey::Exact(vec![1, 9])]], 0),
+            ("MyIngress.ipv4_lpm", vec![vec![MatchKey::Lpm(vec![10, 1, 0, 0], 16)], vec![MatchKey::Lpm(vec![10, 1, 2, 0], 24)]], 0),
+            (
+                "MyIngress.acl",
+                vec![
+                    vec![
+                        MatchKey::Ternary(vec![10, 0, 0, 0], vec![255, 0, 0, 0]),
+                        MatchKey::Ternary(vec![0, 0, 0, 1], vec![0, 0, 0, 255]),
+                        MatchKey::Ternary(vec![6], vec![255]),
+                    ],
+                    vec![
+                        MatchKey::Ternary(vec![10, 0, 0, 0], vec![255, 0, 0, 0]),
+                        MatchKey::Ternary(vec![0, 0, 0, 0], vec![0, 0, 0, 255]),
+                        MatchKey::Ternary(vec![17], vec![255]),
+                    ],
+                ],
+                3,
+            ),
+        ] {
+            let t = table(name);
+            let mut st = TableState::new(&t);
+            for (i, k) in keys.iter().enumerate() {
+                let e = Arc::new(build_entry(&t, k, prio, act(i as u64), 0, false, 0).unwrap());
+                assert!(st.find(&e).is_none());
+                st.insert(e);
+            }
+            assert_eq!(st.len, keys.len());
+            for (i, k) in keys.iter().enumerate() {
+                let probe = build_entry(&t, k, prio, EAction::Member(0), 0, false, 0).unwrap();
+                let e = st.find(&probe).unwrap_or_else(|| panic!("{name}: {k:?} not found"));
+                assert_eq!(e.action, act(i as u64));
+                assert_eq!(&e.key(&t), k, "{name}");
+            }
+            let all: Vec<Arc<Entry>> = st.entries().cloned().collect();
+            for e in &all {
+                st.remove(e);
+            }
+            assert_eq!((st.len, st.entries().count()), (0, 0));
+        }
+    }
+
+    /// Counters move to the new version, twice: hits on the old version after
+    /// the first move (packets that still held it) follow on the second.
+    #[test]
+    fn modified_entries_take_the_old_counts() {
+        let old = EntryStats::new(5);
+        let new = EntryStats::new(0);
+        old.packets.store(10, Ordering::Relaxed);
+        old.bytes.store(1000, Ordering::Relaxed);
+        new.take_from(&old);
+        old.packets.fetch_add(1, Ordering::Relaxed);
+        old.bytes.fetch_add(64, Ordering::Relaxed);
+        old.last_hit_us.store(9, Ordering::Relaxed);
+        new.take_from(&old);
+        assert_eq!((new.packets.load(Ordering::Relaxed), new.bytes.load(Ordering::Relaxed)), (11, 1064));
+        assert_eq!(new.last_hit_us.load(Ordering::Relaxed), 9);
+        assert_eq!(old.packets.load(Ordering::Relaxed), 0);
     }
 }

@@ -241,7 +241,7 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
             if let Some(m) = tab.direct_meter {
                 let ma = &p.meters[m];
                 let amount = if ma.bytes { plen } else { 1 };
-                let color = e.stats.meter.lock().map(|mut cell| cell.execute(c.now, amount)).unwrap_or(GREEN);
+                let color = e.meter().and_then(|m| m.lock().ok()).map_or(GREEN, |mut cell| cell.execute(c.now, amount));
                 if let Some(b) = w.counts.block() {
                     b.colour(m, color);
                 }
