@@ -111,6 +111,23 @@ class CallLowerer:
         if p.direction in ("out", "inout"):
             copy_back.append((arg, tmp, self.lw.exprs.loc(arg, caller)))
 
+    def bind_params(self, params: list, args: list, caller: Ctx, callee: Ctx, body: ActionBody) -> list:
+        """Copy-in of every argument of an inlined call (in the order of `params`); returns what
+        to copy back after the body."""
+        copy_back: list = []
+        for p, a in zip(params, order_args(params, args)):
+            self.bind_param(p, a, caller, callee, body, copy_back)
+        return copy_back
+
+    def run_inlined(self, stmt: A.Stmt, callee: Ctx, body: ActionBody, frame: CallFrame) -> None:
+        """The inlined body, its `return`s jumping to its end, then the copy-back."""
+        body.return_stack.append(frame)
+        self.lw.stmts.body_stmt(stmt, callee, body)
+        body.return_stack.pop()
+        for j in frame.jumps:
+            body.patch(j, len(body.prims))
+        self.do_copy_back(frame.copy_back, frame.caller, body)
+
     def do_copy_back(self, copy_back: list, caller: Ctx, body: ActionBody) -> None:
         for arg, tmp, target in copy_back:
             if not isinstance(tmp, (FieldLoc, ValueLoc)):
@@ -128,17 +145,8 @@ class CallLowerer:
         if not isinstance(ctx.decl, A.ActionDecl):
             self.lw.model.add_action(self.lw.storage.name_of(decl, actx_parent.prefix), decl, [])
         callee = actx_parent.child(body=body, kind="action", decl=decl)
-        copy_back: list = []
-        args = order_args(decl.params, call.args)
-        for p, a in zip(decl.params, args):
-            self.bind_param(p, a, ctx, callee, body, copy_back)
-        frame = CallFrame(ctx, copy_back)
-        body.return_stack.append(frame)
-        self.lw.stmts.body_stmt(decl.body, callee, body)
-        body.return_stack.pop()
-        for j in frame.jumps:
-            body.patch(j, len(body.prims))
-        self.do_copy_back(copy_back, ctx, body)
+        copy_back = self.bind_params(decl.params, call.args, ctx, callee, body)
+        self.run_inlined(decl.body, callee, body, CallFrame(ctx, copy_back))
 
     def is_local_action(self, decl) -> bool:
         return not any(decl is d for d in self.lw.ck.program.decls)
@@ -156,10 +164,7 @@ class CallLowerer:
         if not isinstance(decl, A.FunctionDecl):
             raise unsupported(call, f"call of '{proto.name}'")
         fctx = Ctx("", decl, body=body, pipeline=ctx.pipeline, kind="action")
-        copy_back: list = []
-        args = order_args(proto.params, call.args)
-        for p, a in zip(proto.params, args):
-            self.bind_param(p, a, ctx, fctx, body, copy_back)
+        copy_back = self.bind_params(proto.params, call.args, ctx, fctx, body)
         ret = None
         rt = decl.ret_type
         # the result goes to a temporary: the caller's destination is written only after the
@@ -168,13 +173,7 @@ class CallLowerer:
             ret = self.lw.storage.temp(rt, f"{decl.name}_ret")
         elif rt is not None and strip_newtype(rt) != Simple("void"):
             ret = self.lw.storage.alloc(rt, self.lw.doc.fresh(f"{decl.name}_ret"), True)
-        frame = CallFrame(ctx, copy_back, ret)
-        body.return_stack.append(frame)
-        self.lw.stmts.body_stmt(decl.body, fctx, body)
-        body.return_stack.pop()
-        for j in frame.jumps:
-            body.patch(j, len(body.prims))
-        self.do_copy_back(copy_back, ctx, body)
+        self.run_inlined(decl.body, fctx, body, CallFrame(ctx, copy_back, ret))
         if isinstance(ret, FieldLoc):
             if result is not None:
                 self.lw.stmts.emit_assign(result, ret.json(), body, call.span)

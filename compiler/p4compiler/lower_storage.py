@@ -22,13 +22,9 @@ class StorageLowerer:
 
     # ------------------------------------------------------------ plumbing
     def lookup(self, ctx: Ctx, sym) -> Loc | None:
-        key = sym.decl if sym.decl is not None else sym
-        c = ctx
-        while c is not None:
-            v = c.env.get(key)
-            if v is not None:
-                return v
-            c = c.parent
+        v = self.lookup_decl(ctx, sym.decl if sym.decl is not None else sym)
+        if v is not None:
+            return v
         if sym.kind == "const":
             v = sym.value
             if isinstance(v, (int, bool)):
