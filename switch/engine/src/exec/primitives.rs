@@ -187,7 +187,6 @@ pub(super) fn run_prims(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, prims: &[Pr
                 let size = eval_c(&env, pkt, size);
                 let h = compute_calc(p, c.plan, w, pkt, *calc) as i128;
                 let v = if size <= 0 { base } else { base + h % size };
-                let env = c.env(data, cursor);
                 if let Some(f) = lvalue_slot(&env, pkt, dst) {
                     store_i128(pkt, f, v);
                 }
