@@ -17,12 +17,15 @@ printed at the end.
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from .report import QUIET_LOAD
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL = ("s1", "s2", "s3", "s4", "s5")
@@ -64,12 +67,27 @@ class TimeLeft:
         return current + sum(self.est[s] for s in self.todo) * self.ratio
 
 
+def settle(limit_s: float) -> None:
+    """Wait (at most `limit_s`) for the 1-minute load average to fall to report.QUIET_LOAD, so that a
+    scenario does not start inside the previous one's load and its report need not warn about it."""
+    t0 = time.monotonic()
+    if os.getloadavg()[0] <= QUIET_LOAD or limit_s <= 0:
+        return
+    print(f"bench: waiting up to {limit_s:.0f} s for the load average ({os.getloadavg()[0]:.2f}) to fall to "
+          f"{QUIET_LOAD}", flush=True)
+    while os.getloadavg()[0] > QUIET_LOAD and time.monotonic() - t0 < limit_s:
+        time.sleep(5)
+    print(f"bench: load average {os.getloadavg()[0]:.2f} after {time.monotonic() - t0:.0f} s", flush=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     prof = ap.add_mutually_exclusive_group()
     prof.add_argument("--quick", action="store_true", help="each scenario's --quick")
     prof.add_argument("--standard", action="store_true", help="each scenario's --standard (make bench)")
     ap.add_argument("--budget-minutes", type=float, default=0, help="0: no limit")
+    ap.add_argument("--settle-seconds", type=float, default=180,
+                    help=f"before each scenario, wait up to this long for the load average to fall to {QUIET_LOAD}")
     ap.add_argument("--scenarios", default=",".join(ALL))
     ap.add_argument("--out", type=Path, help="results base directory of the scenarios (default bench/results)")
     ap.add_argument("--doc", type=Path, help="summary file (default docs/results.md)")
@@ -93,6 +111,7 @@ def main() -> int:
         if args.budget_minutes and used >= args.budget_minutes:
             skipped.append(sc)
             continue
+        settle(args.settle_seconds)
         left.start(sc)
         print(f"== bench {sc} [{chosen.index(sc) + 1}/{len(chosen)}] ({used:.1f} min used, about "
               f"{left.minutes():.1f} min left)", flush=True)

@@ -42,6 +42,28 @@ def loadavg() -> list[str]:
     return Path("/proc/loadavg").read_text().split()[:3]
 
 
+QUIET_LOAD = 0.5
+
+
+def machine_line(m: dict) -> str:
+    """The report's "Machine:" line (its load goes in `load_note`)."""
+    return f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, git {m['git']}"
+
+
+def load_note(m: dict) -> str:
+    """The load average at start and end of a run, and a warning when the machine was not quiet."""
+    start, end = m.get("loadavg") or ["?"] * 3, m.get("loadavg_end")
+    note = f"Load average (1/5/15 min) {' '.join(start)} at start" + (f", {' '.join(end)} at end" if end else "") + "."
+    try:
+        busy = float(start[0]) > QUIET_LOAD
+    except ValueError:
+        busy = False
+    if busy:
+        note = (f"**{note} The 1-minute load at start exceeded {QUIET_LOAD}: other work on the machine may have "
+                "lowered these figures.**")
+    return note
+
+
 def write_json(d: Path, data: dict) -> Path:
     p = d / "results.json"
     p.write_text(json.dumps(data, indent=1, default=str))

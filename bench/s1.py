@@ -140,9 +140,8 @@ def mark(cell: dict, line_pps: float) -> str:
 def write_report(d: Path, data: dict, st) -> None:
     ref = published.load("s1")
     md = [f"# S1 campus core: RFC 2544 throughput ({data['stamp']})", "",
-          f"Machine: {data['machine']['cores']} cores, {data['machine']['cpu']}, kernel "
-          f"{data['machine']['kernel']}, load {' '.join(data['machine']['loadavg'])} at start, git "
-          f"{data['machine']['git']}. Trials {st.trial_seconds:g} s, resolution {100 * st.resolution:g} %, "
+          report.load_note(data["machine"]), "",
+          f"{report.machine_line(data['machine'])}. Trials {st.trial_seconds:g} s, resolution {100 * st.resolution:g} %, "
           f"loss tolerance {100 * st.loss_tolerance:g} %"
           + (f"; then {data['repetitions']} runs of {data.get('repeat_seconds', 60):g} s at the rate found per size, "
              "the median received rate and min-max reported" if data.get("repetitions", 1) > 1 else "")

@@ -266,8 +266,8 @@ def sweep(a: Host, b: Host, loads: list[float], secs: float, reps: int = 1, prog
 def write_report(d: Path, data: dict) -> None:
     m = data["machine"]
     md = [f"# S2 router chain ({data['stamp']})", "",
-          f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
-          f"git {m['git']}{data.get('profile_note', '')}. iperf3 UDP 1400-byte datagrams and TCP capped at the "
+          report.load_note(m), "",
+          f"{report.machine_line(m)}{data.get('profile_note', '')}. iperf3 UDP 1400-byte datagrams and TCP capped at the "
           f"offered load, {data['seconds_per_point']:g} s per point, {data.get('repetitions', 1)} run(s) each "
           "(median; min-max below when more).", "",
           f"Published: {published.citation(published.load('s2'))}: every table beside ours below.", "",

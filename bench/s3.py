@@ -160,8 +160,8 @@ def service_of(r: dict) -> str:
 def write_report(d: Path, data: dict, secs: float) -> None:
     m = data["machine"]
     md = [f"# S3 MPLS PE - P - PE with VPLS ({data['stamp']})", "",
-          f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
-          f"git {m['git']}{data.get('profile_note', '')}. iperf3 TCP, one stream, {secs:g} s.", "",
+          report.load_note(m), "",
+          f"{report.machine_line(m)}{data.get('profile_note', '')}. iperf3 TCP, one stream, {secs:g} s.", "",
           f"Published: {published.citation(PUBLISHED)} (Gb/s, peak VM CPU %), VPLS throughput: set beside the "
           "`vpls` rows.", "",
           "Services: `vpls` = hosts a and b in one VLAN, bridged across a pseudowire between the PEs (the frame "

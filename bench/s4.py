@@ -154,8 +154,8 @@ def write_report(d: Path, data: dict) -> None:
     ref = published.load("s4")
     m = data["machine"]
     md = [f"# S4 virtual switch: isolation, policing, CPU ({data['stamp']})", "",
-          f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at "
-          f"start, git {m['git']}, {m['ovs'] or 'no OVS'}{data.get('profile_note', '')}. iperf3 runs of "
+          report.load_note(m), "",
+          f"{report.machine_line(m)}, {m['ovs'] or 'no OVS'}{data.get('profile_note', '')}. iperf3 runs of "
           f"{data.get('seconds_per_run', '?')} s.", "",
           f"Published: {published.citation(ref)}: every table beside ours in \"Published beside ours\".", ""]
     iso = data.get("isolation", {})

@@ -227,8 +227,8 @@ def measure(name: str, n: int, stateful: bool, nat: bool, args, st, wd: Path, se
 def write_report(d: Path, data: dict) -> None:
     m = data["machine"]
     md = [f"# S5 virtual firewall ({data['stamp']})", "",
-          f"Machine: {m['cores']} cores, {m['cpu']}, kernel {m['kernel']}, load {' '.join(m['loadavg'])} at start, "
-          f"git {m['git']}{data.get('profile_note', '')}. Only the last rule matches the traffic.", "",
+          report.load_note(m), "",
+          f"{report.machine_line(m)}{data.get('profile_note', '')}. Only the last rule matches the traffic.", "",
           f"Published: {published.citation(PUBLISHED)}: Table 11 (stateful, 1/100/1000 policies, NAT off and on) "
           "beside the stateful rows; every table in \"Published beside ours\".", "",
           "NAT: the stateful rule sets run with NAT off and on on both DUTs (masquerade towards b: p4switch's "

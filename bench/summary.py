@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import compare, figures
+from . import compare, figures, report
 
 ROOT = Path(__file__).resolve().parent.parent
 TITLES = {"s1": "S1 campus core", "s2": "S2 router chain", "s3": "S3 MPLS PE/P/PE",
@@ -57,13 +57,14 @@ def section(sc: str, title: str, data: dict, run: Path | None, img_dir: Path) ->
         text = re.sub(r"!\[[^\]]*\]\([^)]+\.png\)\n?", "", own.read_text())     # plots: ours below
         text = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", text, flags=re.M)
         title_line, _, rest = text.strip().partition("\n")
+        rest = re.sub(r"^\**Load average \(1/5/15 min\).*\n", "", rest, flags=re.M)   # said once, below
     else:
         title_line, rest = f"## {title} ({data.get('stamp', '?')})", ""
     where = (f"Run `{run.name}` (raw results: bench/results/{run.name}/, not committed; without per-trial "
              f"detail in docs/results/{sc}.json)." if run else
              f"From docs/results/{sc}.json and {sc}.md (run `{data.get('stamp', '?')}`"
              + (f"; {data['recovered']}" if data.get("recovered") else "") + ").")
-    out += [title_line, "", *profile_note(data), where, rest, ""]
+    out += [title_line, "", *profile_note(data), report.load_note(data.get("machine", {})), "", where, rest, ""]
     lines = compare.sections(sc, data)
     out += [re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", l) for l in lines]
     for label, png in figures.make(sc, data, img_dir):

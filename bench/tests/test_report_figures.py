@@ -116,3 +116,31 @@ def test_each_scenario_writes_its_report_from_recorded_results(sc, tmp_path, mon
     md = (tmp_path / "report.md").read_text()
     assert "## Published beside ours" in md and "Method differences" in md
     assert drawn == [sc] and all(f"({name}.png)" in md for name in FIGURES[sc])
+
+
+@pytest.mark.parametrize("sc", fixtures.ALL)
+def test_each_report_gives_the_load_at_start_and_end_and_warns_when_the_machine_was_busy(sc, tmp_path, monkeypatch):
+    import importlib
+    from bench.rfc2544 import Settings
+    mod = importlib.import_module(f"bench.{sc}")
+    monkeypatch.setattr(figures, "make", lambda s, data, out: [])
+    args = {"s1": (Settings(trial_seconds=60.0, resolution=0.01, loss_tolerance=0.0, line_bps=1e9),),
+            "s3": (10.0,)}.get(sc, ())
+    for start, busy in ((["0.10", "0.20", "0.30"], False), (["1.73", "1.47", "1.31"], True)):
+        data = fixtures.ALL[sc]()
+        data["machine"] = {**data["machine"], "loadavg": start, "loadavg_end": ["0.90", "0.80", "0.70"]}
+        mod.write_report(tmp_path, data, *args)
+        head = (tmp_path / "report.md").read_text().splitlines()[:4]
+        note = next(line for line in head if "Load average" in line)
+        assert f"{' '.join(start)} at start, 0.90 0.80 0.70 at end" in note
+        assert ("exceeded 0.5" in note) == busy
+
+
+def test_make_bench_waits_for_the_load_to_settle_before_a_scenario(monkeypatch, capsys):
+    from bench import all as bench_all
+    loads = iter([1.7, 1.7, 1.2, 0.8, 0.45, 0.45])
+    monkeypatch.setattr(bench_all.os, "getloadavg", lambda: (next(loads), 0.0, 0.0))
+    monkeypatch.setattr(bench_all.time, "sleep", lambda s: None)
+    bench_all.settle(180)
+    out = capsys.readouterr().out
+    assert "waiting up to 180 s" in out and "load average 0.45" in out
