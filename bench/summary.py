@@ -65,7 +65,8 @@ def section(sc: str, title: str, data: dict, run: Path | None, img_dir: Path) ->
              f"From docs/results/{sc}.json and {sc}.md (run `{data.get('stamp', '?')}`"
              + (f"; {data['recovered']}" if data.get("recovered") else "") + ").")
     out += [title_line, "", *profile_note(data), report.load_note(data.get("machine", {})), "", where, rest, ""]
-    lines = compare.sections(sc, data)
+    # a report written by this version already holds the published tables beside ours
+    lines = [] if re.search(r"^#+ Published beside ours", rest, flags=re.M) else compare.sections(sc, data)
     out += [re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", l) for l in lines]
     for label, png in figures.make(sc, data, img_dir):
         out += [f"![{label}](results/{png.name}) ([SVG](results/{png.stem}.svg))", ""]

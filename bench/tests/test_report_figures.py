@@ -144,3 +144,19 @@ def test_make_bench_waits_for_the_load_to_settle_before_a_scenario(monkeypatch, 
     bench_all.settle(180)
     out = capsys.readouterr().out
     assert "waiting up to 180 s" in out and "load average 0.45" in out
+
+
+def test_summary_shows_the_published_tables_once_when_the_run_wrote_its_own_report(tmp_path, monkeypatch):
+    from bench import s3
+    run = tmp_path / "results" / "20260101T000000Z-s3"
+    run.mkdir(parents=True)
+    data = fixtures.ALL["s3"]()
+    (run / "results.json").write_text(json.dumps(data))
+    monkeypatch.setattr(figures, "make", lambda s, d, out: [])
+    s3.write_report(run, data, 10.0)
+    assert "Published beside ours" in (run / "report.md").read_text()
+    doc = tmp_path / "docs" / "results.md"
+    p = subprocess.run([sys.executable, "-m", "bench.summary", "--results", str(tmp_path / "results"),
+                        "--doc", str(doc)], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert doc.read_text().count("### Published beside ours") == 1
