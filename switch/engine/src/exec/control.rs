@@ -4,7 +4,9 @@ use super::*;
 
 pub(super) fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
     match c.plan {
-        Some(plan) => run_steps(c, w, pkt, init, plan),
+        Some(plan) if w.tracing() => run_steps::<true, true>(c, w, pkt, init, plan, &plan.flow.steps),
+        Some(plan) if plan.flow.acyclic => run_steps::<false, false>(c, w, pkt, init, plan, &plan.flow.fast_steps),
+        Some(plan) => run_steps::<false, true>(c, w, pkt, init, plan, &plan.flow.fast_steps),
         None => interpret(c, w, pkt, init),
     }
 }
@@ -49,49 +51,55 @@ fn interpret(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
     }
 }
 
-/// The plan's step array.
-fn run_steps(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &crate::plan::Plan) {
+/// The plan's step array (`TRACE`: `flow.steps`, with a trace line per
+/// node; else `flow.fast_steps`, compound conditions as atom branches;
+/// `GUARD`: count the steps, for a flow that may loop).
+fn run_steps<const TRACE: bool, const GUARD: bool>(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &crate::plan::Plan, flow: &[crate::plan::flow::Step]) {
     use crate::plan::flow::Step;
     let p = c.p;
     let mut i = crate::plan::flow::index(p, Some(init));
     let mut steps = 0;
-    while let Some(step) = plan.flow.steps.get(i as usize) {
-        if pkt.exit {
-            break;
-        }
-        steps += 1;
-        if steps > MAX_NODES {
-            break;
+    // only actions exit: checked here (the parser's primitives) and after
+    // each step that runs one (`apply_table` ends the pass itself)
+    if pkt.exit {
+        return;
+    }
+    while let Some(step) = flow.get(i as usize) {
+        if GUARD {
+            steps += 1;
+            if steps > MAX_NODES {
+                break;
+            }
         }
         i = match step {
             Step::IfNonZero { slot, neg, cond, t, f } => {
                 let v = (pkt.hv.get(*slot as usize).copied().unwrap_or(0) != 0) != *neg;
-                branch(c, w, v, *cond, *t, *f)
+                branch::<TRACE>(c, w, v, *cond, *t, *f)
             }
             Step::IfValid { h, neg, cond, t, f } => {
                 let v = pkt.valid.get(*h as usize).copied().unwrap_or(false) != *neg;
-                branch(c, w, v, *cond, *t, *f)
+                branch::<TRACE>(c, w, v, *cond, *t, *f)
             }
             Step::IfCmp { op, slot, k, cond, t, f } => {
                 let v = op.test(pkt.hv.get(*slot as usize).copied().unwrap_or(0), *k);
-                branch(c, w, v, *cond, *t, *f)
+                branch::<TRACE>(c, w, v, *cond, *t, *f)
             }
             Step::Test { b, cond, t, f } => {
                 let env = c.env(&[], 0);
                 let v = crate::plan::fast::test(&env, pkt, b);
-                branch(c, w, v, *cond, *t, *f)
+                branch::<TRACE>(c, w, v, *cond, *t, *f)
             }
             Step::Cond { cond, t, f } => match p.conds.get(*cond as usize) {
                 Some(cd) => {
                     let env = c.env(&[], 0);
                     let v = eval_bool(&env, pkt, &cd.expr);
-                    branch(c, w, v, *cond, *t, *f)
+                    branch::<TRACE>(c, w, v, *cond, *t, *f)
                 }
                 None => crate::plan::flow::END,
             },
             Step::Fixed { table, action, has_data, next } => {
                 let tab = p.tables.get(*table as usize);
-                if w.tracing() {
+                if TRACE {
                     if let Some(tab) = tab {
                         w.emit(&format!("table {}: miss, default action", tab.name));
                     }
@@ -101,10 +109,13 @@ fn run_steps(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &cra
                     _ => &[],
                 };
                 run_action(c, w, pkt, *action as usize, data);
+                if pkt.exit {
+                    break;
+                }
                 *next
             }
             Step::Sets { table, action, start, len, next } => {
-                if w.tracing() {
+                if TRACE {
                     trace_sets(c, w, *table, *action);
                 }
                 let (s, n) = (*start as usize, *len as usize);
@@ -117,6 +128,9 @@ fn run_steps(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &cra
             }
             Step::Call { action, next } => {
                 run_action(c, w, pkt, *action as usize, &[]);
+                if pkt.exit {
+                    break;
+                }
                 *next
             }
         };
@@ -134,10 +148,10 @@ pub(super) fn trace_sets(c: &Ctx, w: &mut WorkerState, table: u32, action: u32) 
     }
 }
 
-/// The step after a condition with value `v` (traced when tracing).
+/// The step after a condition with value `v` (traced when `TRACE`).
 #[inline(always)]
-pub(super) fn branch(c: &Ctx, w: &mut WorkerState, v: bool, cond: u32, t: u32, f: u32) -> u32 {
-    if w.tracing() {
+pub(super) fn branch<const TRACE: bool>(c: &Ctx, w: &mut WorkerState, v: bool, cond: u32, t: u32, f: u32) -> u32 {
+    if TRACE {
         trace_cond(c, w, cond, v);
     }
     if v {
