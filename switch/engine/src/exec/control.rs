@@ -178,7 +178,11 @@ pub(super) fn build_key(c: &Ctx, pkt: &Pkt, t: &Table, key: &mut [u64]) {
                 if n == 1 {
                     dst[0] = pkt.hv.get(f.slot as usize).copied().unwrap_or(0);
                 } else {
-                    dst.copy_from_slice(pkt.limbs(*f).get(..n).unwrap_or(&[0; 0]).iter().chain(std::iter::repeat(&0)).take(n).copied().collect::<Vec<_>>().as_slice());
+                    // (no collect: a key field wider than 64 bits, an IPv6 address, allocated per packet)
+                    let src = pkt.limbs(*f);
+                    for (i, d) in dst.iter_mut().enumerate() {
+                        *d = src.get(i).copied().unwrap_or(0);
+                    }
                 }
             }
             KeySource::Valid(h) => {
@@ -223,17 +227,14 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
     let hit = if kl == 0 || st.len == 0 {
         None
     } else {
-        let mut key = std::mem::take(&mut w.key);
-        let mut scratch = std::mem::take(&mut w.scratch);
-        if key.len() < kl {
-            key.resize(kl, 0);
-            scratch.resize(kl, 0);
+        if w.key.len() < kl || w.scratch.len() < kl {
+            w.key.resize(kl, 0);
+            w.scratch.resize(kl, 0);
         }
-        build_key(c, pkt, tab, &mut key[..kl]);
-        let hit = st.lookup(&key[..kl], &mut scratch, c.plan.is_some());
-        w.key = key;
-        w.scratch = scratch;
-        hit
+        // (the worker's buffers borrowed in place: two disjoint fields)
+        let (key, scratch) = (&mut w.key[..kl], &mut w.scratch[..]);
+        build_key(c, pkt, tab, key);
+        st.lookup(key, scratch, c.plan.is_some())
     };
     if let Some(b) = w.counts.block() {
         b.lookup(t, hit.is_some());
@@ -328,6 +329,14 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
 }
 
 pub(super) fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: usize, data: &[u64]) {
+    // the common case first: the plan runs an action that only writes fields
+    if let (Some(plan), false) = (c.plan, w.tracing()) {
+        if let Some(Some((s, n))) = plan.flow.actions.get(action) {
+            let (s, n) = (*s as usize, *n as usize);
+            run_set_ops(pkt, plan.flow.ops.get(s..s + n).unwrap_or(&[]), data);
+            return;
+        }
+    }
     if let Some(a) = c.p.actions.get(action) {
         if w.tracing() {
             w.emit(&format!("action {}", a.name));
