@@ -28,8 +28,14 @@
 //! frames) to `ipv4_route`, its size raised to fit, and prints the memory
 //! they took: the cost of a big routing table (issue 16, scale).
 //!
-//! Run: `cargo run --release -p p4engine --example bench_vrouter -- [--seconds S] [--json build/vrouter.json] [--no-pin] [--trace] [--routes N] [--exec plan|interp|both]`
+//! Run: `cargo run --release -p p4engine --example bench_vrouter -- [--seconds S] [--json build/vrouter.json] [--no-pin] [--trace] [--routes N] [--exec plan|interp|both] [--case NAME]... [--packets N]`
 //! (`--exec both`, the default, measures the compiled plan, then the reference interpreter.)
+//!
+//! `--case NAME` (repeatable) runs only the named cases; `--packets N` runs
+//! exactly N packets per case instead of `--seconds` (deterministic, for
+//! `valgrind --tool=callgrind --toggle-collect='p4engine::exec::process'`:
+//! the collected instructions divided by N + 64 (the check) are the
+//! instructions per packet).
 
 use std::time::{Duration, Instant};
 
@@ -333,26 +339,37 @@ fn check(sw: &Switch, w: &mut Worker, c: &Case) {
     }
 }
 
+/// How long a case runs.
+#[derive(Clone, Copy)]
+enum Run {
+    Seconds(f64),
+    Packets(u64),
+}
+
 /// ns of thread CPU time per packet.
-fn measure(sw: &Switch, c: &Case, secs: f64, pin: bool) -> f64 {
+fn measure(sw: &Switch, c: &Case, run: Run, pin: bool) -> f64 {
     let mut w = sw.new_worker();
     check(sw, &mut w, c);
     let mut out = 0u64;
     let mut sent = 0u64;
     let start = Instant::now();
     let cpu0 = thread_cpu_s();
-    let limit = Duration::from_secs_f64(secs);
-    while start.elapsed() < limit {
+    let (limit, max) = match run {
+        Run::Seconds(s) => (Duration::from_secs_f64(s), u64::MAX),
+        Run::Packets(n) => (Duration::MAX, n),
+    };
+    while sent < max && start.elapsed() < limit {
         if pin {
             sw.pin(&mut w);
         }
-        for (f, _, _) in &c.packets {
+        let n = (max - sent).min(c.packets.len() as u64) as usize;
+        for (f, _, _) in &c.packets[..n] {
             sw.process(&mut w, c.port, f, &mut |_, _| out += 1);
         }
         if pin {
             sw.unpin(&mut w);
         }
-        sent += c.packets.len() as u64;
+        sent += n as u64;
     }
     let wall = start.elapsed().as_secs_f64();
     let el = match (cpu0, thread_cpu_s()) {
@@ -371,6 +388,8 @@ fn main() {
     let mut trace = false;
     let mut routes = 0u32;
     let mut modes = vec![ExecMode::Plan, ExecMode::Interpreter];
+    let mut only: Vec<String> = Vec::new();
+    let mut packets: Option<u64> = None;
     let mut i = 1;
     while i < args.len() {
         match args[i].as_str() {
@@ -390,6 +409,14 @@ fn main() {
                 routes = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(0);
                 i += 1;
             }
+            "--case" => {
+                only.extend(args.get(i + 1).cloned());
+                i += 1;
+            }
+            "--packets" => {
+                packets = args.get(i + 1).and_then(|s| s.parse().ok());
+                i += 1;
+            }
             "--exec" => {
                 modes = match args.get(i + 1).map(String::as_str) {
                     Some("plan") => vec![ExecMode::Plan],
@@ -403,7 +430,7 @@ fn main() {
                 i += 1;
             }
             a => {
-                eprintln!("unknown argument {a}; usage: bench_vrouter [--seconds S] [--json FILE] [--no-pin] [--trace] [--routes N] [--exec plan|interp|both]");
+                eprintln!("unknown argument {a}; usage: bench_vrouter [--seconds S] [--json FILE] [--no-pin] [--trace] [--routes N] [--exec plan|interp|both] [--case NAME]... [--packets N]");
                 std::process::exit(2);
             }
         }
@@ -424,7 +451,15 @@ fn main() {
             std::process::exit(1);
         }
     };
-    for (c, exec) in cases().into_iter().flat_map(|c| modes.iter().map(move |m| (c.clone(), *m))) {
+    let all = cases();
+    if let Some(bad) = only.iter().find(|n| !all.iter().any(|c| c.name == n.as_str())) {
+        let names: Vec<&str> = all.iter().map(|c| c.name).collect();
+        eprintln!("--case {bad}: no such case (cases: {})", names.join(", "));
+        std::process::exit(2);
+    }
+    let chosen = all.into_iter().filter(|c| only.is_empty() || only.iter().any(|n| n == c.name));
+    let run = packets.map_or(Run::Seconds(secs), Run::Packets);
+    for (c, exec) in chosen.flat_map(|c| modes.iter().map(move |m| (c.clone(), *m))) {
         let how = if exec == ExecMode::Plan { "plan" } else { "interp" };
         let sw = Switch::new(SwitchConfig { cpu_port: Some(CPU_PORT), exec, ..SwitchConfig::default() });
         sw.set_program(prog.clone());
@@ -448,7 +483,7 @@ fn main() {
             sw.process(&mut w, c.port, &c.packets[0].0, &mut |p, b| println!("  out port {p}, {} bytes", b.len()));
             continue;
         }
-        let ns = measure(&sw, &c, secs, pin);
+        let ns = measure(&sw, &c, run, pin);
         println!("{} [{how}]: {:.0} ns/packet ({:.3} Mpps on one core; 64-byte frames, in-process{})", c.name, ns, 1e3 / ns, if pin { "" } else { ", not pinned" });
     }
 }

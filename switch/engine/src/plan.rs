@@ -11,13 +11,16 @@
 //!   field or a parameter to a ≤64-bit field turned into direct slot writes
 //!   (same indices, so jumps stay valid);
 //! * `layout`: headers and checksum inputs with fixed byte layouts, read and
-//!   written one word per field.
+//!   written one word per field;
+//! * `select`: parser selects over a one-word key, one masked compare per
+//!   transition.
 //!
 //! Built once per program (`Runtime::new`); never changes while packets run.
 
 pub mod fast;
 pub mod flow;
 pub mod layout;
+pub mod select;
 
 use crate::bits;
 use crate::program::*;
@@ -33,6 +36,11 @@ pub struct Plan {
     pub layouts: Vec<Option<layout::Layout>>,
     /// Per calculation: its fixed byte layout, if it has one (checksums).
     pub calcs: Vec<Option<layout::CalcLayout>>,
+    /// Per state of the (first) parser: its one-word select, if it has one.
+    pub selects: Vec<Option<select::Select>>,
+    /// Per state of the (first) parser, per operation: a `set` that is a
+    /// plain field write (a constant or a field into a field of at most 64 bits).
+    pub parser_sets: Vec<Vec<Option<flow::SetOp>>>,
 }
 
 impl Plan {
@@ -66,8 +74,24 @@ impl Plan {
         let flow = flow::build(p, &fast, &actions);
         let layouts = p.headers.iter().map(layout::Layout::header).collect();
         let calcs = p.calcs.iter().map(layout::CalcLayout::of).collect();
-        Plan { fast, flow, actions, layouts, calcs }
+        let selects = p.parsers.first().map_or(Vec::new(), |ps| ps.states.iter().map(select::Select::of).collect());
+        let parser_sets = p.parsers.first().map_or(Vec::new(), |ps| {
+            ps.states.iter().map(|st| st.ops.iter().map(|op| parser_set(op, &of)).collect()).collect()
+        });
+        Plan { fast, flow, actions, layouts, calcs, selects, parser_sets }
     }
+}
+
+/// A parser `set` as one field write, if it is one (no action data in a
+/// parser: a parameter reads 0, as `assign` reads it).
+fn parser_set<'a>(op: &ParserOp, of: &impl Fn(&CExpr) -> &'a Fast) -> Option<flow::SetOp> {
+    let ParserOp::Set(dst, src) = op else { return None };
+    Some(match small_assign(dst, of(src))? {
+        Prim::SetConst { slot, v } => flow::SetOp::Const { slot, v },
+        Prim::Move { dst, src, mask } => flow::SetOp::Move { dst, src, mask },
+        Prim::SetParam { dst, off, mask } => flow::SetOp::Param { dst, off, mask },
+        _ => return None,
+    })
 }
 
 /// An assignment to a fixed field of at most 64 bits from a constant, an

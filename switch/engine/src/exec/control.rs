@@ -4,7 +4,9 @@ use super::*;
 
 pub(super) fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
     match c.plan {
-        Some(plan) => run_steps(c, w, pkt, init, plan),
+        Some(plan) if w.tracing() => run_steps::<true, true>(c, w, pkt, init, plan, &plan.flow.steps),
+        Some(plan) if plan.flow.acyclic => run_steps::<false, false>(c, w, pkt, init, plan, &plan.flow.fast_steps),
+        Some(plan) => run_steps::<false, true>(c, w, pkt, init, plan, &plan.flow.fast_steps),
         None => interpret(c, w, pkt, init),
     }
 }
@@ -49,49 +51,55 @@ fn interpret(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
     }
 }
 
-/// The plan's step array.
-fn run_steps(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &crate::plan::Plan) {
+/// The plan's step array (`TRACE`: `flow.steps`, with a trace line per
+/// node; else `flow.fast_steps`, compound conditions as atom branches;
+/// `GUARD`: count the steps, for a flow that may loop).
+fn run_steps<const TRACE: bool, const GUARD: bool>(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &crate::plan::Plan, flow: &[crate::plan::flow::Step]) {
     use crate::plan::flow::Step;
     let p = c.p;
     let mut i = crate::plan::flow::index(p, Some(init));
     let mut steps = 0;
-    while let Some(step) = plan.flow.steps.get(i as usize) {
-        if pkt.exit {
-            break;
-        }
-        steps += 1;
-        if steps > MAX_NODES {
-            break;
+    // only actions exit: checked here (the parser's primitives) and after
+    // each step that runs one (`apply_table` ends the pass itself)
+    if pkt.exit {
+        return;
+    }
+    while let Some(step) = flow.get(i as usize) {
+        if GUARD {
+            steps += 1;
+            if steps > MAX_NODES {
+                break;
+            }
         }
         i = match step {
             Step::IfNonZero { slot, neg, cond, t, f } => {
                 let v = (pkt.hv.get(*slot as usize).copied().unwrap_or(0) != 0) != *neg;
-                branch(c, w, v, *cond, *t, *f)
+                branch::<TRACE>(c, w, v, *cond, *t, *f)
             }
             Step::IfValid { h, neg, cond, t, f } => {
                 let v = pkt.valid.get(*h as usize).copied().unwrap_or(false) != *neg;
-                branch(c, w, v, *cond, *t, *f)
+                branch::<TRACE>(c, w, v, *cond, *t, *f)
             }
             Step::IfCmp { op, slot, k, cond, t, f } => {
                 let v = op.test(pkt.hv.get(*slot as usize).copied().unwrap_or(0), *k);
-                branch(c, w, v, *cond, *t, *f)
+                branch::<TRACE>(c, w, v, *cond, *t, *f)
             }
             Step::Test { b, cond, t, f } => {
                 let env = c.env(&[], 0);
                 let v = crate::plan::fast::test(&env, pkt, b);
-                branch(c, w, v, *cond, *t, *f)
+                branch::<TRACE>(c, w, v, *cond, *t, *f)
             }
             Step::Cond { cond, t, f } => match p.conds.get(*cond as usize) {
                 Some(cd) => {
                     let env = c.env(&[], 0);
                     let v = eval_bool(&env, pkt, &cd.expr);
-                    branch(c, w, v, *cond, *t, *f)
+                    branch::<TRACE>(c, w, v, *cond, *t, *f)
                 }
                 None => crate::plan::flow::END,
             },
             Step::Fixed { table, action, has_data, next } => {
                 let tab = p.tables.get(*table as usize);
-                if w.tracing() {
+                if TRACE {
                     if let Some(tab) = tab {
                         w.emit(&format!("table {}: miss, default action", tab.name));
                     }
@@ -101,10 +109,13 @@ fn run_steps(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &cra
                     _ => &[],
                 };
                 run_action(c, w, pkt, *action as usize, data);
+                if pkt.exit {
+                    break;
+                }
                 *next
             }
             Step::Sets { table, action, start, len, next } => {
-                if w.tracing() {
+                if TRACE {
                     trace_sets(c, w, *table, *action);
                 }
                 let (s, n) = (*start as usize, *len as usize);
@@ -117,6 +128,9 @@ fn run_steps(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node, plan: &cra
             }
             Step::Call { action, next } => {
                 run_action(c, w, pkt, *action as usize, &[]);
+                if pkt.exit {
+                    break;
+                }
                 *next
             }
         };
@@ -134,10 +148,10 @@ pub(super) fn trace_sets(c: &Ctx, w: &mut WorkerState, table: u32, action: u32) 
     }
 }
 
-/// The step after a condition with value `v` (traced when tracing).
+/// The step after a condition with value `v` (traced when `TRACE`).
 #[inline(always)]
-pub(super) fn branch(c: &Ctx, w: &mut WorkerState, v: bool, cond: u32, t: u32, f: u32) -> u32 {
-    if w.tracing() {
+pub(super) fn branch<const TRACE: bool>(c: &Ctx, w: &mut WorkerState, v: bool, cond: u32, t: u32, f: u32) -> u32 {
+    if TRACE {
         trace_cond(c, w, cond, v);
     }
     if v {
@@ -164,7 +178,11 @@ pub(super) fn build_key(c: &Ctx, pkt: &Pkt, t: &Table, key: &mut [u64]) {
                 if n == 1 {
                     dst[0] = pkt.hv.get(f.slot as usize).copied().unwrap_or(0);
                 } else {
-                    dst.copy_from_slice(pkt.limbs(*f).get(..n).unwrap_or(&[0; 0]).iter().chain(std::iter::repeat(&0)).take(n).copied().collect::<Vec<_>>().as_slice());
+                    // (no collect: a key field wider than 64 bits, an IPv6 address, allocated per packet)
+                    let src = pkt.limbs(*f);
+                    for (i, d) in dst.iter_mut().enumerate() {
+                        *d = src.get(i).copied().unwrap_or(0);
+                    }
                 }
             }
             KeySource::Valid(h) => {
@@ -209,17 +227,14 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
     let hit = if kl == 0 || st.len == 0 {
         None
     } else {
-        let mut key = std::mem::take(&mut w.key);
-        let mut scratch = std::mem::take(&mut w.scratch);
-        if key.len() < kl {
-            key.resize(kl, 0);
-            scratch.resize(kl, 0);
+        if w.key.len() < kl || w.scratch.len() < kl {
+            w.key.resize(kl, 0);
+            w.scratch.resize(kl, 0);
         }
-        build_key(c, pkt, tab, &mut key[..kl]);
-        let hit = st.lookup(&key[..kl], &mut scratch, c.plan.is_some());
-        w.key = key;
-        w.scratch = scratch;
-        hit
+        // (the worker's buffers borrowed in place: two disjoint fields)
+        let (key, scratch) = (&mut w.key[..kl], &mut w.scratch[..]);
+        build_key(c, pkt, tab, key);
+        st.lookup(key, scratch, c.plan.is_some())
     };
     if let Some(b) = w.counts.block() {
         b.lookup(t, hit.is_some());
@@ -314,6 +329,14 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
 }
 
 pub(super) fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: usize, data: &[u64]) {
+    // the common case first: the plan runs an action that only writes fields
+    if let (Some(plan), false) = (c.plan, w.tracing()) {
+        if let Some(Some((s, n))) = plan.flow.actions.get(action) {
+            let (s, n) = (*s as usize, *n as usize);
+            run_set_ops(pkt, plan.flow.ops.get(s..s + n).unwrap_or(&[]), data);
+            return;
+        }
+    }
     if let Some(a) = c.p.actions.get(action) {
         if w.tracing() {
             w.emit(&format!("action {}", a.name));

@@ -145,7 +145,12 @@ pub(super) fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &P
         if w.tracing() {
             w.emit(&format!("parser {}: state {} at byte {cursor}", parser.name, st.name));
         }
-        for op in &st.ops {
+        let sets = c.plan.and_then(|pl| pl.parser_sets.get(si)).map_or(&[][..], |v| &v[..]);
+        for (oi, op) in st.ops.iter().enumerate() {
+            if let Some(Some(set)) = sets.get(oi) {
+                run_set_ops(pkt, std::slice::from_ref(set), &[]);
+                continue;
+            }
             let r = match op {
                 ParserOp::Extract(h) => {
                     let env = c.env(&[], cursor);
@@ -249,7 +254,12 @@ pub(super) fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &P
                 return Err((e, cursor));
             }
         }
-        state = select(c, w, pkt, st, cursor).map_err(|e| (e, cursor))?;
+        // the plan's one-word select where the state has one (`run_parser`
+        // runs the first parser, whose states the plan's selects follow)
+        state = match c.plan.and_then(|pl| pl.selects.get(si)).and_then(Option::as_ref) {
+            Some(sel) => sel.next(&pkt.hv, &pkt.data, cursor).ok_or((ErrKind::NoMatch, cursor))?,
+            None => select(c, w, pkt, st, cursor).map_err(|e| (e, cursor))?,
+        };
     }
     Ok(cursor)
 }

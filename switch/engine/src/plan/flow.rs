@@ -80,7 +80,15 @@ fn set_ops(actions: &[Vec<Prim>], action: usize, params: bool) -> Option<Vec<Set
 
 /// The compiled flow of a program.
 pub struct Flow {
+    /// One step per node, each condition one step (traced runs).
     pub steps: Vec<Step>,
+    /// The same with compound conditions (`and`, `or`, `not` over atoms)
+    /// broken into one branch step per atom, appended after the node steps
+    /// (untraced runs: a trace line per condition needs its whole value).
+    pub fast_steps: Vec<Step>,
+    /// No path through `fast_steps` visits a step twice (p4c's control flow
+    /// is a DAG), so a pass needs no step count to stop a loop.
+    pub acyclic: bool,
     /// Field writes of `Sets` steps and of `actions`.
     pub ops: Vec<SetOp>,
     /// Per action: its primitives as `ops[start..start + len]`, if they are
@@ -143,7 +151,115 @@ pub fn build(p: &Prog, fast: &[Fast], prims: &[Vec<Prim>]) -> Flow {
         let next = index(p, a.next);
         steps.push(sets(END, a.action, next).unwrap_or(Step::Call { action: a.action as u32, next }));
     }
-    Flow { steps, ops, actions }
+    let fast_steps = branches(&steps);
+    let acyclic = acyclic(p, &fast_steps);
+    Flow { steps, fast_steps, ops, actions, acyclic }
+}
+
+/// The steps a step may go to next.
+fn successors(p: &Prog, s: &Step, out: &mut Vec<u32>) {
+    out.clear();
+    match s {
+        Step::IfNonZero { t, f, .. }
+        | Step::IfValid { t, f, .. }
+        | Step::IfCmp { t, f, .. }
+        | Step::Test { t, f, .. }
+        | Step::Cond { t, f, .. } => out.extend([*t, *f]),
+        Step::Fixed { next, .. } | Step::Sets { next, .. } | Step::Call { next, .. } => out.push(*next),
+        Step::Table { table } => {
+            if let Some(tab) = p.tables.get(*table as usize) {
+                out.extend(tab.next_hit.iter().chain(tab.next_miss.iter()).map(|n| index(p, *n)));
+                out.extend(tab.next_by_action.iter().map(|(_, n)| index(p, *n)));
+                out.push(index(p, tab.base_default_next));
+            }
+        }
+    }
+}
+
+/// Whether the step graph has no cycle (depth-first search, colours:
+/// 0 unseen, 1 on the current path, 2 done).
+fn acyclic(p: &Prog, steps: &[Step]) -> bool {
+    let mut colour = vec![0u8; steps.len()];
+    let mut next = Vec::new();
+    for root in 0..steps.len() {
+        if colour[root] != 0 {
+            continue;
+        }
+        // (step, its successors not yet visited)
+        let mut stack: Vec<(usize, Vec<u32>)> = Vec::new();
+        successors(p, &steps[root], &mut next);
+        colour[root] = 1;
+        stack.push((root, next.clone()));
+        while let Some((at, todo)) = stack.last_mut() {
+            match todo.pop() {
+                Some(n) if (n as usize) < steps.len() => {
+                    let n = n as usize;
+                    match colour[n] {
+                        1 => return false,
+                        0 => {
+                            colour[n] = 1;
+                            successors(p, &steps[n], &mut next);
+                            stack.push((n, next.clone()));
+                        }
+                        _ => {}
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    colour[*at] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+    true
+}
+
+/// `steps` with every compound condition as a chain of atom branches: `a and
+/// b` tests `a`, then `b` only if `a` held; `a or b` the other way round;
+/// `not a` swaps the targets. Same order of evaluation as the formula
+/// (`plan::fast::test`), and an atom's value is what `test` gives it, so
+/// the chain ends at the target the whole formula selects.
+fn branches(steps: &[Step]) -> Vec<Step> {
+    let mut out = steps.to_vec();
+    for i in 0..steps.len() {
+        if let Step::Test { b, cond, t, f } = &steps[i] {
+            if matches!(b, Bx::And(_) | Bx::Or(_) | Bx::Not(_)) {
+                // the node's own index holds a copy of the chain's first step
+                let first = chain(&mut out, b, *cond, *t, *f);
+                if let Some(s) = out.get(first as usize).cloned() {
+                    out[i] = s;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Appends the branch steps of `b` (true: go to `t`, false: `f`) and returns
+/// the index of the first.
+fn chain(out: &mut Vec<Step>, b: &Bx, cond: u32, t: u32, f: u32) -> u32 {
+    let at = |out: &mut Vec<Step>, s: Step| {
+        out.push(s);
+        (out.len() - 1) as u32
+    };
+    match b {
+        Bx::And(ab) => {
+            let second = chain(out, &ab.1, cond, t, f);
+            chain(out, &ab.0, cond, second, f)
+        }
+        Bx::Or(ab) => {
+            let second = chain(out, &ab.1, cond, t, f);
+            chain(out, &ab.0, cond, t, second)
+        }
+        Bx::Not(a) => chain(out, a, cond, f, t),
+        Bx::NonZero(slot) => at(out, Step::IfNonZero { slot: *slot, neg: false, cond, t, f }),
+        Bx::Zero(slot) => at(out, Step::IfNonZero { slot: *slot, neg: true, cond, t, f }),
+        Bx::Valid(h) => at(out, Step::IfValid { h: *h, neg: false, cond, t, f }),
+        Bx::Invalid(h) => at(out, Step::IfValid { h: *h, neg: true, cond, t, f }),
+        Bx::FieldConst(op, slot, k) => at(out, Step::IfCmp { op: *op, slot: *slot, k: *k, cond, t, f }),
+        Bx::FieldField(..) | Bx::Other(_) => at(out, Step::Test { b: b.clone(), cond, t, f }),
+    }
 }
 
 #[cfg(test)]
