@@ -18,7 +18,8 @@
 //! bytes (`(bitwidth + 7) / 8` bytes). Updates are copy-on-write snapshots that
 //! are published atomically: packets in flight see either the old or the new
 //! table, never a half-written entry, and packet processing never waits on a
-//! control-plane lock.
+//! control-plane lock. A [`TableBatch`] stages many entry writes and
+//! publishes each table touched once (the P4Runtime server's Write).
 //!
 //! Priorities in this API follow P4Runtime: a **higher** priority wins. Const
 //! entries of the JSON (where a lower `priority` wins) are exposed as
@@ -257,18 +258,23 @@ impl Switch {
     /// Inserts an entry. `AlreadyExists` if an entry with the same key (and
     /// priority, for tables with priorities) exists.
     pub fn table_insert(&self, table: &str, entry: TableEntry) -> ApiResult<()> {
-        self.rt()?.table_insert(self.now_us(), table, entry)
+        self.table_batch().insert(table, entry)
     }
 
     /// Replaces the action (and idle timeout) of the entry with the same key and
     /// priority; its counters are kept. `NotFound` if there is none.
     pub fn table_modify(&self, table: &str, entry: TableEntry) -> ApiResult<()> {
-        self.rt()?.table_modify(table, entry)
+        self.table_batch().modify(table, entry)
     }
 
     /// Deletes the entry with this key and priority. `NotFound` if none.
     pub fn table_delete(&self, table: &str, key: &[MatchKey], priority: i32) -> ApiResult<()> {
-        self.rt()?.table_delete(table, key, priority)
+        self.table_batch().delete(table, key, priority)
+    }
+
+    /// Table-entry writes published together (see [`TableBatch`]).
+    pub fn table_batch(&self) -> TableBatch<'_> {
+        TableBatch { sw: self, rt: None, touched: Vec::new() }
     }
 
     /// Deletes all non-const entries of a table.
@@ -440,6 +446,76 @@ impl Switch {
     /// whether digests are available.
     pub fn wait_digests(&self, timeout: std::time::Duration) -> bool {
         self.digests.wait(timeout)
+    }
+}
+
+/// Table-entry inserts, modifies and deletes published together (one
+/// P4Runtime Write): each is checked and applied at once to the writers' copy
+/// of its table, so its result is final and the next one sees it (the direct
+/// counter and meter of a staged entry can be written too), but packets and
+/// reads see the tables as they were until [`TableBatch::publish`] (or the
+/// drop of the batch) publishes each table touched with one swap. A batch of
+/// N updates to a table costs one publish and one replay on the spare copy
+/// instead of N. Any other write to a table publishes its staged changes as
+/// well; write action profiles only after `publish` (their checks read the
+/// published tables).
+pub struct TableBatch<'a> {
+    sw: &'a Switch,
+    rt: Option<Arc<Runtime>>,
+    touched: Vec<usize>,
+}
+
+impl TableBatch<'_> {
+    /// The current runtime (a new program publishes what the old one staged).
+    fn rt(&mut self) -> ApiResult<Arc<Runtime>> {
+        let rt = self.sw.rt()?;
+        if !self.rt.as_ref().is_some_and(|r| Arc::ptr_eq(r, &rt)) {
+            self.publish();
+            self.rt = Some(rt.clone());
+        }
+        Ok(rt)
+    }
+
+    fn touch(&mut self, t: usize) {
+        if !self.touched.contains(&t) {
+            self.touched.push(t);
+        }
+    }
+
+    /// As [`Switch::table_insert`], published later.
+    pub fn insert(&mut self, table: &str, entry: TableEntry) -> ApiResult<()> {
+        let t = self.rt()?.table_insert(self.sw.now_us(), table, entry)?;
+        self.touch(t);
+        Ok(())
+    }
+
+    /// As [`Switch::table_modify`], published later.
+    pub fn modify(&mut self, table: &str, entry: TableEntry) -> ApiResult<()> {
+        let t = self.rt()?.table_modify(table, entry)?;
+        self.touch(t);
+        Ok(())
+    }
+
+    /// As [`Switch::table_delete`], published later.
+    pub fn delete(&mut self, table: &str, key: &[MatchKey], priority: i32) -> ApiResult<()> {
+        let t = self.rt()?.table_delete(table, key, priority)?;
+        self.touch(t);
+        Ok(())
+    }
+
+    /// Makes everything staged so far visible; the batch can go on.
+    pub fn publish(&mut self) {
+        if let Some(rt) = &self.rt {
+            for t in self.touched.drain(..) {
+                rt.publish(t);
+            }
+        }
+    }
+}
+
+impl Drop for TableBatch<'_> {
+    fn drop(&mut self) {
+        self.publish();
     }
 }
 

@@ -33,4 +33,6 @@ mod types;
 pub use api::*;
 
 #[cfg(test)]
+mod batch_tests;
+#[cfg(test)]
 mod robust_tests;

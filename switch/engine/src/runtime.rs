@@ -60,16 +60,28 @@ pub enum TOp {
 /// A table's published snapshot plus a spare copy (left-right): writes are
 /// applied to the spare, published with one atomic swap, and replayed on the
 /// previous snapshot once its readers are gone, so a write costs O(change),
-/// not O(table).
+/// not O(table). Writes can be staged (`edit`) and published later together
+/// (`publish`): a P4Runtime Write of N updates to a table costs one swap, one
+/// wait for the old snapshot's readers and one replay, not N.
 pub struct TableSlot {
     cur: ArcSwap<TableState>,
-    spare: Mutex<Option<(Arc<TableState>, Vec<TOp>)>>,
+    spare: Mutex<Spare>,
     table: crate::program::Table,
+}
+
+/// The writers' copy of a table.
+#[derive(Default)]
+struct Spare {
+    /// Not staged: the previous snapshot (packets may still read it), `ops`
+    /// behind `cur`. Staged: the next snapshot, only ours, `cur` plus `ops`.
+    copy: Option<Arc<TableState>>,
+    ops: Vec<TOp>,
+    staged: bool,
 }
 
 impl TableSlot {
     fn new(st: TableState, t: &crate::program::Table) -> TableSlot {
-        TableSlot { cur: ArcSwap::from_pointee(st), spare: Mutex::new(None), table: t.clone() }
+        TableSlot { cur: ArcSwap::from_pointee(st), spare: Mutex::new(Spare::default()), table: t.clone() }
     }
 
     #[inline]
@@ -96,18 +108,25 @@ impl TableSlot {
         }
     }
 
-    /// Applies `ops` and publishes the result (caller holds the write lock).
-    fn write(&self, ops: Vec<TOp>) {
-        let mut g = match self.spare.lock() {
+    fn spare(&self) -> std::sync::MutexGuard<'_, Spare> {
+        match self.spare.lock() {
             Ok(g) => g,
             Err(p) => p.into_inner(),
-        };
+        }
+    }
+
+    /// Makes the spare the next snapshot (`cur` plus staged changes), if it
+    /// is not yet: waits (briefly) for packets still reading the previous
+    /// snapshot and replays on it what it missed, else copies `cur`.
+    fn stage(&self, sp: &mut Spare) {
+        if sp.staged {
+            return;
+        }
         let mut next: Option<Arc<TableState>> = None;
-        if let Some((mut arc, pending)) = g.take() {
-            // Wait (briefly) for packets still reading the old snapshot.
+        if let Some(mut arc) = sp.copy.take() {
             for i in 0..10_000 {
                 if let Some(st) = Arc::get_mut(&mut arc) {
-                    for op in &pending {
+                    for op in &sp.ops {
                         self.apply(st, op);
                     }
                     next = Some(arc);
@@ -120,26 +139,56 @@ impl TableSlot {
                 }
             }
         }
-        let mut next = match next {
-            Some(a) => a,
-            None => Arc::new(TableState::clone(&self.cur.load())),
-        };
-        match Arc::get_mut(&mut next) {
-            Some(st) => {
-                for op in &ops {
-                    self.apply(st, op);
-                }
-            }
-            None => {
-                let mut st = TableState::clone(&next);
-                for op in &ops {
-                    self.apply(&mut st, op);
-                }
-                next = Arc::new(st);
-            }
+        sp.ops.clear();
+        sp.copy = Some(next.unwrap_or_else(|| Arc::new(TableState::clone(&self.cur.load()))));
+        sp.staged = true;
+    }
+
+    /// Checks a change against the writers' latest view of the table (`cur`
+    /// plus what is staged) and stages it: `f` answers the ops to apply, or an
+    /// error, and then nothing changes. Packets see it at the next `publish`.
+    fn edit<R>(&self, f: impl FnOnce(&TableState) -> ApiResult<(R, Vec<TOp>)>) -> ApiResult<R> {
+        let mut sp = self.spare();
+        self.stage(&mut sp);
+        let Spare { copy, ops, .. } = &mut *sp;
+        // only ours (`stage` made it or waited for its readers)
+        let st = Arc::make_mut(copy.get_or_insert_with(|| Arc::new(TableState::clone(&self.cur.load()))));
+        let (r, new_ops) = f(st)?;
+        for op in &new_ops {
+            self.apply(st, op);
         }
-        let old = self.cur.swap(next);
-        *g = Some((old, ops));
+        ops.extend(new_ops);
+        Ok(r)
+    }
+
+    /// Makes the staged changes visible with one atomic swap; the previous
+    /// snapshot becomes the spare (caller holds the write lock).
+    fn publish(&self) {
+        let mut sp = self.spare();
+        if !sp.staged || sp.ops.is_empty() {
+            // a staged copy without changes equals `cur`: it stays staged
+            return;
+        }
+        if let Some(next) = sp.copy.take() {
+            sp.copy = Some(self.cur.swap(next));
+        }
+        // the ops staged are now the ones the previous snapshot lacks
+        sp.staged = false;
+    }
+
+    /// Applies `ops` and publishes the result (caller holds the write lock).
+    fn write(&self, ops: Vec<TOp>) {
+        let _ = self.edit(|_| Ok(((), ops)));
+        self.publish();
+    }
+
+    /// `f` on the writers' latest view: the staged copy, else `cur`.
+    fn latest<R>(&self, f: impl FnOnce(&TableState) -> R) -> R {
+        let sp = self.spare();
+        match (&sp.copy, sp.staged) {
+            (Some(c), true) => f(c),
+            _ => f(&self.cur.load()),
+        }
     }
 }
 
@@ -331,7 +380,9 @@ impl Runtime {
         build_entry(&self.prog.tables[t], key, prio, EAction::Member(0), 0, false, 0)
     }
 
-    pub fn table_insert(&self, now: u64, table: &str, entry: TableEntry) -> ApiResult<()> {
+    /// Stages an insert (see `TableSlot::edit`); answers the table's index
+    /// for `publish`.
+    pub fn table_insert(&self, now: u64, table: &str, entry: TableEntry) -> ApiResult<usize> {
         let t = self.table(table)?;
         self.writable(t)?;
         let tab = &self.prog.tables[t];
@@ -341,48 +392,58 @@ impl Runtime {
         let _g = self.lock();
         let act = self.entry_action(t, &entry.action)?;
         let e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, now)?;
-        let cur = self.tables[t].load();
-        if cur.find(&e).is_some() {
-            return Err(ApiError::AlreadyExists(format!("table {table}: entry already exists")));
-        }
-        if tab.max_size > 0 && cur.len >= tab.max_size as usize {
-            return Err(ApiError::ResourceExhausted(format!("table {table} is full ({} entries)", tab.max_size)));
-        }
-        drop(cur);
-        self.tables[t].write(vec![TOp::Insert(Arc::new(e))]);
-        Ok(())
+        self.tables[t].edit(|cur| {
+            if cur.find(&e).is_some() {
+                return Err(ApiError::AlreadyExists(format!("table {table}: entry already exists")));
+            }
+            if tab.max_size > 0 && cur.len >= tab.max_size as usize {
+                return Err(ApiError::ResourceExhausted(format!("table {table} is full ({} entries)", tab.max_size)));
+            }
+            Ok(((), vec![TOp::Insert(Arc::new(e))]))
+        })?;
+        Ok(t)
     }
 
-    pub fn table_modify(&self, table: &str, entry: TableEntry) -> ApiResult<()> {
+    /// Stages a modify; answers the table's index for `publish`.
+    pub fn table_modify(&self, table: &str, entry: TableEntry) -> ApiResult<usize> {
         let t = self.table(table)?;
         self.writable(t)?;
         let tab = &self.prog.tables[t];
         let _g = self.lock();
         let act = self.entry_action(t, &entry.action)?;
         let mut e = build_entry(tab, &entry.key, entry.priority, act, entry.idle_timeout_ns, false, 0)?;
-        let cur = self.tables[t].load();
-        let Some(old) = cur.find(&e).cloned() else {
-            return Err(ApiError::NotFound(format!("table {table}: no such entry")));
-        };
-        e.share_meter(&old);
-        let e = Arc::new(e);
-        drop(cur);
-        self.tables[t].write(vec![TOp::Remove(old.clone()), TOp::Insert(e.clone()), TOp::Inherit { old, new: e }]);
-        Ok(())
+        self.tables[t].edit(|cur| {
+            let Some(old) = cur.find(&e).cloned() else {
+                return Err(ApiError::NotFound(format!("table {table}: no such entry")));
+            };
+            e.share_meter(&old);
+            let e = Arc::new(e);
+            Ok(((), vec![TOp::Remove(old.clone()), TOp::Insert(e.clone()), TOp::Inherit { old, new: e }]))
+        })?;
+        Ok(t)
     }
 
-    pub fn table_delete(&self, table: &str, key: &[MatchKey], priority: i32) -> ApiResult<()> {
+    /// Stages a delete; answers the table's index for `publish`.
+    pub fn table_delete(&self, table: &str, key: &[MatchKey], priority: i32) -> ApiResult<usize> {
         let t = self.table(table)?;
         self.writable(t)?;
         let _g = self.lock();
         let probe = self.probe(t, key, priority)?;
-        let cur = self.tables[t].load();
-        let Some(old) = cur.find(&probe).cloned() else {
-            return Err(ApiError::NotFound(format!("table {table}: no such entry")));
-        };
-        drop(cur);
-        self.tables[t].write(vec![TOp::Remove(old)]);
-        Ok(())
+        self.tables[t].edit(|cur| {
+            let Some(old) = cur.find(&probe).cloned() else {
+                return Err(ApiError::NotFound(format!("table {table}: no such entry")));
+            };
+            Ok(((), vec![TOp::Remove(old)]))
+        })?;
+        Ok(t)
+    }
+
+    /// Makes table `t`'s staged changes visible to packets and readers.
+    pub fn publish(&self, t: usize) {
+        let _g = self.lock();
+        if let Some(slot) = self.tables.get(t) {
+            slot.publish();
+        }
     }
 
     pub fn table_clear(&self, table: &str) -> ApiResult<()> {
@@ -454,8 +515,8 @@ impl Runtime {
             return Err(ApiError::InvalidArgument(format!("table {table} has no direct counter")));
         }
         let probe = self.probe(t, key, priority)?;
-        let cur = self.tables[t].load();
-        let Some(e) = cur.find(&probe) else {
+        // the latest view: the entry may be staged in the same Write
+        let Some(e) = self.tables[t].latest(|st| st.find(&probe).cloned()) else {
             return Err(ApiError::NotFound(format!("table {table}: no such entry")));
         };
         e.stats.bytes.store(data.bytes, Ordering::Relaxed);
@@ -469,8 +530,7 @@ impl Runtime {
             return Err(ApiError::InvalidArgument(format!("table {table} has no direct meter")));
         }
         let probe = self.probe(t, key, priority)?;
-        let cur = self.tables[t].load();
-        let Some(e) = cur.find(&probe) else {
+        let Some(e) = self.tables[t].latest(|st| st.find(&probe).cloned()) else {
             return Err(ApiError::NotFound(format!("table {table}: no such entry")));
         };
         let now = e.stats.last_hit_us.load(Ordering::Relaxed);
@@ -586,9 +646,10 @@ impl Runtime {
     }
 
     fn profile_in_use(&self, p: usize, what: &EAction) -> bool {
+        // the latest view: entries staged by a Write count too
         self.prog.tables.iter().enumerate().any(|(t, tab)| {
-            tab.profile == Some(p) && self.tables[t].load().entries().any(|e| e.action == *what)
-                || tab.profile == Some(p) && self.tables[t].load().default.as_ref() == Some(what)
+            tab.profile == Some(p)
+                && self.tables[t].latest(|st| st.entries().any(|e| e.action == *what) || st.default.as_ref() == Some(what))
         })
     }
 

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use p4engine::{
     ApiError, CloneSession, EntryAction, EntryData, Group, MatchKey, Member, MulticastGroup, Replica, Switch,
-    TableEntry as EngineEntry, Worker,
+    TableBatch, TableEntry as EngineEntry, Worker,
 };
 use tokio::sync::mpsc;
 use tonic::Code;
@@ -244,7 +244,10 @@ impl Device {
     // ------------------------------------------------------------------
 
     /// Applies a WriteRequest. Each update is applied or not on its own; if any
-    /// fails the answer is UNKNOWN with one p4.v1.Error per update.
+    /// fails the answer is UNKNOWN with one p4.v1.Error per update. Table
+    /// entries are staged and each table touched is published once, when the
+    /// request is done (or before an update of another kind): packets never
+    /// see half an update, and the answer comes after everything is visible.
     pub fn write(&self, req: &p4v1::WriteRequest) -> Result<(), tonic::Status> {
         use p4v1::write_request::Atomicity;
         lock(&self.arbitration).check_primary(
@@ -266,14 +269,18 @@ impl Device {
         }
         let p = self.require_pipeline()?;
         let mut books = lock(&self.books);
-        let results: Vec<Option<RtError>> = req.updates.iter().map(|u| self.apply(&p, &mut books, u).err()).collect();
+        let mut batch = self.switch.table_batch();
+        let results: Vec<Option<RtError>> =
+            req.updates.iter().map(|u| self.apply(&p, &mut books, &mut batch, u).err()).collect();
+        batch.publish();
+        drop(batch);
         match batch_status(&results) {
             None => Ok(()),
             Some(st) => Err(to_tonic(st)),
         }
     }
 
-    fn apply(&self, p: &Pipeline, books: &mut Books, u: &p4v1::Update) -> RtResult<()> {
+    fn apply(&self, p: &Pipeline, books: &mut Books, batch: &mut TableBatch<'_>, u: &p4v1::Update) -> RtResult<()> {
         use p4v1::update::Type;
         let op = match Type::try_from(u.r#type) {
             Ok(Type::Insert) => Op::Insert,
@@ -283,8 +290,12 @@ impl Device {
         };
         let entity = u.entity.as_ref().and_then(|e| e.entity.as_ref()).ok_or_else(|| RtError::invalid("update without entity"))?;
         let s = &p.schema;
+        if !matches!(entity, E::TableEntry(_)) {
+            // other entities' checks read the published tables (a member in use)
+            batch.publish();
+        }
         match entity {
-            E::TableEntry(te) => self.write_table_entry(s, books, op, te),
+            E::TableEntry(te) => self.write_table_entry(s, books, batch, op, te),
             E::ActionProfileMember(m) => self.write_member(s, books, op, m),
             E::ActionProfileGroup(g) => self.write_group(s, books, op, g),
             E::CounterEntry(c) => self.write_counter(s, op, c),
@@ -315,7 +326,14 @@ impl Device {
         Ok((t.clone(), key, prio))
     }
 
-    fn write_table_entry(&self, s: &Schema, books: &mut Books, op: Op, te: &p4v1::TableEntry) -> RtResult<()> {
+    fn write_table_entry(
+        &self,
+        s: &Schema,
+        books: &mut Books,
+        batch: &mut TableBatch<'_>,
+        op: Op,
+        te: &p4v1::TableEntry,
+    ) -> RtResult<()> {
         let t = s.table(te.table_id)?;
         if te.is_default_action {
             return self.write_default_entry(s, t, op, te);
@@ -327,12 +345,13 @@ impl Device {
         let prio = check_priority(t, te.priority)?;
         let name = t.name.as_str();
         if op == Op::Delete {
-            self.switch.table_delete(name, &key, prio)?;
+            batch.delete(name, &key, prio)?;
             let k = (t.id, key, prio);
             if !books.entry_meta.is_empty() {
                 books.entry_meta.remove(&k);
             }
             if let Some(os) = books.oneshots.remove(&k) {
+                batch.publish();
                 self.drop_oneshot(books, &os);
             }
             return Ok(());
@@ -370,11 +389,12 @@ impl Device {
         let kept = if keep_key { Some(key.clone()) } else { None };
         let entry = EngineEntry { key, action: entry_action, priority: prio, idle_timeout_ns: te.idle_timeout_ns as u64 };
         let res = match op {
-            Op::Insert => self.switch.table_insert(name, entry),
-            _ => self.switch.table_modify(name, entry),
+            Op::Insert => batch.insert(name, entry),
+            _ => batch.modify(name, entry),
         };
         if let Err(e) = res {
             if let Some(os) = &oneshot {
+                batch.publish();
                 self.drop_oneshot(books, os);
             }
             return Err(short_table_full(e.into()));
@@ -391,8 +411,9 @@ impl Device {
         };
         if let Err(e) = direct() {
             if op == Op::Insert {
-                let _ = self.switch.table_delete(name, &key, prio);
+                let _ = batch.delete(name, &key, prio);
                 if let Some(os) = &oneshot {
+                    batch.publish();
                     self.drop_oneshot(books, os);
                 }
             }
@@ -406,6 +427,7 @@ impl Device {
         }
         if !books.oneshots.is_empty() {
             if let Some(old) = books.oneshots.remove(&k) {
+                batch.publish();
                 self.drop_oneshot(books, &old);
             }
         }

@@ -1,0 +1,338 @@
+//! Issue 17 Must 1, end to end: digests the data plane raises while the
+//! P4Runtime server does not take them overflow the engine's queue, and that
+//! loss is counted — in the admin service's GetDigests (`queue_overflow`) and
+//! in the metrics (`p4switch_p4runtime_digest_drops_total{reason="queue"}`) —
+//! while the switch keeps forwarding. The real binary on veth ports in
+//! network namespaces, a controller over real gRPC. Needs root.
+//!
+//! The server's events thread takes digests whether or not a controller
+//! configured them, several times faster than one worker raises them, so a
+//! plain flood does not overflow the queue (65,536). It does when that thread
+//! is held up: its idle-timeout sweep, once entries have expired, waits for the
+//! lock a Write holds while it applies — a controller's bulk Write during a
+//! learning storm. The storm program raises many digests per frame (a storm
+//! frame, EtherType 0x88b5, raises one and is multicast to two copies that
+//! recirculate, up to the engine's limit of jobs per frame).
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use common::netns::*;
+use common::*;
+use p4runtime_server::proto::p4::config::v1 as cfg;
+use p4runtime_server::proto::p4::v1 as p4v1;
+use p4switch::admin::{DigestReply, GetDigestsRequest};
+use p4switch::sys::{PacketSocket, SocketOptions};
+use serde_json::json;
+
+const A: [u8; 6] = [0x02, 0, 0, 0, 0, 0xaa];
+const B: [u8; 6] = [0x02, 0, 0, 0, 0, 0xbb];
+const NOACTION: u32 = 21_257_015;
+const HOSTS: u32 = 40_000_001;
+/// Entries of the bulk Write (a second or more of the server's time).
+const BULK: u32 = 400_000;
+
+/// Ports 1 <-> 2 (const entries), then `hosts` (exact dst MAC, NoAction,
+/// idle timeout; written by the controller, never hit). Storm frames learn
+/// and flood to group 1, whose copies recirculate with
+/// `srcAddr = 2 * srcAddr + egress_rid`: each digest has its own data.
+fn storm_prog() -> serde_json::Value {
+    let mut p = Prog::new();
+    let src = || fld("ethernet", "srcAddr");
+    let storm = || ex("==", fld("ethernet", "etherType"), hexv("0x88b5"));
+    p.action("MyIngress.forward", &[("port", 9)], vec![assign(fld("standard_metadata", "egress_spec"), rd(0))]);
+    p.action("MyIngress.drop", &[], vec![mark_to_drop()]);
+    p.action(
+        "MyIngress.learn_and_flood",
+        &[],
+        vec![
+            prim("generate_digest", vec![hexv("0x1"), hexv("0x1")]),
+            assign(fld("standard_metadata", "mcast_grp"), hexv("0x0001")),
+        ],
+    );
+    p.action(
+        "MyEgress.again",
+        &[],
+        vec![
+            assign(src(), add_w(add_w(src(), src(), 48), fld("standard_metadata", "egress_rid"), 48)),
+            prim("recirculate", vec![hexv("0x1")]),
+        ],
+    );
+    p.j["field_lists"] = json!([{"id": 1, "name": "empty", "elements": []}]);
+    p.j["learn_lists"] = json!([{"id": 1, "name": "learn_t", "elements": [src()]}]);
+    p.conditional(0, "node_storm", storm(), Some("MyIngress.t_learn"), Some("MyIngress.xconnect"));
+    p.keyless(0, "MyIngress.t_learn", "MyIngress.learn_and_flood", vec![], None);
+    p.table(
+        0,
+        "MyIngress.xconnect",
+        &[("exact", "standard_metadata", "ingress_port")],
+        &["MyIngress.forward", "MyIngress.drop"],
+        ("MyIngress.drop", vec![], true),
+        vec![
+            (json!([{"match_type": "exact", "key": "0x0001"}]), "MyIngress.forward", vec!["0x0002"], 1),
+            (json!([{"match_type": "exact", "key": "0x0002"}]), "MyIngress.forward", vec!["0x0001"], 2),
+        ],
+        json!({"MyIngress.forward": "MyIngress.hosts", "MyIngress.drop": "MyIngress.hosts"}),
+        Some("MyIngress.hosts"),
+    );
+    p.table(0, "MyIngress.hosts", &[("exact", "ethernet", "dstAddr")], &["NoAction"], ("NoAction", vec![], false), vec![], json!({"NoAction": null}), None);
+    let hosts = p.j["pipelines"][0]["tables"].as_array_mut().unwrap().last_mut().unwrap();
+    hosts["support_timeout"] = json!(true);
+    hosts["max_size"] = json!(1 << 20);
+    p.init(0, "node_storm");
+    p.conditional(1, "node_again", storm(), Some("MyEgress.t_again"), None);
+    p.keyless(1, "MyEgress.t_again", "MyEgress.again", vec![], None);
+    p.init(1, "node_again");
+    p.j
+}
+
+fn preamble(id: u32, name: &str) -> Option<cfg::Preamble> {
+    Some(cfg::Preamble { id, name: name.into(), alias: name.into(), ..Default::default() })
+}
+
+/// P4Info: `hosts` (with idle timeout) and its NoAction, the digest.
+fn p4info() -> cfg::P4Info {
+    cfg::P4Info {
+        actions: vec![cfg::Action { preamble: preamble(NOACTION, "NoAction"), params: vec![] }],
+        tables: vec![cfg::Table {
+            preamble: preamble(HOSTS, "MyIngress.hosts"),
+            match_fields: vec![cfg::MatchField {
+                id: 1,
+                name: "ethernet.dstAddr".into(),
+                bitwidth: 48,
+                r#match: Some(cfg::match_field::Match::MatchType(cfg::match_field::MatchType::Exact as i32)),
+                ..Default::default()
+            }],
+            action_refs: vec![cfg::ActionRef { id: NOACTION, ..Default::default() }],
+            size: 1 << 20,
+            idle_timeout_behavior: cfg::table::IdleTimeoutBehavior::NotifyControl as i32,
+            ..Default::default()
+        }],
+        digests: vec![cfg::Digest { preamble: preamble(385_000_001, "learn_t"), type_spec: None }],
+        ..Default::default()
+    }
+}
+
+fn host(i: u32, idle_timeout_ns: i64) -> p4v1::Update {
+    let b = i.to_be_bytes();
+    let te = p4v1::TableEntry {
+        table_id: HOSTS,
+        r#match: vec![p4v1::FieldMatch {
+            field_id: 1,
+            field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact {
+                value: vec![0x06, 0, b[0], b[1], b[2], b[3]],
+            })),
+        }],
+        action: Some(p4v1::TableAction {
+            r#type: Some(p4v1::table_action::Type::Action(p4v1::Action { action_id: NOACTION, params: vec![] })),
+        }),
+        idle_timeout_ns,
+        ..Default::default()
+    };
+    p4v1::Update { r#type: p4v1::update::Type::Insert as i32, entity: Some(p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(te)) }) }
+}
+
+fn replica(port: u32, instance: u32) -> p4v1::Replica {
+    p4v1::Replica { instance, backup_replicas: vec![], port_kind: Some(p4v1::replica::PortKind::Port(port.to_be_bytes().to_vec())) }
+}
+
+/// As a controller: primary; the pipeline (the switch's program with the
+/// P4Info); multicast group 1 = two copies to port 2 (rid 0 and 1); 50
+/// `hosts` entries whose idle timeouts (100 ms apart) run out one after the
+/// other; then `storm` is told to start, and a bulk Write of BULK entries
+/// follows. No DigestEntry: the digest stays unconfigured, so every digest
+/// the server takes is counted as such. Answers how long the bulk Write took.
+async fn controller(addr: String, json: String, storm: mpsc::Sender<()>) -> Duration {
+    use p4v1::p4_runtime_client::P4RuntimeClient;
+    let mut c = P4RuntimeClient::connect(format!("http://{addr}"))
+        .await
+        .expect("connect")
+        .max_decoding_message_size(64 << 20)
+        .max_encoding_message_size(256 << 20);
+    let election = Some(p4v1::Uint128 { high: 0, low: 1 });
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    tx.send(p4v1::StreamMessageRequest {
+        update: Some(p4v1::stream_message_request::Update::Arbitration(p4v1::MasterArbitrationUpdate {
+            device_id: 0,
+            election_id: election,
+            ..Default::default()
+        })),
+    })
+    .await
+    .expect("arbitration");
+    let mut stream = c.stream_channel(tokio_stream::wrappers::ReceiverStream::new(rx)).await.expect("stream").into_inner();
+    stream.message().await.expect("arbitration reply").expect("a message");
+    c.set_forwarding_pipeline_config(p4v1::SetForwardingPipelineConfigRequest {
+        device_id: 0,
+        election_id: election,
+        action: p4v1::set_forwarding_pipeline_config_request::Action::VerifyAndCommit as i32,
+        config: Some(p4v1::ForwardingPipelineConfig { p4info: Some(p4info()), p4_device_config: json.into_bytes(), cookie: None }),
+        ..Default::default()
+    })
+    .await
+    .expect("set pipeline");
+    let write = |updates: Vec<p4v1::Update>| p4v1::WriteRequest { device_id: 0, election_id: election, updates, ..Default::default() };
+    let group = p4v1::PacketReplicationEngineEntry {
+        r#type: Some(p4v1::packet_replication_engine_entry::Type::MulticastGroupEntry(p4v1::MulticastGroupEntry {
+            multicast_group_id: 1,
+            replicas: vec![replica(2, 0), replica(2, 1)],
+            ..Default::default()
+        })),
+    };
+    let group = p4v1::Update {
+        r#type: p4v1::update::Type::Insert as i32,
+        entity: Some(p4v1::Entity { entity: Some(p4v1::entity::Entity::PacketReplicationEngineEntry(group)) }),
+    };
+    c.write(write(vec![group])).await.expect("multicast group");
+    let bulk = write((1000..1000 + BULK).map(|i| host(i, 0)).collect());
+    c.write(write((0..100).map(|i| host(i, 100_000_000 * (i as i64 + 1))).collect())).await.expect("hosts with idle timeouts");
+    storm.send(()).expect("storm");
+    let t0 = Instant::now();
+    c.write(bulk).await.expect("bulk write");
+    let took = t0.elapsed();
+    drop(tx);
+    took
+}
+
+/// GetDigests of the admin service of the switch in namespace `ns`.
+fn digests(ns: &str, addr: &str) -> DigestReply {
+    let (ns, addr) = (ns.to_string(), addr.to_string());
+    std::thread::spawn(move || {
+        runtime_in(&ns).block_on(async move {
+            let ch = tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.expect("connect");
+            let mut g = tonic::client::Grpc::new(ch);
+            g.ready().await.expect("ready");
+            let path = tonic::codegen::http::uri::PathAndQuery::from_static("/p4switch.admin.v1.Admin/GetDigests");
+            let codec = tonic::codec::ProstCodec::<GetDigestsRequest, DigestReply>::default();
+            g.unary(tonic::Request::new(GetDigestsRequest { device_id: 0 }), path, codec).await.expect("GetDigests").into_inner()
+        })
+    })
+    .join()
+    .unwrap()
+}
+
+/// The metrics text of the switch in namespace `ns`.
+fn metrics(ns: &str, addr: &str) -> String {
+    let (ns, addr) = (ns.to_string(), addr.to_string());
+    std::thread::spawn(move || {
+        p4switch::sys::enter_netns(&ns).expect("setns");
+        let mut s = TcpStream::connect(&addr).expect("connect to the metrics endpoint");
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        write!(s, "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text
+    })
+    .join()
+    .unwrap()
+}
+
+/// The value of the sample `name{labels}` (labels as written in the text).
+fn sample(text: &str, name_and_labels: &str) -> Option<f64> {
+    text.lines().find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' ')?.trim().parse().ok())
+}
+
+fn storm_frame() -> Vec<u8> {
+    eth(B, [0, 0, 0, 0, 0, 1], 0x88b5, b"learn me")
+}
+
+/// Digests one storm frame raises: the same program in the engine in-process.
+fn digests_per_storm_frame(prog: &serde_json::Value) -> u64 {
+    let sw = p4engine::Switch::new(p4engine::SwitchConfig::default());
+    sw.set_program(p4engine::load_program(&prog.to_string()).expect("program loads"));
+    let replicas = vec![p4engine::Replica { egress_port: 2, rid: 0 }, p4engine::Replica { egress_port: 2, rid: 1 }];
+    sw.mc_group_create(p4engine::MulticastGroup { group_id: 1, replicas }).unwrap();
+    let mut w = sw.new_worker();
+    sw.process(&mut w, 1, &storm_frame(), &mut |_, _| {});
+    let n = sw.take_digests(usize::MAX).len() as u64 + sw.digests_overflowed();
+    assert!(n > 1000, "the storm program multiplies digests: {n}");
+    n
+}
+
+#[test]
+fn digests_raised_during_a_bulk_write_overflow_the_queue_counted_and_forwarding_goes_on() {
+    let prog = storm_prog();
+    let per_frame = digests_per_storm_frame(&prog);
+    let topo = Topo::new("dq");
+    let dir = TempDir::new("digest-overflow");
+    let (mut sw, line) = topo.start_switch(
+        &dir.0,
+        &prog,
+        &["--workers", "1", "--metrics-addr", "127.0.0.1:0"],
+        &["--grpc-server-addr", "127.0.0.1:0"],
+    );
+    let addr = line.rsplit("P4Runtime on ").next().unwrap().trim().to_string();
+    let maddr = line.split("metrics on http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("{line}")).to_string();
+    let ns = topo.ns("s");
+
+    // the storm: a storm frame every 3 ms from host a, from just before the
+    // bulk Write until it has answered
+    let (go_tx, go_rx) = mpsc::channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let sent = Arc::new(AtomicU64::new(0));
+    let storm = {
+        let (ns, dev, stop, sent) = (topo.ns("a"), topo.dev("a0"), stop.clone(), sent.clone());
+        std::thread::spawn(move || {
+            p4switch::sys::enter_netns(&ns).unwrap();
+            let mut s = PacketSocket::open(&dev, &SocketOptions::sender(None)).unwrap();
+            if go_rx.recv().is_err() {
+                return;
+            }
+            let f = storm_frame();
+            while !stop.load(Ordering::Relaxed) {
+                s.send(&f).unwrap();
+                sent.fetch_add(1, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(3));
+            }
+        })
+    };
+    let bulk = {
+        let (ns, addr, json) = (ns.clone(), addr.clone(), prog.to_string());
+        std::thread::spawn(move || runtime_in(&ns).block_on(controller(addr, json, go_tx))).join().unwrap()
+    };
+    stop.store(true, Ordering::Relaxed);
+    storm.join().unwrap();
+    let frames = sent.load(Ordering::Relaxed);
+
+    // every digest raised is either taken by the server (and, with no
+    // DigestEntry, dropped as unconfigured) or lost to the full queue
+    let raised = frames * per_frame;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let after = loop {
+        let d = digests(&ns, &addr);
+        if d.unconfigured + d.queue_overflow >= raised || Instant::now() > deadline {
+            break d;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    eprintln!(
+        "bulk Write of {BULK} entries took {bulk:?}; {frames} storm frames raised {raised} digests \
+         ({per_frame} each): {} taken by the server, {} lost to the full queue",
+        after.unconfigured, after.queue_overflow
+    );
+    assert_eq!(after.unconfigured + after.queue_overflow, raised, "every digest is taken or counted: {after:?}");
+    assert!(after.queue_overflow > 0, "the queue overflowed: {after:?}");
+    assert_eq!((after.sent, after.lists, after.rate_dropped, after.suppressed), (0, 0, 0, 0), "{after:?}");
+
+    // the metrics say the same
+    let text = metrics(&ns, &maddr);
+    let drops = |reason: &str| sample(&text, &format!(r#"p4switch_p4runtime_digest_drops_total{{reason="{reason}"}}"#));
+    assert_eq!(drops("queue"), Some(after.queue_overflow as f64), "{text}");
+    assert_eq!(drops("unconfigured"), Some(after.unconfigured as f64), "{text}");
+
+    // and the switch still forwards, every frame
+    let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(1500));
+    let plain: Vec<Vec<u8>> = (0..100u8).map(|i| eth(B, A, 0x0800, &[i; 32])).collect();
+    send(topo.ns("a"), topo.dev("a0"), plain.clone(), 10, Duration::from_millis(1));
+    let got: Vec<Vec<u8>> = from(A, rx.join().unwrap()).into_iter().map(|g| g.frame).collect();
+    assert_eq!(got, plain);
+    assert_eq!(digests(&ns, &addr).queue_overflow, after.queue_overflow, "plain frames raise no digest");
+
+    assert!(std::process::Command::new("kill").args(["-TERM", &sw.0.id().to_string()]).status().unwrap().success());
+    assert!(sw.0.wait().unwrap().success());
+}
