@@ -11,7 +11,8 @@
 #   sys     the switch's system calls per forwarded frame (perf stat raw_syscalls:sys_enter),
 #           with the busiest calls (ppoll, sendto, recvmmsg, sendmmsg, getsockopt, futex);
 #   sleeps  voluntary context switches of the switch's threads per forwarded frame (wake-ups);
-#   loss    frames offered and not received; p50/p99 one-way latency of the first generator.
+#   loss    frames offered and not received; p50/p99 one-way latency of the first generator;
+#   workers each worker thread's share of the workers' run time (how the flows were spread).
 # Configurations alternate within each round, so background load falls on all alike.
 # usage: cpu-per-frame.sh [MODE[:ARGS] ...]   (default: xdp mmap socket; ARGS comma-separated
 #        switch options, NAME=VALUE environment settings or SWITCH=PATH (another p4switch binary,
@@ -41,6 +42,7 @@ hz=$(getconf CLK_TCK)
 runtime_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'; }
 ustime() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 sleeps() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s}'; }
+workers_ns() { for t in /proc/"$1"/task/*; do [[ $(cat "$t/comm") == p4switch-w* ]] && cut -d' ' -f1 "$t/schedstat"; done | paste -sd' '; }
 softirq() { awk '$1 == "cpu" {print $8}' /proc/stat; }
 events=raw_syscalls:sys_enter
 for s in ppoll sendto recvmmsg sendmmsg getsockopt futex; do events+=,syscalls:sys_enter_$s; done
@@ -61,13 +63,15 @@ for r in $(seq "$rep"); do
             perf stat -x, -e "$events" -p "$pid" -o "$tmp/perf" &
             perfpid=$!
             sleep 0.2
-            t0=$(runtime_ns "$pid") u0=$(ustime "$pid") v0=$(sleeps "$pid") s0=$(softirq)
+            t0=$(runtime_ns "$pid") u0=$(ustime "$pid") v0=$(sleeps "$pid") s0=$(softirq) w0=$(workers_ns "$pid")
             for f in $(seq "$flows"); do
                 "$bin/p4gen" trial --tx-ns "$p-a" --tx "$p-a0" --rx-ns "$p-b" --rx "$p-b0" --seconds "$trial" \
                     --rate $((rate / flows)) --src-ip "10.1.0.$f" > "$tmp/gen$f" 2>&1 &
             done
             wait $(jobs -p | grep -vx "$pid" | grep -vx "$perfpid") 2>/dev/null || true
-            t1=$(runtime_ns "$pid") u1=$(ustime "$pid") v1=$(sleeps "$pid") s1=$(softirq)
+            t1=$(runtime_ns "$pid") u1=$(ustime "$pid") v1=$(sleeps "$pid") s1=$(softirq) w1=$(workers_ns "$pid")
+            split=$(awk -v a="$w0" -v b="$w1" 'BEGIN { n = split(a, x, " "); split(b, y, " "); for (i = 1; i <= n; i++) { d[i] = y[i] - x[i]; t += d[i] }
+                    for (i = 1; i <= n; i++) printf "%s%.0f%%", (i > 1 ? "/" : ""), t ? 100 * d[i] / t : 0 }')
             kill -INT "$perfpid"; wait "$perfpid" 2>/dev/null || true
             kill -INT "$pid"; wait "$pid" || true; pid=""
             p50=$(sed -n 's/.* lat_p50_us=\([0-9.]*\).*/\1/p' "$tmp/gen1") p99=$(sed -n 's/.* lat_p99_us=\([0-9.]*\).*/\1/p' "$tmp/gen1")
@@ -80,10 +84,10 @@ for r in $(seq "$rep"); do
             sys=$(awk -F, -v n="$got" '{ split($3, e, ":"); name = e[2]; sub("sys_enter_", "", name); if (name == "sys_enter") name = "all";
                    if ($1 ~ /^[0-9]+$/ && n > 0 && ($1 > 0 || name == "all")) printf "%s %.2f ", name, $1 / n }' "$tmp/perf")
             awk -v c="$cfg" -v r="$r" -v rate="$rate" -v got="$got" -v sent="$sent" -v t=$((t1 - t0)) -v u=$((u1 - u0)) -v hz="$hz" \
-                -v v=$((v1 - v0)) -v s=$((s1 - s0)) -v sys="$sys" -v p50="${p50:-0}" -v p99="${p99:-0}" \
+                -v v=$((v1 - v0)) -v s=$((s1 - s0)) -v sys="$sys" -v p50="${p50:-0}" -v p99="${p99:-0}" -v wsplit="$split" \
                 'BEGIN { n = got ? got : 1
-                         printf "round %d %7d pps %-22s fwd %8d loss %6d  cpu %6.0f ns  ustime %6.0f ns  sirq %6.0f ns  sleeps %5.2f  p50/p99 %s/%s us  sys/frame: %s\n",
-                                r, rate, c, got, sent - got, t / n, u / hz * 1e9 / n, s / hz * 1e9 / n, v / n, p50, p99, sys }'
+                         printf "round %d %7d pps %-22s fwd %8d loss %6d  cpu %6.0f ns  ustime %6.0f ns  sirq %6.0f ns  sleeps %5.2f  p50/p99 %s/%s us  workers %s  sys/frame: %s\n",
+                                r, rate, c, got, sent - got, t / n, u / hz * 1e9 / n, s / hz * 1e9 / n, v / n, p50, p99, wsplit, sys }'
         done
     done
 done
