@@ -32,8 +32,12 @@ use crate::wire;
 /// Where packets sent to the CPU port go (the P4Runtime server's packet-in stream).
 pub type PacketInSink = Arc<dyn Fn(&[u8]) + Send + Sync>;
 
-/// Longest a worker spins for the next frame before it blocks.
-pub const SPIN_MAX_NS: u64 = 50_000;
+/// Longest a worker spins for the next frame before it blocks: of the order of
+/// one sleep and wake-up here (3–20 µs), so spinning never costs much more than
+/// the sleep it may save. 50 µs cost 17–20 % more CPU per frame at 50–100
+/// kpps than 10 µs, with no lower loss or latency (README, "CPU per
+/// forwarded frame at a fixed rate").
+pub const SPIN_MAX_NS: u64 = 10_000;
 
 /// What the workers share.
 pub struct Dataplane {
