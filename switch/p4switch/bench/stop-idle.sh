@@ -29,6 +29,9 @@ trap cleanup EXIT
 
 # Starts a switch in the background; sets $pid once its ready line is out.
 start() {
+    # Emptied here, not by the background job's redirection, which may run after the first grep
+    # and let it find the previous switch's ready line (then SIGTERM hit a switch still starting).
+    : > "$tmp/out"
     ip netns exec "$p-sw" "$bin" -i "1@$p-a1" -i "2@$p-b1" ${SWITCH_ARGS:-} "$prog" \
         -- --grpc-server-addr "$addr" >"$tmp/out" 2>"$tmp/err" &
     pid=$!

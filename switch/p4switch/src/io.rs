@@ -221,6 +221,14 @@ impl RxEndpoint {
         }
     }
 
+    /// Whether looking for frames costs a system call (socket mode: one
+    /// `recvmmsg` per look). The worker then neither spins on the endpoint
+    /// nor looks again after a batch that did not fill it: it waits in
+    /// `poll`, which returns at once if more has come.
+    pub fn look_is_syscall(&self) -> bool {
+        matches!(self, RxEndpoint::Socket(..))
+    }
+
     /// Takes the socket's pending error (interface gone or down).
     pub fn take_error(&self) -> Option<io::Error> {
         match self {
