@@ -67,19 +67,7 @@ fn storm_prog() -> serde_json::Value {
     p.j["learn_lists"] = json!([{"id": 1, "name": "learn_t", "elements": [src()]}]);
     p.conditional(0, "node_storm", storm(), Some("MyIngress.t_learn"), Some("MyIngress.xconnect"));
     p.keyless(0, "MyIngress.t_learn", "MyIngress.learn_and_flood", vec![], None);
-    p.table(
-        0,
-        "MyIngress.xconnect",
-        &[("exact", "standard_metadata", "ingress_port")],
-        &["MyIngress.forward", "MyIngress.drop"],
-        ("MyIngress.drop", vec![], true),
-        vec![
-            (json!([{"match_type": "exact", "key": "0x0001"}]), "MyIngress.forward", vec!["0x0002"], 1),
-            (json!([{"match_type": "exact", "key": "0x0002"}]), "MyIngress.forward", vec!["0x0001"], 2),
-        ],
-        json!({"MyIngress.forward": "MyIngress.hosts", "MyIngress.drop": "MyIngress.hosts"}),
-        Some("MyIngress.hosts"),
-    );
+    xconnect_table(&mut p, Some("MyIngress.hosts"));
     p.table(0, "MyIngress.hosts", &[("exact", "ethernet", "dstAddr")], &["NoAction"], ("NoAction", vec![], false), vec![], json!({"NoAction": null}), None);
     let hosts = p.j["pipelines"][0]["tables"].as_array_mut().unwrap().last_mut().unwrap();
     hosts["support_timeout"] = json!(true);
@@ -148,35 +136,9 @@ fn replica(port: u32, instance: u32) -> p4v1::Replica {
 /// follows. No DigestEntry: the digest stays unconfigured, so every digest
 /// the server takes is counted as such. Answers how long the bulk Write took.
 async fn controller(addr: String, json: String, storm: mpsc::Sender<()>) -> Duration {
-    use p4v1::p4_runtime_client::P4RuntimeClient;
-    let mut c = P4RuntimeClient::connect(format!("http://{addr}"))
-        .await
-        .expect("connect")
-        .max_decoding_message_size(64 << 20)
-        .max_encoding_message_size(256 << 20);
-    let election = Some(p4v1::Uint128 { high: 0, low: 1 });
-    let (tx, rx) = tokio::sync::mpsc::channel(4);
-    tx.send(p4v1::StreamMessageRequest {
-        update: Some(p4v1::stream_message_request::Update::Arbitration(p4v1::MasterArbitrationUpdate {
-            device_id: 0,
-            election_id: election,
-            ..Default::default()
-        })),
-    })
-    .await
-    .expect("arbitration");
-    let mut stream = c.stream_channel(tokio_stream::wrappers::ReceiverStream::new(rx)).await.expect("stream").into_inner();
-    stream.message().await.expect("arbitration reply").expect("a message");
-    c.set_forwarding_pipeline_config(p4v1::SetForwardingPipelineConfigRequest {
-        device_id: 0,
-        election_id: election,
-        action: p4v1::set_forwarding_pipeline_config_request::Action::VerifyAndCommit as i32,
-        config: Some(p4v1::ForwardingPipelineConfig { p4info: Some(p4info()), p4_device_config: json.into_bytes(), cookie: None }),
-        ..Default::default()
-    })
-    .await
-    .expect("set pipeline");
-    let write = |updates: Vec<p4v1::Update>| p4v1::WriteRequest { device_id: 0, election_id: election, updates, ..Default::default() };
+    let mut primary = p4rt::Primary::with_pipeline(&addr, p4info(), json.into_bytes()).await;
+    let c = &mut primary.client;
+    let write = p4rt::write;
     let group = p4v1::PacketReplicationEngineEntry {
         r#type: Some(p4v1::packet_replication_engine_entry::Type::MulticastGroupEntry(p4v1::MulticastGroupEntry {
             multicast_group_id: 1,
@@ -195,7 +157,7 @@ async fn controller(addr: String, json: String, storm: mpsc::Sender<()>) -> Dura
     let t0 = Instant::now();
     c.write(bulk).await.expect("bulk write");
     let took = t0.elapsed();
-    drop(tx);
+    drop(primary);
     took
 }
 

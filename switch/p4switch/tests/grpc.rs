@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use common::*;
 use p4runtime_server::proto::p4::config::v1::P4Info;
 use p4runtime_server::proto::p4::v1 as p4v1;
-use p4v1::p4_runtime_client::P4RuntimeClient;
 
 /// IPv4 frames go to multicast group 1; others are cloned (I2E, session 5) and sent to port 2.
 /// Egress writes egress_rid into srcAddr and instance_type into etherType.
@@ -55,34 +54,12 @@ fn pre_insert(t: p4v1::packet_replication_engine_entry::Type) -> p4v1::Update {
 }
 
 async fn program_switch(addr: String, json: Vec<u8>) {
-    let mut c = P4RuntimeClient::connect(format!("http://{addr}")).await.expect("connect");
-    let election = Some(p4v1::Uint128 { high: 0, low: 1 });
-    let (tx, rx) = tokio::sync::mpsc::channel(4);
-    tx.send(p4v1::StreamMessageRequest {
-        update: Some(p4v1::stream_message_request::Update::Arbitration(p4v1::MasterArbitrationUpdate {
-            device_id: 0,
-            election_id: election,
-            ..Default::default()
-        })),
-    })
-    .await
-    .expect("arbitration");
-    let mut stream = c.stream_channel(tokio_stream::wrappers::ReceiverStream::new(rx)).await.expect("stream").into_inner();
-    let first = stream.message().await.expect("arbitration reply").expect("a message");
-    assert!(matches!(first.update, Some(p4v1::stream_message_response::Update::Arbitration(_))), "{first:?}");
-    c.set_forwarding_pipeline_config(p4v1::SetForwardingPipelineConfigRequest {
-        device_id: 0,
-        election_id: election,
-        action: p4v1::set_forwarding_pipeline_config_request::Action::VerifyAndCommit as i32,
-        config: Some(p4v1::ForwardingPipelineConfig { p4info: Some(P4Info::default()), p4_device_config: json, cookie: None }),
-        ..Default::default()
-    })
-    .await
-    .expect("set pipeline");
+    let mut primary = p4rt::Primary::with_pipeline(&addr, P4Info::default(), json).await;
+    let c = &mut primary.client;
     use p4v1::packet_replication_engine_entry::Type;
     c.write(p4v1::WriteRequest {
         device_id: 0,
-        election_id: election,
+        election_id: p4rt::ELECTION,
         updates: vec![
             pre_insert(Type::MulticastGroupEntry(p4v1::MulticastGroupEntry {
                 multicast_group_id: 1,
@@ -99,7 +76,7 @@ async fn program_switch(addr: String, json: Vec<u8>) {
     })
     .await
     .expect("write multicast group and clone session");
-    drop(tx);
+    drop(primary);
 }
 
 #[test]

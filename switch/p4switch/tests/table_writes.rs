@@ -93,23 +93,9 @@ fn entry(port: u32, to: u32, kind: p4v1::update::Type) -> p4v1::Update {
 /// entries per write request, as fast as the server answers, until `done`.
 fn controller(ns: String, addr: String, json: String, ready: std::sync::mpsc::Sender<()>, done: Arc<AtomicBool>, writes: Arc<AtomicU64>) {
     runtime_in(&ns).block_on(async move {
-        let mut c = p4v1::p4_runtime_client::P4RuntimeClient::connect(format!("http://{addr}")).await.expect("connect");
-        let election = Some(p4v1::Uint128 { high: 0, low: 1 });
-        let (tx, rx) = tokio::sync::mpsc::channel(4);
-        let arb = p4v1::MasterArbitrationUpdate { device_id: 0, election_id: election, ..Default::default() };
-        tx.send(p4v1::StreamMessageRequest { update: Some(p4v1::stream_message_request::Update::Arbitration(arb)) }).await.unwrap();
-        let mut stream = c.stream_channel(tokio_stream::wrappers::ReceiverStream::new(rx)).await.expect("stream").into_inner();
-        stream.message().await.expect("arbitration reply");
-        c.set_forwarding_pipeline_config(p4v1::SetForwardingPipelineConfigRequest {
-            device_id: 0,
-            election_id: election,
-            action: p4v1::set_forwarding_pipeline_config_request::Action::VerifyAndCommit as i32,
-            config: Some(p4v1::ForwardingPipelineConfig { p4info: Some(p4info()), p4_device_config: json.into_bytes(), cookie: None }),
-            ..Default::default()
-        })
-        .await
-        .expect("pipeline");
-        let write = |updates: Vec<p4v1::Update>| p4v1::WriteRequest { device_id: 0, election_id: election, updates, ..Default::default() };
+        let mut primary = p4rt::Primary::with_pipeline(&addr, p4info(), json.into_bytes()).await;
+        let c = &mut primary.client;
+        let write = p4rt::write;
         use p4v1::update::Type::{Delete, Insert};
         c.write(write(vec![entry(1, 2, Insert), entry(2, 1, Insert)])).await.expect("forwarding entries");
         ready.send(()).unwrap();
@@ -118,7 +104,7 @@ fn controller(ns: String, addr: String, json: String, ready: std::sync::mpsc::Se
             c.write(write((10..110).map(|p| entry(p, 1, Delete)).collect())).await.expect("delete 100");
             writes.fetch_add(200, Ordering::Relaxed);
         }
-        drop(tx);
+        drop(primary);
     });
 }
 

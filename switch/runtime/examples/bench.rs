@@ -111,16 +111,7 @@ async fn main() {
         n as f64 / t0.elapsed().as_secs_f64()
     };
     let engine_rate = {
-        let sw = p4engine::Switch::new(Default::default());
-        sw.set_program(p4engine::load_program(fixture::JSON).expect("program"));
-        let entries: Vec<_> = (0..n)
-            .map(|k| p4engine::TableEntry {
-                key: vec![p4engine::MatchKey::Exact(mac(k))],
-                action: p4engine::EntryAction::Action(p4engine::ActionSpec { action: "MyIngress.set_port".into(), params: vec![vec![0, (k % 500) as u8]] }),
-                priority: 0,
-                idle_timeout_ns: 0,
-            })
-            .collect();
+        let (sw, entries) = engine_with_entries(n);
         let t0 = Instant::now();
         for e in entries {
             sw.table_insert("MyIngress.t_exact", e).expect("engine insert");
@@ -129,16 +120,7 @@ async fn main() {
     };
     // the same, BATCH inserts per engine TableBatch (one publish each), as the server's Write
     let engine_batch_rate = {
-        let sw = p4engine::Switch::new(Default::default());
-        sw.set_program(p4engine::load_program(fixture::JSON).expect("program"));
-        let entries: Vec<_> = (0..n)
-            .map(|k| p4engine::TableEntry {
-                key: vec![p4engine::MatchKey::Exact(mac(k))],
-                action: p4engine::EntryAction::Action(p4engine::ActionSpec { action: "MyIngress.set_port".into(), params: vec![vec![0, (k % 500) as u8]] }),
-                priority: 0,
-                idle_timeout_ns: 0,
-            })
-            .collect();
+        let (sw, entries) = engine_with_entries(n);
         let t0 = Instant::now();
         let mut b = sw.table_batch();
         for (i, e) in entries.into_iter().enumerate() {
@@ -158,4 +140,19 @@ async fn main() {
     );
     println!("lpm inserts/s:   {lpm_rate:.0}");
     println!("read {n} entries: {read_s:.3} s (server side without gRPC: {direct_s:.3} s, of which engine table_read: {engine_s:.3} s)");
+}
+
+/// A bare engine with the fixture program, and `n` exact entries ready to insert.
+fn engine_with_entries(n: u32) -> (p4engine::Switch, Vec<p4engine::TableEntry>) {
+    let sw = p4engine::Switch::new(Default::default());
+    sw.set_program(p4engine::load_program(fixture::JSON).expect("program"));
+    let entries = (0..n)
+        .map(|k| p4engine::TableEntry {
+            key: vec![p4engine::MatchKey::Exact(mac(k))],
+            action: p4engine::EntryAction::Action(p4engine::ActionSpec { action: "MyIngress.set_port".into(), params: vec![vec![0, (k % 500) as u8]] }),
+            priority: 0,
+            idle_timeout_ns: 0,
+        })
+        .collect();
+    (sw, entries)
 }

@@ -7,31 +7,13 @@
 
 mod common;
 
-use common::client::{action, entry, error_codes, exact, lpm, start, ternary, update, Conn};
+use common::client::{action, ent, entry, error_codes, exact, frame, lpm, ternary, update, Conn};
+use common::loaded;
 use common::fixture;
 use p4runtime_server::proto::p4::v1 as p4v1;
 use p4v1::entity::Entity as E;
 use p4v1::update::Type;
 use tonic::Code;
-
-fn ent(e: E) -> p4v1::Entity {
-    p4v1::Entity { entity: Some(e) }
-}
-
-fn frame(dst: [u8; 6], src: [u8; 6], ethertype: u16) -> Vec<u8> {
-    let mut f = Vec::new();
-    f.extend_from_slice(&dst);
-    f.extend_from_slice(&src);
-    f.extend_from_slice(&ethertype.to_be_bytes());
-    f.extend_from_slice(&[0u8; 46]);
-    f
-}
-
-async fn loaded() -> Conn {
-    let mut c = start().await;
-    c.set_pipeline(fixture::JSON, fixture::p4info()).await.expect("pipeline");
-    c
-}
 
 fn to_port(dst: u8, port: u8) -> E {
     entry(fixture::T_EXACT, vec![exact(&[2, 0, 0, 0, 0, dst])], action(fixture::A_SET_PORT, &[&[port]]), 0)

@@ -7,30 +7,12 @@ mod common;
 
 use common::client::*;
 use common::fixture;
+use common::loaded;
 use p4runtime_server::proto::p4::v1 as p4v1;
 use p4v1::entity::Entity as E;
 use p4v1::stream_message_response::Update as Out;
 use p4v1::update::Type;
 use tonic::Code;
-
-fn ent(e: E) -> p4v1::Entity {
-    p4v1::Entity { entity: Some(e) }
-}
-
-fn frame(dst: [u8; 6], src: [u8; 6], ethertype: u16) -> Vec<u8> {
-    let mut f = Vec::new();
-    f.extend_from_slice(&dst);
-    f.extend_from_slice(&src);
-    f.extend_from_slice(&ethertype.to_be_bytes());
-    f.extend_from_slice(&[0u8; 46]);
-    f
-}
-
-async fn loaded() -> Conn {
-    let mut c = start().await;
-    c.set_pipeline(fixture::JSON, fixture::p4info()).await.expect("pipeline");
-    c
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn counters_meters_registers() {

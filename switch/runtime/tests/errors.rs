@@ -5,6 +5,7 @@
 mod common;
 
 use common::client::{action, election, entry, error_codes, exact, start, update, Conn};
+use common::loaded;
 use common::fixture::{self, *};
 use p4runtime_server::proto::google::rpc;
 use p4runtime_server::proto::p4::v1 as p4v1;
@@ -12,12 +13,6 @@ use p4v1::entity::Entity as E;
 use p4v1::update::Type;
 use prost::Message;
 use tonic::Code;
-
-async fn loaded() -> Conn {
-    let mut c = start().await;
-    c.set_pipeline(fixture::JSON, fixture::p4info()).await.expect("pipeline");
-    c
-}
 
 fn mac(i: u64) -> Vec<u8> {
     i.to_be_bytes()[2..].to_vec()

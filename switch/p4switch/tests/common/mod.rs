@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use p4switch::pcap;
 
 pub mod netns;
+pub mod p4rt;
 
 // ---------------------------------------------------------------- a running switch
 

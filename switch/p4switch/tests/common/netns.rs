@@ -194,10 +194,18 @@ pub fn process_cpu(pid: u32) -> u64 {
 /// Port 1 <-> port 2 by ingress port (const entries), the smallest useful program.
 pub fn cross_connect() -> serde_json::Value {
     use super::*;
-    use serde_json::json;
     let mut p = Prog::new();
     p.action("MyIngress.forward", &[("port", 9)], vec![assign(fld("standard_metadata", "egress_spec"), rd(0))]);
     p.action("MyIngress.drop", &[], vec![mark_to_drop()]);
+    xconnect_table(&mut p, None);
+    p.init(0, "MyIngress.xconnect");
+    p.j
+}
+
+/// The table `MyIngress.xconnect`: port 1 to 2 and 2 to 1 by const entries,
+/// anything else dropped; `next` is the table after it (`None`: the end).
+pub fn xconnect_table(p: &mut super::Prog, next: Option<&str>) {
+    use serde_json::json;
     p.table(
         0,
         "MyIngress.xconnect",
@@ -208,11 +216,9 @@ pub fn cross_connect() -> serde_json::Value {
             (json!([{"match_type": "exact", "key": "0x0001"}]), "MyIngress.forward", vec!["0x0002"], 1),
             (json!([{"match_type": "exact", "key": "0x0002"}]), "MyIngress.forward", vec!["0x0001"], 2),
         ],
-        json!({"MyIngress.forward": null, "MyIngress.drop": null}),
-        None,
+        json!({"MyIngress.forward": next, "MyIngress.drop": next}),
+        next,
     );
-    p.init(0, "MyIngress.xconnect");
-    p.j
 }
 
 /// A runtime whose sockets live in network namespace `ns` (call it on a

@@ -224,3 +224,18 @@ pub fn error_codes(st: &tonic::Status) -> Vec<i32> {
         .map(|a| p4v1::Error::decode(a.value.as_slice()).expect("p4 error").canonical_code)
         .collect()
 }
+
+/// `e` as a P4Runtime entity.
+pub fn ent(e: p4v1::entity::Entity) -> p4v1::Entity {
+    p4v1::Entity { entity: Some(e) }
+}
+
+/// A minimum-size Ethernet frame (46 zero bytes of payload).
+pub fn frame(dst: [u8; 6], src: [u8; 6], ethertype: u16) -> Vec<u8> {
+    let mut f = Vec::new();
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&ethertype.to_be_bytes());
+    f.extend_from_slice(&[0u8; 46]);
+    f
+}

@@ -3,3 +3,11 @@
 pub mod client;
 pub mod fixture;
 pub mod rng;
+
+/// A connection that has loaded the fixture program (`fixture::JSON`).
+#[allow(dead_code)] // shared by the test binaries; not every one uses it
+pub async fn loaded() -> client::Conn {
+    let mut c = client::start().await;
+    c.set_pipeline(fixture::JSON, fixture::p4info()).await.expect("pipeline");
+    c
+}
