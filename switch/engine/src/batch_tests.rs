@@ -9,8 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::api::*;
-
-const L3: &str = include_str!("../fixtures/l3.json");
+use crate::exec::tests::L3;
 
 fn l3() -> Switch {
     let sw = Switch::new(SwitchConfig::default());
@@ -39,22 +38,9 @@ fn nexthop(nh: u16, port: u8) -> TableEntry {
     }
 }
 
-/// Ethernet + IPv4 to `dst` (TTL 64, correct checksum) + 8 bytes.
-fn ipv4_frame(dst: [u8; 4]) -> Vec<u8> {
-    let mut f = vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x08, 0x00];
-    let mut ip = vec![0x45, 0, 0, 28, 0, 1, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1];
-    ip.extend_from_slice(&dst);
-    let ck = crate::hash::csum16(&ip);
-    ip[10] = (ck >> 8) as u8;
-    ip[11] = ck as u8;
-    f.extend_from_slice(&ip);
-    f.extend_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
-    f
-}
-
 fn ports(sw: &Switch, w: &mut Worker, dst: [u8; 4]) -> Vec<u32> {
     let mut out = Vec::new();
-    sw.process(w, 1, &ipv4_frame(dst), &mut |p, _| out.push(p));
+    sw.process(w, 1, &crate::exec::tests::ipv4_frame(dst, 64), &mut |p, _| out.push(p));
     out
 }
 

@@ -428,7 +428,7 @@ fn egress(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::api::*;
 
     pub const L3: &str = include_str!("../fixtures/l3.json");

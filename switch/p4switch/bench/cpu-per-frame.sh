@@ -27,15 +27,7 @@ p=${NS_PREFIX:-p4cf}
 rep=${REPEAT:-2} trial=${TRIAL_SECONDS:-3} flows=${FLOWS:-1}
 read -ra rates <<< "${RATES:-50000 100000}"
 cfgs=("$@"); [ ${#cfgs[@]} -gt 0 ] || cfgs=(xdp mmap socket)
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-    if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-    "$here/netns.sh" down "$p"; rm -rf "$tmp"
-}
-trap cleanup EXIT
-python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3.json" > "$tmp/l3.json"
-"$here/netns.sh" up "$p"
+. "$here/l3-fixture.sh"
 echo "cpu-per-frame: ${cfgs[*]}; rates ${rates[*]} pps, $flows flow(s), $rep rounds, ${trial} s trials, $(nproc) cores, kernel $(uname -r)"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 hz=$(getconf CLK_TCK)

@@ -18,15 +18,7 @@ bin=${BIN:-$root/target/release}
 p=${NS_PREFIX:-p4io}
 rep=${REPEAT:-3} trial=${TRIAL_SECONDS:-1} over=${OVERLOAD_PPS:-800000} hi=${HI_PPS:-1500000}
 cfgs=("$@"); [ ${#cfgs[@]} -gt 0 ] || cfgs=(xdp mmap socket)
-tmp=$(mktemp -d)
-pid=""
-cleanup() {
-    if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-    "$here/netns.sh" down "$p"; rm -rf "$tmp"
-}
-trap cleanup EXIT
-python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3.json" > "$tmp/l3.json"
-"$here/netns.sh" up "$p"
+. "$here/l3-fixture.sh"
 gen=(--tx-ns "$p-a" --tx "$p-a0" --rx-ns "$p-b" --rx "$p-b0" --seconds "$trial")
 echo "io-sweep: ${cfgs[*]}; $rep rounds, ${trial} s trials, overload $over pps, $(nproc) cores, kernel $(uname -r)"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
