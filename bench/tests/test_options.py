@@ -86,3 +86,27 @@ def test_a_benchmarks_json_file_starts_with_the_machine_load_and_git_revision(tm
     for key in ("cores", "cpu", "kernel", "loadavg", "loadavg_end", "git", "git_revision", "git_dirty", "started"):
         assert key in data["machine"], key
     assert len(data["machine"]["git_revision"]) == 40 and len(data["machine"]["loadavg_end"]) == 3
+
+
+def test_bench_switch_sh_takes_json_file():
+    """The shell part of make bench-switch: --json FILE is its one option (the run itself needs root)."""
+    script = ROOT / "switch" / "p4switch" / "bench" / "bench-switch.sh"
+    p = subprocess.run(["bash", str(script), "--bogus"], capture_output=True, text=True)
+    assert p.returncode == 2 and "options: --json FILE" in p.stderr
+    p = subprocess.run(["bash", str(script), "--json"], capture_output=True, text=True)
+    assert p.returncode == 2 and "--json needs FILE" in p.stderr
+
+
+def test_the_shell_benchmarks_write_their_json_with_the_header_taken_at_start(tmp_path):
+    """What bench-switch.sh runs: `bench.report machine` at start, `bench.report save` at the end."""
+    run = [sys.executable, "-m", "bench.report"]
+    start = subprocess.run(run + ["machine"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    (tmp_path / "start.json").write_text(start)
+    (tmp_path / "data.json").write_text('{"stamp": "x", "p4switch_l3_pps": 1}')
+    subprocess.run(run + ["save", str(tmp_path / "out.json"), "--machine", str(tmp_path / "start.json"),
+                          "--data", str(tmp_path / "data.json")], cwd=ROOT, check=True, capture_output=True)
+    data = json.loads((tmp_path / "out.json").read_text())
+    assert data["p4switch_l3_pps"] == 1
+    assert data["machine"]["started"] == json.loads(start)["started"]
+    for key in ("loadavg", "loadavg_end", "git_revision", "cores"):
+        assert key in data["machine"], key
