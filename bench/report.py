@@ -77,11 +77,22 @@ def finish(d: Path, data: dict, t0: float, label: str, write_report, json_file: 
     data.setdefault("machine", machine())["loadavg_end"] = loadavg()
     write_json(d, data)
     if json_file:
-        json_file.parent.mkdir(parents=True, exist_ok=True)
-        json_file.write_text(json.dumps(data, indent=1, default=str))
+        save_json(json_file, data)
     write_report()
     print(f"{label} done in {data['seconds']:.0f} s: {d / 'report.md'}"
           + (f" (results also in {json_file})" if json_file else ""), flush=True)
+
+
+def save_json(path: Path, data: dict, m: dict | None = None) -> Path:
+    """A benchmark's `--json FILE`: `data` with the machine header (`machine()`: cores, CPU,
+    kernel, load average, git revision) under "machine", taken at the start of the run when `m`
+    is given, and the load average at the end. The benchmarks outside bench/ (vrouter's, the
+    shell ones through `python -m bench.report`) write theirs with it too."""
+    data = {"machine": dict(m or data.get("machine") or machine()), **{k: v for k, v in data.items() if k != "machine"}}
+    data["machine"].setdefault("loadavg_end", loadavg())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, default=str))
+    return path
 
 
 def write_md(d: Path, md: list[str], failures: list[tuple[str, str]]) -> Path:
@@ -102,3 +113,30 @@ def md_table(header: list[str], rows: list[list]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(fmt(c) for c in r) + " |" for r in rows]
     return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """For the shell benchmarks (bench-switch.sh, stop-idle.sh): `python -m bench.report machine`
+    prints the header at the start of a run; `python -m bench.report save FILE --machine START
+    [--data DATA]` writes FILE by `save_json` (DATA: the run's own JSON, "-" for stdin)."""
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(prog="python -m bench.report", description=main.__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("machine", help="print the machine header (load average and git revision now) as JSON")
+    save = sub.add_parser("save", help="write FILE: the run's data under the header taken at its start")
+    save.add_argument("file", type=Path)
+    save.add_argument("--machine", type=Path, help="the header printed by `machine` at the start (default: now)")
+    save.add_argument("--data", default=None, help="a JSON object file of the run's results, - for stdin")
+    args = ap.parse_args(argv)
+    if args.cmd == "machine":
+        print(json.dumps(machine()))
+        return 0
+    m = json.loads(args.machine.read_text()) if args.machine else None
+    text = sys.stdin.read() if args.data == "-" else Path(args.data).read_text() if args.data else "{}"
+    print(save_json(args.file, json.loads(text), m))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

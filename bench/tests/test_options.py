@@ -2,6 +2,7 @@
 Fast: no traffic (the smoke test runs --json and --pcap for real)."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +60,53 @@ def test_make_bench_time_left_adds_the_running_scenario_and_the_estimates_of_the
     left.finish()
     left.start("s2")
     assert left.minutes() == pytest.approx(2 * (est["s2"] + est["s3"]))
+
+
+VROUTER_BENCHMARKS = {"vrouter.bench": ("--json FILE",), "vrouter.bench_learning": ("--json FILE",),
+                      "vrouter.bench_recovery": ("--json FILE", "--pcap DIR")}
+
+
+@pytest.mark.parametrize("module", sorted(VROUTER_BENCHMARKS))
+def test_the_controller_benchmarks_take_json_and_pcap_where_they_have_ports(module):
+    """make bench-controller, bench-learning and bench-recovery (issue 19 Must 5)."""
+    p = subprocess.run([sys.executable, "-m", module, "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    for opt in VROUTER_BENCHMARKS[module]:
+        assert opt in " ".join(p.stdout.split()), (module, opt)
+
+
+def test_a_benchmarks_json_file_starts_with_the_machine_load_and_git_revision(tmp_path):
+    from bench import report
+    from vrouter.bench import bench_report
+    assert bench_report() is report                 # the controller's benchmarks use this one header
+    start = report.machine()
+    path = report.save_json(tmp_path / "out" / "bench.json", {"benchmark": "x", "results": {"a": 1}}, start)
+    data = json.loads(path.read_text())
+    assert list(data)[0] == "machine" and data["results"] == {"a": 1}
+    for key in ("cores", "cpu", "kernel", "loadavg", "loadavg_end", "git", "git_revision", "git_dirty", "started"):
+        assert key in data["machine"], key
+    assert len(data["machine"]["git_revision"]) == 40 and len(data["machine"]["loadavg_end"]) == 3
+
+
+def test_bench_switch_sh_takes_json_file():
+    """The shell part of make bench-switch: --json FILE is its one option (the run itself needs root)."""
+    script = ROOT / "switch" / "p4switch" / "bench" / "bench-switch.sh"
+    p = subprocess.run(["bash", str(script), "--bogus"], capture_output=True, text=True)
+    assert p.returncode == 2 and "options: --json FILE" in p.stderr
+    p = subprocess.run(["bash", str(script), "--json"], capture_output=True, text=True)
+    assert p.returncode == 2 and "--json needs FILE" in p.stderr
+
+
+def test_the_shell_benchmarks_write_their_json_with_the_header_taken_at_start(tmp_path):
+    """What bench-switch.sh runs: `bench.report machine` at start, `bench.report save` at the end."""
+    run = [sys.executable, "-m", "bench.report"]
+    start = subprocess.run(run + ["machine"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    (tmp_path / "start.json").write_text(start)
+    (tmp_path / "data.json").write_text('{"stamp": "x", "p4switch_l3_pps": 1}')
+    subprocess.run(run + ["save", str(tmp_path / "out.json"), "--machine", str(tmp_path / "start.json"),
+                          "--data", str(tmp_path / "data.json")], cwd=ROOT, check=True, capture_output=True)
+    data = json.loads((tmp_path / "out.json").read_text())
+    assert data["p4switch_l3_pps"] == 1
+    assert data["machine"]["started"] == json.loads(start)["started"]
+    for key in ("loadavg", "loadavg_end", "git_revision", "cores"):
+        assert key in data["machine"], key

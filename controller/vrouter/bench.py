@@ -1,6 +1,6 @@
 """Benchmark (not a test): apply 1,000 ACL rules and 10,000 routes to a real switch.
 
-    python -m vrouter.bench [--switch PATH] [--out build/bench-controller.json]
+    python -m vrouter.bench [--switch PATH] [--out build/bench-controller.json] [--json FILE]
 
 Starts its own switch on a free loopback port, compiles nothing (uses build/vrouter.*),
 and times: loading the description, the first apply (empty switch), a second apply
@@ -27,6 +27,20 @@ from .config import load, loads
 from .reconcile import IN_FLIGHT, ensure_pipeline, reconcile
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def bench_report():
+    """bench/report.py of the repository: the machine, load average and git revision header that
+    every benchmark's `--json FILE` carries (one helper for all, beside controller/)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bench import report
+    return report
+
+
+def json_option(ap) -> None:
+    ap.add_argument("--json", type=Path, metavar="FILE",
+                    help="also write the results (with the machine, load average and git revision) to FILE")
 
 
 def description(routes: int, rules: int, address: str, move: bool = False) -> str:
@@ -119,11 +133,17 @@ def write_rate(address: str, entries: int, p4info: Path, config: Path, runs: int
     return out
 
 
-def main() -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--switch", default=os.environ.get("SWITCH", str(ROOT / "target" / "release" / "p4switch")))
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "bench-controller.json")
-    args = ap.parse_args()
+    json_option(ap)
+    return ap
+
+
+def main() -> int:
+    args = parser().parse_args()
+    machine = bench_report().machine() if args.json else None
     load_before = os.getloadavg()
     port = free_port()
     address = f"127.0.0.1:{port}"
@@ -164,6 +184,8 @@ def main() -> int:
                                     "results": results}, indent=2))
     print(f"load average before {load_before[0]:.2f}, after {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
     print(f"results: {args.out}")
+    if args.json:
+        print(f"results also in {bench_report().save_json(args.json, {'benchmark': 'bench-controller', 'results': results}, machine)}")
     return 0
 
 

@@ -1,7 +1,7 @@
 """Benchmark (not a test): how fast the daemon learns 1,000 MACs on a switch holding many routes.
 
     sudo python -m vrouter.bench_learning [--macs 1000] [--routes 10000] [--switch PATH]
-                                           [--out build/bench-learning.json]
+                                           [--out build/bench-learning.json] [--json FILE]
 
 Creates one veth pair (`hcbl0a` switch side, `hcbl0b` sender side), starts its own switch
 with port 1 on it, runs the daemon's `Router` in this process on a description with one
@@ -28,7 +28,7 @@ from pathlib import Path
 from p4rt import TableEntry
 
 from . import daemon as D
-from .bench import ROOT, free_port, start_switch
+from .bench import ROOT, bench_report, free_port, json_option, start_switch
 from .config import load
 
 SWITCH_SIDE, SENDER_SIDE = "hcbl0a", "hcbl0b"
@@ -98,19 +98,25 @@ def sh(*args: str) -> None:
     subprocess.run(args, check=True, capture_output=True)
 
 
-def main() -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--macs", type=int, default=1000)
     ap.add_argument("--routes", type=int, default=10_000)
     ap.add_argument("--switch", default=os.environ.get("SWITCH", str(ROOT / "target" / "release" / "p4switch")))
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "bench-learning.json")
-    args = ap.parse_args()
+    json_option(ap)
+    return ap
+
+
+def main() -> int:
+    args = parser().parse_args()
     if os.geteuid() != 0:
         print("bench_learning: needs root (it creates a veth pair)", file=sys.stderr)
         return 1
     if not 1 <= args.macs <= 65536:
         print("bench_learning: --macs must be 1-65536", file=sys.stderr)
         return 1
+    machine = bench_report().machine() if args.json else None
     subprocess.run(["ip", "link", "del", SWITCH_SIDE], capture_output=True)
     sh("ip", "link", "add", SWITCH_SIDE, "type", "veth", "peer", "name", SENDER_SIDE)
     proc = None
@@ -161,6 +167,8 @@ def main() -> int:
     args.out.write_text(json.dumps({"machine": os.uname().nodename, "cpus": os.cpu_count(),
                                     "load_avg": os.getloadavg(), "result": result}, indent=2))
     print(f"results: {args.out}")
+    if args.json:
+        print(f"results also in {bench_report().save_json(args.json, {'benchmark': 'bench-learning', 'result': result}, machine)}")
     return 0 if learned == args.macs else 1
 
 

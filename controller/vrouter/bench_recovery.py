@@ -1,6 +1,7 @@
 """Benchmark (not a test): how long forwarding stops when the switch or the controller restarts.
 
     sudo python -m vrouter.bench_recovery [--pps 500] [--switch PATH] [--out build/bench-recovery.json]
+                                          [--json FILE] [--pcap DIR]
 
 Builds the campus of topo/campus.yaml on veths: one namespace per access port (address
 10.0.VLAN.1N, default gateway the VLAN's interface), its own p4switch on those ports, and
@@ -17,12 +18,15 @@ numbered) run between hosts in one VLAN (bridged) and across VLANs (routed). The
    last is answered, and the longest gap of a probe flow meanwhile.
 
 The load average before and after is printed with the results: on a busy machine the
-times stretch with it.
+times stretch with it. `--pcap DIR` captures every host's interface during the switch restart
+(step 1) into DIR/<namespace>-<interface>.pcap (bench/capture.py: headers only; p4switch's
+own side of a port is seen at the host's end).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -36,7 +40,7 @@ from pathlib import Path
 
 import yaml
 
-from .bench import ROOT, free_port
+from .bench import ROOT, bench_report, free_port, json_option
 from .lab import Host, SwitchProc
 
 TAG = "hbr"
@@ -224,17 +228,31 @@ def arp_burst(hosts: dict[str, Host], pps: float, n: int) -> dict:
             "worst_gap_s": max(gaps.values())}
 
 
-def main() -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--switch", default=os.environ.get("SWITCH", str(ROOT / "target" / "release" / "p4switch")))
     ap.add_argument("--pps", type=float, default=500.0, help="datagrams per second per flow")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "bench-recovery.json")
     ap.add_argument("--workdir", type=Path, help="keep the description, switch and daemon logs here")
     ap.add_argument("--arp-burst", type=int, default=2000, help="ARP requests in the burst")
-    args = ap.parse_args()
+    json_option(ap)
+    ap.add_argument("--pcap", type=Path, metavar="DIR",
+                    help="capture every host's interface during the switch restart into "
+                         "DIR/<namespace>-<interface>.pcap")
+    return ap
+
+
+def main() -> int:
+    args = parser().parse_args()
     if os.geteuid() != 0:
         print("bench-recovery needs root (network namespaces)", file=sys.stderr)
         return 2
+    report_mod = bench_report() if args.json or args.pcap else None
+    machine = report_mod.machine() if args.json else None
+    capture = None
+    if args.pcap:
+        from bench import capture        # importable now: bench_report() put the repository on the path
+        capture.arm(args.pcap, f"{TAG}-")
     load_before = os.getloadavg()
     grpc_port = free_port()
     desc, host_list = campus(f"127.0.0.1:{grpc_port}")
@@ -259,17 +277,18 @@ def main() -> int:
             daemon.wait_for("event=reconciled")
             wait_all_forwarding(hosts)
 
-            # 1. switch restart
-            seconds = 6.0
-            collect = probe(hosts, args.pps, seconds)
-            time.sleep(1.5)
-            mark = len(daemon.log.read_text())
-            t_kill = time.monotonic()
-            print(f"SIGTERM to the switch at {time.time():.3f}", file=sys.stderr)
-            exit_s = switch.stop()
-            start_s = switch.start().started_after
-            recovered = daemon.wait_for("event=recovered", start=mark, timeout=30)
-            flows = collect()
+            # 1. switch restart (captured with --pcap)
+            with capture.once("switch restart") if capture else contextlib.nullcontext():
+                seconds = 6.0
+                collect = probe(hosts, args.pps, seconds)
+                time.sleep(1.5)
+                mark = len(daemon.log.read_text())
+                t_kill = time.monotonic()
+                print(f"SIGTERM to the switch at {time.time():.3f}", file=sys.stderr)
+                exit_s = switch.stop()
+                start_s = switch.start().started_after
+                recovered = daemon.wait_for("event=recovered", start=mark, timeout=30)
+                flows = collect()
             restored = {}
             for name, sent, times in flows:
                 after = [t for t in times if t > t_kill + exit_s]
@@ -309,6 +328,9 @@ def main() -> int:
               "results": results}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2))
+    if args.json:
+        report_mod.save_json(args.json, {"benchmark": "bench-recovery", "pps_per_flow": args.pps,
+                                         "flows": report["flows"], "results": results}, machine)
     sr, cr = results["switch_restart"], results["controller_restart"]
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f} ({os.cpu_count()} CPUs)")
     print(f"switch restart: p4switch exited in {sr['switch_exit_s']:.3f} s, the new one listened after "
@@ -321,7 +343,7 @@ def main() -> int:
     ab = results["arp_burst"]
     print(f"ARP burst: {ab['answered']} of {ab['requests']} requests answered in {ab['seconds']} s "
           f"({ab['answers_per_s']:,}/s); longest gap of a probe flow meanwhile {ab['worst_gap_s']} s")
-    print(f"results: {args.out}")
+    print(f"results: {args.out}" + (f" and {args.json}" if args.json else ""))
     return 0 if not sr["flows_not_restored"] else 1
 
 

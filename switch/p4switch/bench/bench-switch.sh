@@ -10,6 +10,8 @@
 #  (b), (c) full runs only: the engine's L3 fixture with 10,000 routes (and + 10,000 ternary
 #      ACL entries) over veth against a Linux bridge, as measured since 2026-11-21.
 # Results: bench/results/switch-<UTC stamp>.{txt,json}. Needs root, `make build`.
+# Option: --json FILE also writes the results there under the header every benchmark's --json
+# carries (machine, load average at start and end, git revision: bench/report.py).
 # Environment: TRIAL_SECONDS (2), HI_PPS (1500000), NS_PREFIX (p4sb), SKIP_INPROCESS=1,
 # WORKERS (1: the fixture runs), VR_WORKERS (1,2), VR_FLOWS (1,2,4), VR_CASES
 # (l2,l3,l3_acl,mpls_push), REPEAT (3), QUICK=1 (a smoke run of every step the test checks in
@@ -18,6 +20,14 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
+json_copy=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --json) [ $# -ge 2 ] || { echo "bench-switch: --json needs FILE" >&2; exit 2; }
+                json_copy=$(realpath -m "$2"); shift 2 ;;
+        *) echo "bench-switch: unknown option $1 (options: --json FILE)" >&2; exit 2 ;;
+    esac
+done
 cargo=${CARGO:-cargo}
 out=$root/bench/results
 mkdir -p "$out"
@@ -49,6 +59,7 @@ bin=$root/target/release
 log "p4switch benchmark $stamp"
 log "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+(cd "$root" && python3 -m bench.report machine) > "$tmp/machine.json"     # --json's header, at start
 log "load average at start: $load0"
 awk -v l="${load0%% *}" 'BEGIN { exit !(l > 0.5) }' &&
     log "WARNING: load average $load0 at start (> 0.5): other work shares the cores, do not quote these numbers"
@@ -122,3 +133,7 @@ cat > "$json" <<JSON
  "vrouter": $vrouter}
 JSON
 log "results: $txt, $json"
+if [ -n "$json_copy" ]; then
+    (cd "$root" && python3 -m bench.report save "$json_copy" --machine "$tmp/machine.json" --data "$json") >/dev/null
+    log "results also in $json_copy"
+fi
