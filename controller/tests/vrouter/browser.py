@@ -50,6 +50,13 @@ def page_value(driver, row: str, field: str, attr: str = "data-value") -> str | 
                                  f'[id="{row}"] [data-field="{field}"]', attr)
 
 
+def page_number(driver, row: str, field: str) -> float:
+    """A number the page shows; a missing row or cell fails with what the page lacks."""
+    value = page_value(driver, row, field)
+    assert value is not None, f"the page shows no {field} in row {row}"
+    return float(value)
+
+
 def wait_equal(what: str, page: Callable[[], str | None], switch: Callable[[], int], timeout: float = 6) -> int:
     """The page's number becomes the switch's (the page samples every second and polls every second)."""
     deadline = time.monotonic() + timeout

@@ -144,7 +144,8 @@ def test_the_dashboard_in_a_browser_shows_the_campus_traffic_and_the_switch_coun
     from vrouter import names as N
     from vrouter.show import _ip as show_ip
 
-    from browser import browser, dashboard_ready, full_page_screenshot, page_value, switch_counters, wait_equal
+    from browser import (browser, dashboard_ready, full_page_screenshot, page_number, page_value, switch_counters,
+                         wait_equal)
 
     c = campus
     state = dashboard_ready(c.dashboard)["switches"][0]
@@ -171,21 +172,21 @@ def test_the_dashboard_in_a_browser_shows_the_campus_traffic_and_the_switch_coun
         time.sleep(1.5)
         # While traffic runs: the numbers change, rates and plots show it.
         ca1, srv1, wifi1 = f"s1-port-{port['ca1']}", f"s1-port-{port['srv1']}", f"s1-port-{port['wifi1']}"
-        first = int(page_value(driver, ca1, "rx_packets"))
+        first = page_number(driver, ca1, "rx_packets")
         time.sleep(2.5)
-        assert int(page_value(driver, ca1, "rx_packets")) > first
-        assert float(page_value(driver, ca1, "rx_pps")) > 5
-        assert float(page_value(driver, srv1, "tx_bps")) > 0
-        assert float(page_value(driver, wifi1, "rx_bps")) > 100_000
+        assert page_number(driver, ca1, "rx_packets") > first
+        assert page_number(driver, ca1, "rx_pps") > 5
+        assert page_number(driver, srv1, "tx_bps") > 0
+        assert page_number(driver, wifi1, "rx_bps") > 100_000
         points, lines = driver.execute_script(f"const p = document.querySelector('[id=\"{ca1}\"] svg.plot'); "
                                               "return [p.dataset.points, p.querySelectorAll('polyline').length]")
         assert int(points) >= 2 and lines == 2, (points, lines)
-        assert float(page_value(driver, "s1-policer-vlan_meter-50", "green_bps")) > 100_000
-        assert float(page_value(driver, "s1-vlan-50", "pps")) > 20
-        acl = {page_value(driver, f"s1-acl-{i}", "match"): (i, int(page_value(driver, f"s1-acl-{i}", "priority")))
+        assert page_number(driver, "s1-policer-vlan_meter-50", "green_bps") > 100_000
+        assert page_number(driver, "s1-vlan-50", "pps") > 20
+        acl = {page_value(driver, f"s1-acl-{i}", "match"): (i, int(page_number(driver, f"s1-acl-{i}", "priority")))
                for i in range(4)}
         wifi_rule = next(i for m, (i, _) in acl.items() if "10.0.30.0/24" in m)
-        assert float(page_value(driver, f"s1-acl-{wifi_rule}", "pps")) > 5
+        assert page_number(driver, f"s1-acl-{wifi_rule}", "pps") > 5
         # The campus as described: six VLANs with their interfaces, every host a neighbour on its port.
         assert page_value(driver, "s1-vlan-11", "ports") == f"{port['ca1']} {port['ca2']} {port['ca3']}"
         assert page_value(driver, "s1-interface-50", "address") == "10.0.50.1/24"
