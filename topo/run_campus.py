@@ -1,6 +1,6 @@
 """`make run`: the campus topology (S1) with the vrouter controller, a reachability matrix and iperf3.
 
-    python topo/run_campus.py [--file topo/campus.yaml] [--no-cli] [--prefix P] [--grpc-port N]
+    python topo/run_campus.py [--file topo/campus.yaml] [--no-cli] [--prefix P] [--grpc-port N] [--hold]
 
 Needs root. Starts mininet with every P4 switch-router of the description, a host per
 access port and a link per pair of linked ports (`ports.P.link`), runs `vrouter run` on the
@@ -235,6 +235,8 @@ def main() -> int:
     ap.add_argument("--switch-metrics-port", type=int, metavar="N", help="p4switch i (from 0, in file order) serves "
                     "Prometheus metrics on 127.0.0.1:N+i")
     ap.add_argument("--dashboard", metavar="HOST:PORT", help="serve `vrouter dashboard` there while the network runs")
+    ap.add_argument("--hold", action="store_true", help="after the summaries, print each host's PID and address and "
+                    "keep everything running until stdin closes (a test drives traffic with `nsenter -t PID -n`)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         print("run_campus: needs root (mininet)", file=sys.stderr)
@@ -339,7 +341,11 @@ def main() -> int:
                 print(switch_metrics_summary(s.node, f"127.0.0.1:{s.metrics_port}"))
         if args.dashboard:
             print(dashboard_summary(args.dashboard))
-        if sys.stdin.isatty() and not args.no_cli:
+        if args.hold:
+            print("hosts: " + " ".join(f"{h.name}={net.get(h.name).pid}/{h.address.ip}" for h in plans))
+            print("holding until stdin closes", flush=True)
+            sys.stdin.read()
+        elif sys.stdin.isatty() and not args.no_cli:
             from mininet.cli import CLI
             print("mininet CLI (the controller keeps running; `exit` tears everything down)")
             CLI(net)

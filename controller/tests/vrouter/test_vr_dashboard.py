@@ -8,26 +8,20 @@ the switch's own counters, read over P4Runtime.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import shutil
 import subprocess
 import time
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-from p4rt import CounterData, CounterEntry, Switch, TableEntry
 from vrouter import names as N
 from vrouter.show import _ip as show_ip
-from vrouter.dashboard import WEB, Dashboard, Rates, Sampler
+from vrouter.dashboard import WEB, Dashboard, Rates
 from vrouter.config import load
 
+from browser import browser, dashboard_ready, page_value, switch_counters, wait_equal
 from netns import VROUTER, ROOT, Daemon, free_port
-
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
 def test_rates_are_per_second_and_restart_at_a_counter_reset() -> None:
@@ -58,50 +52,6 @@ def test_page_is_self_contained_and_an_unreachable_switch_is_reported(tmp_path, 
     s1 = state["switches"][0]
     assert s1["switch"] == "s1" and s1["ok"] is False and "UNAVAILABLE" in s1["error"], s1
     assert s1["controller"] == {"running": False} and state["interval"] == 1.0
-
-
-def dashboard_ready(address: str, timeout: float = 20) -> dict:
-    deadline = time.monotonic() + timeout
-    state = None
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://{address}/api/state", timeout=2) as resp:
-                state = json.loads(resp.read())
-                if state["switches"][0]["ok"]:
-                    return state
-        except OSError:
-            pass
-        assert time.monotonic() < deadline, f"the dashboard did not answer, or not with a sample: {state}"
-        time.sleep(0.2)
-
-
-def browser():
-    """Debian's chromium, headless, through its chromium-driver (make setup installs both)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"):
-        opts.add_argument(flag)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-
-
-def page_value(driver, row: str, field: str, attr: str = "data-value") -> str | None:
-    """An attribute of a cell, read in one script (the page redraws its tables every second)."""
-    return driver.execute_script("const c = document.querySelector(arguments[0]); return c && c.getAttribute(arguments[1])",
-                                 f'[id="{row}"] [data-field="{field}"]', attr)
-
-
-def wait_equal(what: str, page, switch, timeout: float = 6) -> int:
-    """The page's number becomes the switch's (the page samples every second and polls every second)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        want, got = switch(), page()
-        if got is not None and int(float(got)) == want:
-            return want
-        assert time.monotonic() < deadline, f"{what}: page shows {got}, the switch counts {want}"
-        time.sleep(0.3)
 
 
 POLICED = "policers:\n  slow: {cir: 100kbit, cburst: 2kb}\n"
@@ -164,40 +114,23 @@ def test_the_page_shows_live_counters_that_match_the_switch(lab) -> None:
         for t in traffic:
             t.wait(timeout=30)
         # Traffic over: the page's numbers are the switch's counters.
-        with Switch(switch.address).connect(timeout=5, stream=False) as sw:
-            sw.load_schema()
-
-            def counter(name: str, index: int) -> int:
-                cells = list(sw.read(CounterEntry(name, index)))
-                return cells[0].data.packets if cells and cells[0].data else 0
-
-            def direct(table: str, wanted) -> int:
-                """The direct counter of the one entry of `table` that `wanted(entry)` picks."""
-                hits = [e.counter_data.packets for e in sw.read(TableEntry(table, counter_data=CounterData()))
-                        if not e.is_default and wanted(e)]
-                assert len(hits) == 1, hits
-                return hits[0]
-
+        with switch_counters(switch.address) as sw:
             for port, field, name in ((1, "rx_packets", "ingress.ingress_port_counter"),
                                       (3, "tx_packets", "egress.egress_port_counter"),
                                       (2, "rx_packets", "ingress.ingress_port_counter")):
                 n = wait_equal(f"port {port} {field}", lambda: page_value(driver, f"s1-port-{port}", field),
-                               lambda: counter(name, port))
+                               lambda: sw.counter(name, port))
                 assert n > 100
             wait_equal("VLAN 10 packets", lambda: page_value(driver, "s1-vlan-10", "packets"),
-                       lambda: counter("ingress.vlan_counter", 10))
+                       lambda: sw.counter("ingress.vlan_counter", 10))
             assert wait_equal("route 10.0.20.11/32", lambda: page_value(driver, "s1-route-10.0.20.11/32", "packets"),
-                              lambda: direct(N.IPV4_ROUTE, lambda e: show_ip(e.match["ipv4_dst"]) == "10.0.20.11/32")) >= 150
+                              lambda: sw.direct(N.IPV4_ROUTE, lambda e: show_ip(e.match["ipv4_dst"]) == "10.0.20.11/32")) >= 150
             assert wait_equal("ACL no-telnet hits", lambda: page_value(driver, "s1-acl-0", "packets"),
-                              lambda: direct(N.ACL, lambda e: True)) >= 1
+                              lambda: sw.direct(N.ACL, lambda e: True)) >= 1
             for c, color in enumerate(("green", "yellow", "red")):
                 wait_equal(f"policer {color}",
                            lambda: page_value(driver, "s1-policer-port_meter-2", f"{color}_bps", "data-packets"),
-                           lambda: counter("ingress.port_meter_color_counter", 2 * 4 + c))
-        # The picture of controller/README.md (VROUTER_DASHBOARD_SCREENSHOT=controller/dashboard.png).
-        driver.save_screenshot(str(tmp / "dashboard.png"))
-        if os.environ.get("VROUTER_DASHBOARD_SCREENSHOT"):
-            shutil.copy(tmp / "dashboard.png", os.environ["VROUTER_DASHBOARD_SCREENSHOT"])
+                           lambda: sw.counter("ingress.port_meter_color_counter", 2 * 4 + c))
     finally:
         if driver is not None:
             driver.quit()
