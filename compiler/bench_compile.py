@@ -6,7 +6,7 @@ N runs, each a fresh compilation in this process) and the peak RSS of the proces
 With --fabric DIR (a stratum/fabric-tna checkout) it also times the `p4compile` command on
 fabric-tna's largest profile, p4src/v1model/fabric_v1model.p4 with -DWITH_UPF -DWITH_INT
 (issue 15 Must 9: <= 2 s, <= 300 MB). The load average is printed beside the numbers.
-Usage: .venv/bin/python compiler/bench_compile.py [--runs N] [--lines N] [--fabric DIR] [--out FILE]
+Usage: .venv/bin/python compiler/bench_compile.py [--runs N] [--lines N] [--fabric DIR] [--out FILE] [--json FILE]
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -98,6 +99,15 @@ def time_command(argv: list[str], env: dict) -> tuple[float, float]:
     return elapsed, usage.ru_maxrss / 1024
 
 
+def bench_report():
+    """bench/report.py: the machine, load average and git revision header of every benchmark's --json."""
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from bench import report
+    return report
+
+
 def bench_fabric(checkout: str, runs: int, env: dict) -> tuple[str, bool]:
     """The p4compile command on fabric-tna's v1model program, largest profile."""
     src = os.path.join(checkout, "p4src")
@@ -123,7 +133,10 @@ def main() -> int:
     ap.add_argument("--fabric", default=None, metavar="DIR",
                     help="also time fabric-tna's largest v1model profile from this checkout")
     ap.add_argument("--out", default=None, help="also write the result lines to this file")
+    ap.add_argument("--json", default=None, metavar="FILE",
+                    help="also write the results with the machine, load average and git revision to FILE")
     args = ap.parse_args()
+    machine = bench_report().machine() if args.json else None
     load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     n = 1
     while len(generate(n).splitlines()) < args.lines:
@@ -155,15 +168,21 @@ def main() -> int:
             f"output files) median {statistics.median(cli_times):.3f} s, max {max(cli_times):.3f} s, peak RSS "
             f"{cli_rss_mb:.0f} MB; {args.runs} runs (goal < 2 s, < 300 MB): {'PASS' if ok else 'FAIL'}")
     lines = [line]
+    results = {"benchmark": "bench-compiler", "lines": len(text.splitlines()), "features": n, "runs": args.runs,
+               "in_process_s": times, "in_process_peak_rss_mb": rss_mb, "command_s": cli_times,
+               "command_peak_rss_mb": cli_rss_mb, "goal_met": ok}
     if args.fabric:
-        fabric_line, _ = bench_fabric(args.fabric, args.runs, env)
+        fabric_line, fabric_ok = bench_fabric(args.fabric, args.runs, env)
         lines.append(fabric_line)
+        results["fabric"] = {"line": fabric_line, "goal_met": fabric_ok}
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines.append(f"load average before/after: {load_before} / {load} (2 cores shared with other jobs)")
     print("\n".join(lines))
     if args.out:
         with open(args.out, "w") as f:
             f.write("\n".join(lines) + "\n")
+    if args.json:
+        bench_report().save_json(Path(args.json), results, machine)
     return 0
 
 

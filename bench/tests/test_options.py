@@ -110,3 +110,21 @@ def test_the_shell_benchmarks_write_their_json_with_the_header_taken_at_start(tm
     assert data["machine"]["started"] == json.loads(start)["started"]
     for key in ("loadavg", "loadavg_end", "git_revision", "cores"):
         assert key in data["machine"], key
+
+
+def test_bench_compiler_writes_its_json_with_the_header(tmp_path):
+    """make bench-compiler (compiler/bench_compile.py --json FILE), on a tiny program: the file
+    carries the machine header and the timings it printed."""
+    out = tmp_path / "compile.json"
+    subprocess.run([sys.executable, str(ROOT / "compiler" / "bench_compile.py"), "--runs", "1", "--lines", "50",
+                    "--json", str(out)], cwd=ROOT, check=True, capture_output=True)
+    data = json.loads(out.read_text())
+    assert data["benchmark"] == "bench-compiler" and len(data["command_s"]) == 1
+    assert len(data["machine"]["git_revision"]) == 40 and "loadavg_end" in data["machine"]
+
+
+def test_bench_scale_takes_json_file():
+    """make bench-scale (switch/runtime/bench/scale.py); the run itself loads 1 M routes."""
+    p = subprocess.run([sys.executable, str(ROOT / "switch" / "runtime" / "bench" / "scale.py"), "--help"],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0 and "--json FILE" in p.stdout

@@ -183,8 +183,13 @@ def main() -> int:
     ap.add_argument("--skip-e2e", action="store_true")
     ap.add_argument("--skip-pps", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "bench-scale.json")
+    ap.add_argument("--json", type=Path, metavar="FILE",
+                    help="also write the results with the machine, load average and git revision to FILE")
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT / "controller"))
+    sys.path.insert(0, str(ROOT))
+    from bench import report     # the one machine header every benchmark's --json carries
+    machine = report.machine()
     load_before = load()
     print(f"load average before: {load_before}")
     results: dict = {"routes": args.routes, "load_before": load_before}
@@ -219,7 +224,9 @@ def main() -> int:
     print(f"load average after: {results['load_after']}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2))
-    print(f"results: {args.out}")
+    if args.json:
+        report.save_json(args.json, {"benchmark": "bench-scale", **results}, machine)
+    print(f"results: {args.out}" + (f" and {args.json}" if args.json else ""))
     return 0
 
 
