@@ -27,12 +27,14 @@ MAX_FRAMES = 100_000
 _armed: dict = {}
 
 
-def arm(directory: Path | None, prefix: str) -> None:
-    """Capture the next trial of namespaces PREFIX* into `directory` (None: no capture)."""
+def arm(directory: Path | None, prefix: str = "", devices: list[tuple[str | None, str]] | None = None) -> None:
+    """Capture the next trial of namespaces PREFIX* into `directory` (None: no capture), or of
+    the given (namespace, interface) pairs, None naming the host's own namespace (a benchmark
+    whose veths are not in namespaces)."""
     _armed.clear()
     if directory is not None:
         directory.mkdir(parents=True, exist_ok=True)
-        _armed.update(dir=Path(directory), prefix=prefix)
+        _armed.update(dir=Path(directory), prefix=prefix, devices=devices)
 
 
 def namespaces(prefix: str) -> list[str]:
@@ -55,12 +57,13 @@ def once(what: str):
     _armed["done"] = True
     d: Path = _armed["dir"]
     procs = []
-    for ns in namespaces(_armed["prefix"]):
-        for dev in interfaces(ns):
-            f = d / f"{ns}-{dev}.pcap"
-            procs.append((f, subprocess.Popen(
-                ["ip", "netns", "exec", ns, "tcpdump", "-i", dev, "-s", str(SNAPLEN), "-c", str(MAX_FRAMES),
-                 "-U", "-n", "-w", str(f)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)))
+    targets = _armed["devices"] or [(ns, dev) for ns in namespaces(_armed["prefix"]) for dev in interfaces(ns)]
+    for ns, dev in targets:
+        f = d / f"{ns or 'host'}-{dev}.pcap"
+        procs.append((f, subprocess.Popen(
+            (["ip", "netns", "exec", ns] if ns else []) + ["tcpdump", "-i", dev, "-s", str(SNAPLEN), "-c",
+                                                           str(MAX_FRAMES), "-U", "-n", "-w", str(f)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)))
     deadline = time.monotonic() + 3
     while any(not f.exists() for f, p in procs if p.poll() is None) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -68,7 +71,7 @@ def once(what: str):
     try:
         yield
     finally:
-        time.sleep(0.5)        # let tcpdump write what it has taken in before it is stopped
+        time.sleep(1.2)        # tcpdump reads its ring a block at a time (1 s timeout): let it take the last one in
         notes = [f"capture of one trial: {what}"]
         for f, p in procs:
             if p.poll() is None:

@@ -62,7 +62,7 @@ def test_make_bench_time_left_adds_the_running_scenario_and_the_estimates_of_the
     assert left.minutes() == pytest.approx(2 * (est["s2"] + est["s3"]))
 
 
-VROUTER_BENCHMARKS = {"vrouter.bench": ("--json FILE",), "vrouter.bench_learning": ("--json FILE",),
+VROUTER_BENCHMARKS = {"vrouter.bench": ("--json FILE",), "vrouter.bench_learning": ("--json FILE", "--pcap DIR"),
                       "vrouter.bench_recovery": ("--json FILE", "--pcap DIR")}
 
 

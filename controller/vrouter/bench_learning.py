@@ -1,7 +1,7 @@
 """Benchmark (not a test): how fast the daemon learns 1,000 MACs on a switch holding many routes.
 
     sudo python -m vrouter.bench_learning [--macs 1000] [--routes 10000] [--switch PATH]
-                                           [--out build/bench-learning.json] [--json FILE]
+                                           [--out build/bench-learning.json] [--json FILE] [--pcap DIR]
 
 Creates one veth pair (`hcbl0a` switch side, `hcbl0b` sender side), starts its own switch
 with port 1 on it, runs the daemon's `Router` in this process on a description with one
@@ -10,11 +10,14 @@ source MACs into port 1. The switch raises learning digests; the router installs
 stations. Measured: seconds from the first frame until every station is written, the
 entity updates written, the write RPC phases, and the entities the planner compared
 (`planned`: the size of every diff it computed). Removes the veth and the switch after.
+`--pcap DIR` captures both ends of the veth while the MACs are learned (bench/capture.py:
+DIR/host-<interface>.pcap, headers only).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
@@ -35,7 +38,8 @@ SWITCH_SIDE, SENDER_SIDE = "hcbl0a", "hcbl0b"
 
 
 def description(address: str, routes: int) -> str:
-    lines = ["switches:", "  s1:", f"    address: {address}", "    vlans:",
+    # the learning limiter (100 stations/s per port by default) is not what this measures
+    lines = ["learning: {rate: 100000, max_macs_per_port: 65536, max_macs_per_vlan: 65536}", "switches:", "  s1:", f"    address: {address}", "    vlans:",
              "      10: {interface: {address: 10.0.10.1/24, mac: '00:00:5e:00:01:0a'}}",
              "    ports: {1: {vlan: 10}}"]
     if routes:
@@ -105,6 +109,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--switch", default=os.environ.get("SWITCH", str(ROOT / "target" / "release" / "p4switch")))
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "bench-learning.json")
     json_option(ap)
+    ap.add_argument("--pcap", type=Path, metavar="DIR",
+                    help="capture both ends of the veth while the MACs are learned into DIR/host-<interface>.pcap")
     return ap
 
 
@@ -117,6 +123,11 @@ def main() -> int:
         print("bench_learning: --macs must be 1-65536", file=sys.stderr)
         return 1
     machine = bench_report().machine() if args.json else None
+    capture = None
+    if args.pcap:
+        bench_report()                   # puts the repository on the path for bench.capture
+        from bench import capture
+        capture.arm(args.pcap, devices=[(None, SENDER_SIDE), (None, SWITCH_SIDE)])
     subprocess.run(["ip", "link", "del", SWITCH_SIDE], capture_output=True)
     sh("ip", "link", "add", SWITCH_SIDE, "type", "veth", "peer", "name", SENDER_SIDE)
     proc = None
@@ -138,14 +149,15 @@ def main() -> int:
         t0 = time.monotonic()
         router.connect()
         sync_s = time.monotonic() - t0
-        with Counting() as count, socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as tx:
+        with Counting() as count, socket.socket(socket.AF_PACKET, socket.SOCK_RAW) as tx, \
+                (capture.once("learning") if capture else contextlib.nullcontext()):
             tx.bind((SENDER_SIDE, 0))
             t0 = time.monotonic()
             for frame in frames(args.macs):
                 tx.send(frame)
             deadline = t0 + 300
             while len(router.rt.macs) < args.macs and time.monotonic() < deadline:
-                router.poll(router.sw)
+                router.poll(router.sw, time.monotonic())
             seconds = time.monotonic() - t0
             updates, phases, planned, plans = count.snapshot()
         learned = len(router.rt.macs)
