@@ -261,6 +261,23 @@ class Preprocessor:
             return False
 
 
+def program_text(lines: list[Line]) -> str:
+    """The preprocessed program as P4 source (--pp): every line the later phases see, except
+    that the lines of the compiler's own core.p4/v1model.p4/... stay `#include <...>` lines,
+    as in p4c's copy, so the file compiles again to the same program."""
+    out: list[str] = []
+    included: set[str] = set()
+    for ln in lines:
+        if os.path.dirname(os.path.abspath(ln.file)) == BUILTIN_INCLUDE:
+            name = os.path.basename(ln.file)
+            if name not in included:
+                included.add(name)
+                out.append(f"#include <{name}>")
+            continue
+        out.append(ln.text)
+    return "\n".join(out) + "\n"
+
+
 def _collect_args(toks: list[str], j: int) -> tuple[list[str] | None, int]:
     depth = 0
     args: list[str] = []
