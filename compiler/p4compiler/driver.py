@@ -78,7 +78,7 @@ class Compilation:
             pp.run_file(self.path)
         rep.check()
         if o.keep_preprocessed:
-            self.preprocessed = program_text(pp.out)
+            self.preprocessed = program_text(pp.out, pp.builtin_includes)
 
         rep = self.phase()
         toks = lex(pp.out, rep)

@@ -14,6 +14,9 @@ from .diag import Reporter, SourceCache, Span
 
 BUILTIN_INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "p4include")
 MAX_INCLUDE_DEPTH = 100
+# Macros a program sets for the compiler's own headers (v1model.p4 reads V1MODEL_VERSION):
+# --pp writes them before the #include line that stands for such a header.
+_HEADER_KNOBS = ("V1MODEL_VERSION",)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|\d[\w]*|##|#|\s+|.', re.S)
 
@@ -50,6 +53,9 @@ class Preprocessor:
     reporter: Reporter = field(default_factory=Reporter)
     out: list[Line] = field(default_factory=list)
     once: set[str] = field(default_factory=set)
+    # (index in out, header name, its knobs' values): where the program includes a header
+    # of the compiler's own (BUILTIN_INCLUDE), for --pp
+    builtin_includes: list[tuple[int, str, dict[str, str]]] = field(default_factory=list)
 
     def define_cmdline(self, text: str) -> None:
         name, _, value = text.partition("=")
@@ -218,6 +224,9 @@ class Preprocessor:
                 if depth >= MAX_INCLUDE_DEPTH:
                     self.reporter.error(span, "#include nested too deeply")
                     return
+                if _builtin(p) and not _builtin(here):
+                    knobs = {k: self.defines[k].body for k in _HEADER_KNOBS if k in self.defines}
+                    self.builtin_includes.append((len(self.out), target, knobs))
                 self.run_file(p, depth + 1, span)
                 return
         self.reporter.error(span, f"cannot find include file {target}")
@@ -303,21 +312,39 @@ class Preprocessor:
             return False
 
 
-def program_text(lines: list[Line]) -> str:
+def program_text(lines: list[Line], builtin_includes: list[tuple[int, str, dict[str, str]]]) -> str:
     """The preprocessed program as P4 source (--pp): every line the later phases see, except
-    that the lines of the compiler's own core.p4/v1model.p4/... stay `#include <...>` lines,
-    as in p4c's copy, so the file compiles again to the same program."""
+    that the compiler's own core.p4/v1model.p4/... stay `#include <...>` lines (after the
+    #defines the program set for them), as in p4c's copy, so the file compiles again to
+    the same program."""
     out: list[str] = []
-    included: set[str] = set()
-    for ln in lines:
-        if os.path.dirname(os.path.abspath(ln.file)) == BUILTIN_INCLUDE:
-            name = os.path.basename(ln.file)
-            if name not in included:
-                included.add(name)
-                out.append(f"#include <{name}>")
+    marks: dict[int, list[str]] = {}
+    written: dict[str, str] = {}
+    for at, name, knobs in builtin_includes:
+        mark = marks.setdefault(at, [])
+        for k, v in knobs.items():
+            if written.get(k) != v:
+                mark.append(f"#define {k} {v}")
+                written[k] = v
+        mark.append(f"#include <{name}>")
+    prev: Line | None = None
+    for i, ln in enumerate(lines):
+        out.extend(marks.pop(i, ()))
+        if _builtin(ln.file):
             continue
+        if prev is not None and prev.file == ln.file and prev.line < ln.line:
+            # lines the preprocessor removed stay empty, as with cpp: inside a string
+            # literal spanning lines they are part of its text
+            out.extend([""] * (ln.line - prev.line - 1))
         out.append(ln.text)
+        prev = ln
+    for rest in marks.values():
+        out.extend(rest)
     return "\n".join(out) + "\n"
+
+
+def _builtin(path: str) -> bool:
+    return os.path.dirname(os.path.abspath(path)) == BUILTIN_INCLUDE
 
 
 def _unescape_c(s: str) -> str:

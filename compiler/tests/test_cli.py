@@ -114,6 +114,20 @@ def test_pp_writes_the_preprocessed_program_which_compiles_to_the_same_p4info(tm
     assert (tmp_path / "a.txtpb").read_text() == (tmp_path / "b.txtpb").read_text()
 
 
+def test_pp_keeps_the_v1model_version_the_program_chose(tmp_path):
+    """V1MODEL_VERSION picks v1model.p4's generation: the #include line in the --pp file
+    must come after the same #define, or the generic register<T, I> would not resolve."""
+    prog = os.path.join(os.path.dirname(os.path.dirname(HERE)), "conformance", "tests", "lang", "extern_ctor_arg.p4")
+    pp = tmp_path / "pp.p4"
+    assert p4compile(prog, "--pp", str(pp), "--p4runtime-files", str(tmp_path / "a.txtpb")).returncode == 0
+    text = pp.read_text()
+    assert text.index("#define V1MODEL_VERSION 20200408") < text.index("#include <v1model.p4>")
+    assert text.count("#define V1MODEL_VERSION") == 1
+    r = p4compile(str(pp), "--p4runtime-files", str(tmp_path / "b.txtpb"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.txtpb").read_text() == (tmp_path / "b.txtpb").read_text()
+
+
 def test_pp_is_written_even_when_the_program_is_wrong(tmp_path):
     bad = tmp_path / "bad.p4"
     bad.write_text("#include <v1model.p4>\n#define Y y\nconst bit<8> x = Y;\n")
