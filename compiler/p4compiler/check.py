@@ -234,8 +234,10 @@ class Checker(Visitor):
                 decl = sym.decl
                 tps = getattr(decl, "type_params", [])
                 args = [self.resolve_type(a, s) for a in ref.args]
-                if len(args) > len(tps):
-                    self.err(ref, f"'{ref.name}' expects {len(tps)} type arguments, got {len(args)}")
+                if args and len(args) != len(tps):
+                    # p4c: no partial specialization (v1model's register<T, I> refuses register<bit<8>>)
+                    self.err(ref, f"type {ref.name} has {len(tps)} type parameter(s), but it is specialized "
+                                  f"with {len(args)}")
                 binding = {tp: a for tp, a in zip(tps, args) if a != DONTCARE}
                 kind = sym.type.kind if isinstance(sym.type, ObjectT) else "extern"
                 return ObjectT(kind, ref.name, decl, binding)
@@ -340,6 +342,8 @@ class Checker(Visitor):
             self.exprs.expr(a.expr, s)
         decl = t.decl
         if isinstance(decl, A.ExternDecl):
+            if decl.type_params and not getattr(d.type_ref, "args", None):
+                self.ctor_needs_type_args(decl, d.type_ref)
             ctors = [m for m in decl.methods if m.ret is None]
             cands = [c for c in ctors if arity_ok(c.params, d.args)]
             if not cands:
@@ -359,6 +363,12 @@ class Checker(Visitor):
         if d.initializer:
             self.initializer(d, t, s)
         self.declare(s, Symbol("instance", d.name, d, t), d.span)
+
+    def ctor_needs_type_args(self, decl: A.ExternDecl, node) -> None:
+        """A generic extern is constructed with all its type arguments: p4c infers none (so
+        v1model's counter<I> refuses `counter(4, ...)` from V1MODEL_VERSION 20200408 on)."""
+        self.err(node, f"{decl.name}: type parameters must be supplied for constructor "
+                       f"({decl.name}<{', '.join(decl.type_params)}>)")
 
     def initializer(self, d: A.Instantiation, t: ObjectT, s: Scope) -> None:
         """An instance's initializer block implements its extern's abstract methods (e.g. a

@@ -494,6 +494,8 @@ class ExprChecker(Visitor):
         if isinstance(ft, ObjectT) and ft.kind in ("parser", "control", "extern") and isinstance(e.func, A.Name) \
                 and e.func.sym is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
             e.target = CallTarget("ctor", decl=ft.decl)
+            if ft.kind == "extern" and getattr(ft.decl, "type_params", None) and not e.type_args:
+                self.ck.ctor_needs_type_args(ft.decl, e)
             return ft
         if isinstance(ft, ObjectT) and ft.kind == "action":
             decl = ft.decl

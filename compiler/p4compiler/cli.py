@@ -33,6 +33,9 @@ def make_parser() -> argparse.ArgumentParser:
     ap.add_argument("-I", dest="include", action="append", default=[], help="add an include directory")
     ap.add_argument("-D", dest="define", action="append", default=[], help="define a macro NAME[=VALUE]")
     ap.add_argument("--std", default="p4-16", help="language version (only p4-16)")
+    ap.add_argument("--p4v", default=None, help="language version, p4c's older spelling of --std (16 or 1.2)")
+    ap.add_argument("--pp", dest="pp_file", default=None,
+                    help="write the preprocessed program to this file (p4c pretty-prints its IR there)")
     ap.add_argument("--arch", default="v1model",
                     help="architecture: v1model, or tna (Tofino: type check only, no -o/--p4runtime-files)")
     ap.add_argument("--target", default=None, help="target (bmv2; tofino with --arch tna)")
@@ -47,6 +50,21 @@ def render(err: CompileError, sources: SourceCache) -> str:
     return "\n".join(d.render(sources) for d in err.diagnostics)
 
 
+def write_preprocessed(comp, path: str | None) -> bool:
+    """--pp FILE: the preprocessed program, written even when a later phase fails (p4c
+    writes its copy before type checking); False if it cannot be written."""
+    if not path or comp.preprocessed is None:
+        return True
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(comp.preprocessed)
+    except OSError as e:
+        print(f"p4compile: error: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        return False
+    return True
+
+
 def run(argv: list[str]) -> int:
     """The p4compile command: parse options, compile, print diagnostics and dumps, write the
     JSON and P4Info files; returns the exit status."""
@@ -55,7 +73,9 @@ def run(argv: list[str]) -> int:
     ap = make_parser()
     args = ap.parse_args(argv)
     targets = {"v1model": ("bmv2", "bmv2-ss"), "tna": ("tofino",)}
-    for flag, val, ok in (("--std", args.std, ("p4-16", "p4_16")), ("--arch", args.arch, tuple(targets)),
+    # p4c spells P4-16 "p4-16" or "16" for --std, and "16" or "1.2" for --p4v (the tutorials' Makefile)
+    std = ("--p4v", args.p4v, ("16", "1.2")) if args.p4v is not None else ("--std", args.std, ("p4-16", "p4_16", "16"))
+    for flag, val, ok in (std, ("--arch", args.arch, tuple(targets)),
                           ("--target", args.target or targets.get(args.arch, ("",))[0], targets.get(args.arch, ()))):
         if val not in ok:
             print(f"p4compile: error: unsupported: {flag} {val} (supported: {', '.join(ok)})", file=sys.stderr)
@@ -65,7 +85,7 @@ def run(argv: list[str]) -> int:
               file=sys.stderr)
         return 1
     opts = Options(include_dirs=args.include, defines=args.define, dump_tokens=args.dump_tokens,
-                   dump_ast=args.dump_ast, dump_ir=args.dump_ir, arch=args.arch)
+                   dump_ast=args.dump_ast, dump_ir=args.dump_ir, arch=args.arch, keep_preprocessed=bool(args.pp_file))
     comp = Compilation(args.source, opts)
     # A compilation builds many small objects and no reference cycles worth collecting:
     # the cyclic collector only costs time here (up to half of it on large inputs).
@@ -73,11 +93,15 @@ def run(argv: list[str]) -> int:
     try:
         res = comp.run()
     except CompileError as e:
+        if not write_preprocessed(comp, args.pp_file):
+            return 1
         for d in comp.dumps:
             print(d)
         for w in comp.warnings:
             print(w.render(comp.sources), file=sys.stderr)
         print(render(e, comp.sources), file=sys.stderr)
+        return 1
+    if not write_preprocessed(comp, args.pp_file):
         return 1
     for d in comp.dumps:
         print(d)

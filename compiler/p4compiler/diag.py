@@ -47,11 +47,21 @@ class SourceCache:
 
     def __init__(self) -> None:
         self.files: dict[str, list[str]] = {}
+        self.marked: dict[tuple[str, int], str] = {}   # lines placed by a line marker
 
     def add(self, name: str, text: str) -> None:
         self.files[name] = text.split("\n")
 
+    def add_line(self, name: str, line: int, text: str) -> None:
+        """Line `line` of `name` as a line marker placed it (`# 12 "x.p4"`): quoted in place
+        of the file's own text, which may not exist or differ."""
+        self.marked[(name, line)] = text
+
     def line(self, name: str, line: int) -> str | None:
+        if self.marked:
+            text = self.marked.get((name, line))
+            if text is not None:
+                return text.rstrip("\r")
         lines = self.files.get(name)
         if lines is None or not 1 <= line <= len(lines):
             return None

@@ -19,7 +19,7 @@ from .lower import lower
 from .p4info import build_p4info
 from .parser import parse
 from .unroll import unroll_loops
-from .preprocess import Preprocessor
+from .preprocess import Preprocessor, program_text
 
 
 @dataclass
@@ -30,6 +30,7 @@ class Options:
     dump_ast: bool = False
     dump_ir: bool = False
     arch: str = "v1model"   # another architecture (tna) is type-checked only: no BMv2 back end
+    keep_preprocessed: bool = False   # --pp: keep the preprocessed program's text
 
 
 @dataclass
@@ -49,6 +50,7 @@ class Compilation:
         self.sources = SourceCache()
         self.dumps: list[str] = []
         self.reporters: list[Reporter] = []
+        self.preprocessed: str | None = None
 
     def phase(self) -> Reporter:
         rep = Reporter()
@@ -75,6 +77,8 @@ class Compilation:
                 raise CompileError([Diagnostic(Span(self.path, 0, 0), f"cannot open file {self.path}")])
             pp.run_file(self.path)
         rep.check()
+        if o.keep_preprocessed:
+            self.preprocessed = program_text(pp.out, pp.builtin_includes)
 
         rep = self.phase()
         toks = lex(pp.out, rep)

@@ -14,6 +14,9 @@ from .diag import Reporter, SourceCache, Span
 
 BUILTIN_INCLUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "p4include")
 MAX_INCLUDE_DEPTH = 100
+# Macros a program sets for the compiler's own headers (v1model.p4 reads V1MODEL_VERSION):
+# --pp writes them before the #include line that stands for such a header.
+_HEADER_KNOBS = ("V1MODEL_VERSION",)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|\d[\w]*|##|#|\s+|.', re.S)
 
@@ -50,6 +53,9 @@ class Preprocessor:
     reporter: Reporter = field(default_factory=Reporter)
     out: list[Line] = field(default_factory=list)
     once: set[str] = field(default_factory=set)
+    # (index in out, header name, its knobs' values): where the program includes a header
+    # of the compiler's own (BUILTIN_INCLUDE), for --pp
+    builtin_includes: list[tuple[int, str, dict[str, str]]] = field(default_factory=list)
 
     def define_cmdline(self, text: str) -> None:
         name, _, value = text.partition("=")
@@ -72,11 +78,18 @@ class Preprocessor:
         self.run_text(text.replace("\r\n", "\n"), path, depth)
 
     def run_text(self, text: str, name: str, depth: int = 0) -> None:
+        """Preprocess one file's text into `out`: comments removed, continuation lines joined,
+        directives obeyed, macros expanded; each line tagged with its file and line, which
+        line markers may rename."""
         self.sources.add(name, text)
         lines = _strip_comments(text, name, self.reporter)
+        originals: list[str] | None = None
         conds: list[_Cond] = []
         i = 0
         n = len(lines)
+        # A line marker (`# N "file"`, `#line N "file"`) renames what follows: `where` is the
+        # file named and `shift` the difference between its line numbers and this file's.
+        where, shift = name, 0
         while i < n:
             raw = lines[i]
             lineno = i + 1
@@ -88,20 +101,52 @@ class Preprocessor:
             i += 1
             stripped = raw.lstrip()
             active = not conds or conds[-1].active
+            line = lineno + shift
+            if where != name or shift:
+                # the diagnostics quote a marked line from the text it came from
+                originals = originals or text.split("\n")
+                self.sources.add_line(where, line, originals[lineno - 1])
             if stripped.startswith("#"):
                 col = len(raw) - len(stripped) + 1
-                self._directive(stripped[1:].strip(), Span(name, lineno, col), conds, depth, active)
+                directive = stripped[1:].strip()
+                marker = self._line_marker(directive, Span(where, line, col)) if active else None
+                if marker is not None:
+                    new_line, new_file = marker
+                    where = new_file if new_file is not None else where
+                    shift = new_line - (i + 1)
+                    continue
+                self._directive(directive, Span(where, line, col), conds, depth, active, name)
                 continue
             if not active:
                 continue
             if self.defines and _IDENT.search(raw):
-                raw = self._expand(raw, Span(name, lineno, 1))
-            self.out.append(Line(raw, name, lineno))
+                raw = self._expand(raw, Span(where, line, 1))
+            self.out.append(Line(raw, where, line))
         for c in conds:
             self.reporter.error(c.span, "unterminated conditional directive")
 
+    def _line_marker(self, text: str, span: Span) -> tuple[int, str | None] | None:
+        """`N "file" flags...` (cpp's output) or `line N "file"`: the number of the next
+        line and the file name (None: unchanged); None when `text` is no line marker."""
+        if text.startswith("line") and not _IDENT.match(text[4:5] or " "):
+            body = text[4:].strip()
+            if body and not body[0].isdigit():
+                body = self._expand(body, span)
+            m = re.match(r'(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*$', body)
+            if not m:
+                self.reporter.error(span, '#line expects a line number and an optional "file"')
+                return None
+        else:
+            m = re.match(r'(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?(?:\s+\d+)*\s*$', text)
+            if not m:
+                return None
+        name = _unescape_c(m.group(2)) if m.group(2) is not None else None
+        return int(m.group(1)), name
+
     # ----------------------------------------------------------- directives
-    def _directive(self, text: str, span: Span, conds: list[_Cond], depth: int, active: bool) -> None:
+    def _directive(self, text: str, span: Span, conds: list[_Cond], depth: int, active: bool, here: str) -> None:
+        """One directive; `span` names the (possibly marked) place, `here` the file read
+        (where `#include "..."` looks first and what `#pragma once` marks)."""
         m = re.match(r"([A-Za-z_]*)\s*(.*)$", text, re.S)
         word, rest = (m.group(1), m.group(2).strip()) if m else ("", text)
         if word in ("if", "ifdef", "ifndef"):
@@ -140,7 +185,7 @@ class Preprocessor:
         if not active:
             return
         if word == "include":
-            self._include(rest, span, depth)
+            self._include(rest, span, depth, here)
         elif word == "define":
             self._define(rest, span)
         elif word == "undef":
@@ -149,13 +194,16 @@ class Preprocessor:
             self.reporter.error(span, f"#error {rest}")
         elif word == "pragma":
             if rest.strip() == "once":
-                self.once.add(os.path.abspath(span.file))
-        elif word in ("warning", "line", "ident", ""):
-            pass
+                self.once.add(os.path.abspath(here))
+        elif word in ("warning", "ident", "line"):
+            pass    # a malformed #line was reported by _line_marker
+        elif word == "":
+            if rest:
+                self.reporter.error(span, f"invalid preprocessing directive #{rest.split()[0]}")
         else:
             self.reporter.error(span, f"unknown preprocessor directive #{word}")
 
-    def _include(self, rest: str, span: Span, depth: int) -> None:
+    def _include(self, rest: str, span: Span, depth: int, here: str) -> None:
         rest = self._expand(rest, span) if not rest.startswith(('"', "<")) else rest
         m = re.match(r'"([^"]+)"|<([^>]+)>', rest)
         if not m:
@@ -164,7 +212,7 @@ class Preprocessor:
         target = m.group(1) or m.group(2)
         dirs = []
         if m.group(1):
-            dirs.append(os.path.dirname(span.file) or ".")
+            dirs.append(os.path.dirname(here) or ".")
         dirs += self.include_dirs + [BUILTIN_INCLUDE]
         if m.group(2) and target in ("core.p4", "v1model.p4"):
             dirs = [BUILTIN_INCLUDE] + self.include_dirs
@@ -176,6 +224,9 @@ class Preprocessor:
                 if depth >= MAX_INCLUDE_DEPTH:
                     self.reporter.error(span, "#include nested too deeply")
                     return
+                if _builtin(p) and not _builtin(here):
+                    knobs = {k: self.defines[k].body for k in _HEADER_KNOBS if k in self.defines}
+                    self.builtin_includes.append((len(self.out), target, knobs))
                 self.run_file(p, depth + 1, span)
                 return
         self.reporter.error(span, f"cannot find include file {target}")
@@ -259,6 +310,46 @@ class Preprocessor:
         except (ValueError, ZeroDivisionError, IndexError, RecursionError):
             self.reporter.error(span, f"invalid #if expression '{expr.strip()}'")
             return False
+
+
+def program_text(lines: list[Line], builtin_includes: list[tuple[int, str, dict[str, str]]]) -> str:
+    """The preprocessed program as P4 source (--pp): every line the later phases see, except
+    that the compiler's own core.p4/v1model.p4/... stay `#include <...>` lines (after the
+    #defines the program set for them), as in p4c's copy, so the file compiles again to
+    the same program."""
+    out: list[str] = []
+    marks: dict[int, list[str]] = {}
+    written: dict[str, str] = {}
+    for at, name, knobs in builtin_includes:
+        mark = marks.setdefault(at, [])
+        for k, v in knobs.items():
+            if written.get(k) != v:
+                mark.append(f"#define {k} {v}")
+                written[k] = v
+        mark.append(f"#include <{name}>")
+    prev: Line | None = None
+    for i, ln in enumerate(lines):
+        out.extend(marks.pop(i, ()))
+        if _builtin(ln.file):
+            continue
+        if prev is not None and prev.file == ln.file and prev.line < ln.line:
+            # lines the preprocessor removed stay empty, as with cpp: inside a string
+            # literal spanning lines they are part of its text
+            out.extend([""] * (ln.line - prev.line - 1))
+        out.append(ln.text)
+        prev = ln
+    for rest in marks.values():
+        out.extend(rest)
+    return "\n".join(out) + "\n"
+
+
+def _builtin(path: str) -> bool:
+    return os.path.dirname(os.path.abspath(path)) == BUILTIN_INCLUDE
+
+
+def _unescape_c(s: str) -> str:
+    """A file name in a line marker: cpp writes `\\` and `\"` escaped."""
+    return re.sub(r"\\(.)", r"\1", s)
 
 
 def _collect_args(toks: list[str], j: int) -> tuple[list[str] | None, int]:

@@ -46,3 +46,35 @@ def test_unknown_architecture_is_refused():
     r = p4compile("--arch", "psa", V1_BASIC)
     assert r.returncode == 1
     assert "unsupported: --arch psa (supported: v1model, tna)" in r.stderr
+
+
+def test_register_action_apply_may_read_the_controls_variables(tmp_path):
+    """TNA's RegisterAction.apply is @synchronous(execute, execute_log) in Intel's tofino.p4
+    (fabric-tna's INT code reads a control variable there); an extern's abstract method
+    without @synchronous may not (bad/check/abstract_method_scope.p4)."""
+    src = open(os.path.join(HERE, "bad", "check", "abstract_method_scope.p4")).read()
+    start, end = src.index("extern Cell<T, I> {"), src.index("parser IP(")
+    src = src[:start] + src[end:]
+    src = src.replace("Cell<bit<32>, bit<9>>(512) bump = {",
+                      "Register<bit<32>, bit<9>>(512) cells;\n"
+                      "    RegisterAction<bit<32>, bit<9>, bit<32>>(cells) bump = {")
+    src = src.replace("bump.update(", "bump.execute(")
+    prog = tmp_path / "sync.p4"
+    prog.write_text(src)
+    r = p4compile("--arch", "tna", str(prog))
+    assert (r.returncode, r.stderr) == (0, "")
+
+
+def test_deprecated_deparser_constructors_without_type_value(tmp_path):
+    """Intel's tofino.p4 keeps Mirror(), Resubmit() and Digest<T>() (deprecated) beside the
+    forms taking the *_type value; fabric-tna's TNA program uses Mirror()."""
+    src = open(TNA_BASIC).read().replace(
+        "                   in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {\n    apply { pkt.emit(hdr); }",
+        "                   in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {\n"
+        "    Mirror() mirror;\n    Resubmit() resubmit;\n    Digest<meta_t>() digest;\n"
+        "    apply { mirror.emit(0); resubmit.emit(); digest.pack(md); pkt.emit(hdr); }")
+    assert "Mirror() mirror;" in src
+    prog = tmp_path / "old_ctors.p4"
+    prog.write_text(src)
+    r = p4compile("--arch", "tna", str(prog))
+    assert (r.returncode, r.stderr) == (0, "")

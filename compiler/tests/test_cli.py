@@ -85,3 +85,52 @@ def test_usage_errors_exit_1():
     assert p4compile("--no-such-flag", BASIC).returncode == 1
     r = p4compile(BASIC, "--arch", "psa")
     assert r.returncode == 1 and "unsupported: --arch psa" in r.stderr
+
+
+def test_p4v_is_p4cs_older_spelling_of_std(tmp_path):
+    """The tutorials' utils/Makefile runs `p4c --p4v 16`; p4c takes 16 and 1.2 as P4-16."""
+    for v in ("16", "1.2"):
+        r = p4compile("--p4v", v, BASIC, "-o", str(tmp_path / "b.json"))
+        assert r.returncode == 0, r.stderr
+    assert p4compile("--std", "16", BASIC).returncode == 0
+    r = p4compile("--p4v", "14", BASIC)
+    assert r.returncode == 1 and "unsupported: --p4v 14" in r.stderr
+
+
+def test_pp_writes_the_preprocessed_program_which_compiles_to_the_same_p4info(tmp_path):
+    """fabric-tna's build.sh runs `--pp _pp.p4` for debugging: macros expanded, user includes
+    inlined, the compiler's own headers kept as #include lines (as in p4c's copy)."""
+    src = open(BASIC).read().replace("size = 1024;", "size = TABLE_SIZE;")
+    prog = tmp_path / "p.p4"
+    prog.write_text(src)
+    pp = tmp_path / "out" / "p_pp.p4"
+    r = p4compile(str(prog), "-DTABLE_SIZE=77", "--pp", str(pp), "--p4runtime-files", str(tmp_path / "a.txtpb"))
+    assert r.returncode == 0, r.stderr
+    text = pp.read_text()
+    assert "size = 77;" in text and "TABLE_SIZE" not in text
+    assert "#include <core.p4>" in text and "#include <v1model.p4>" in text and "extern register" not in text
+    r = p4compile(str(pp), "--p4runtime-files", str(tmp_path / "b.txtpb"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.txtpb").read_text() == (tmp_path / "b.txtpb").read_text()
+
+
+def test_pp_keeps_the_v1model_version_the_program_chose(tmp_path):
+    """V1MODEL_VERSION picks v1model.p4's generation: the #include line in the --pp file
+    must come after the same #define, or the generic register<T, I> would not resolve."""
+    prog = os.path.join(os.path.dirname(os.path.dirname(HERE)), "conformance", "tests", "lang", "extern_ctor_arg.p4")
+    pp = tmp_path / "pp.p4"
+    assert p4compile(prog, "--pp", str(pp), "--p4runtime-files", str(tmp_path / "a.txtpb")).returncode == 0
+    text = pp.read_text()
+    assert text.index("#define V1MODEL_VERSION 20200408") < text.index("#include <v1model.p4>")
+    assert text.count("#define V1MODEL_VERSION") == 1
+    r = p4compile(str(pp), "--p4runtime-files", str(tmp_path / "b.txtpb"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.txtpb").read_text() == (tmp_path / "b.txtpb").read_text()
+
+
+def test_pp_is_written_even_when_the_program_is_wrong(tmp_path):
+    bad = tmp_path / "bad.p4"
+    bad.write_text("#include <v1model.p4>\n#define Y y\nconst bit<8> x = Y;\n")
+    r = p4compile(str(bad), "--pp", str(tmp_path / "bad_pp.p4"))
+    assert r.returncode == 1 and "undeclared name 'y'" in r.stderr
+    assert "const bit<8> x = y;" in (tmp_path / "bad_pp.p4").read_text()

@@ -333,6 +333,25 @@ def test_v1model_externs():
     assert i.digests[0].preamble.name == "headers_t" and i.digests[0].preamble.id >> 24 == 0x17
 
 
+def test_v1model_20200408_generic_counter_meter_register():
+    """With V1MODEL_VERSION >= 20200408 the index type is a type argument (p4c's v1model.p4);
+    the old forms are refused then (bad/check/v1model_2020_old_externs.p4)."""
+    src = "#define V1MODEL_VERSION 20200408\n" + program(meta="bit<16> r; bit<8> c;", ingress_locals="""
+    counter<bit<6>>(32w64, CounterType.packets) cnt;
+    meter<bit<4>>(32w16, MeterType.packets) mtr;
+    register<bit<16>, bit<3>>(32w8) reg;
+    """, ingress_apply="""
+        cnt.count(6w1);
+        mtr.execute_meter(4w2, meta.c);
+        reg.read(meta.r, 3w3);
+        reg.write(3w3, meta.r + 1);""")
+    r = compile_src(src)
+    ops = [p["op"] for p in all_prims(r.json)]
+    assert {"count", "execute_meter", "register_read", "register_write"} <= set(ops)
+    assert find(r.json["register_arrays"], "I.reg")["bitwidth"] == 16
+    assert r.p4info.counters[0].size == 64 and r.p4info.registers[0].size == 8
+
+
 def test_checksum_with_payload_and_verify():
     src = program(verify="verify_checksum(true, { hdr.eth.dst }, hdr.eth.etherType, HashAlgorithm.csum16);",
                   compute="update_checksum_with_payload(hdr.eth.isValid(), { hdr.eth.dst }, hdr.eth.etherType, HashAlgorithm.csum16);")

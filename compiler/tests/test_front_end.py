@@ -2,7 +2,8 @@
 import pytest
 
 from conftest import compile_errors, compile_src, program
-from p4compiler.diag import Reporter
+from p4compiler.diag import CompileError, Reporter
+from p4compiler.driver import Compilation
 from p4compiler.lexer import lex, parse_int
 from p4compiler.parser import parse
 from p4compiler.preprocess import Preprocessor
@@ -34,6 +35,33 @@ def test_line_origin_survives_comments_and_continuations():
     p = Preprocessor()
     p.run_text("/* a\n b */ x\n#define M \\\n  1\ny M\n", "f.p4")
     assert [(l.text.strip(), l.line) for l in p.out if l.text.strip()] == [("x", 2), ("y 1", 5)]
+
+
+def test_line_markers_rename_and_renumber_what_follows():
+    """cpp's `# N "file" flags` and `#line N ["file"]`: the next line is line N of that file
+    (a program run through cpp first reports its own files, as with p4c); an #include
+    "..." still looks beside the file read."""
+    p = Preprocessor()
+    p.run_text('a\n# 40 "gen/x.p4" 1 3\nb\n\nc\n#line 7 "y.p4"\nd\n#line 100\ne\n#if 0\n#line 1 "no.p4"\n#endif\nf\n',
+               "t.p4")
+    assert not p.reporter.diagnostics
+    assert [(l.text, l.file, l.line) for l in p.out if l.text] == [
+        ("a", "t.p4", 1), ("b", "gen/x.p4", 40), ("c", "gen/x.p4", 42), ("d", "y.p4", 7), ("e", "y.p4", 100),
+        ("f", "y.p4", 104)]
+
+
+def test_error_after_a_line_marker_names_the_marked_place():
+    src = program(top='# 20 "orig/prog.p4"\nconst bit<8> x = y;\n')
+    comp = Compilation("t.p4", None, src)
+    with pytest.raises(CompileError) as ei:
+        comp.run()
+    assert [d.render(comp.sources) for d in ei.value.diagnostics] == [
+        "orig/prog.p4:20:18: error: undeclared name 'y'\nconst bit<8> x = y;\n" + " " * 17 + "^"]
+
+
+def test_malformed_line_markers():
+    assert compile_errors("#line x\n") == ['1:1: #line expects a line number and an optional "file"']
+    assert compile_errors("# 12abc\n") == ["1:1: invalid preprocessing directive #12abc"]
 
 
 @pytest.mark.parametrize("text,value,width,signed", [

@@ -10,10 +10,12 @@
  * free" id and that line is bumped.  The top byte is the P4Runtime prefix of
  * the kind (p4info.proto P4Ids): a table id always starts with 0x02.
  *
- * Not pinned here, and why: NoAction (declared in core.p4) and the two
- * learning digests (v1model's digest() names a struct; p4c ignores @id there)
- * keep the name-hash id both compilers compute.  Match fields and action
- * parameters are numbered with @id(1..n) where they are declared.
+ * Not pinned here, and why: NoAction (declared in core.p4) keeps the name-hash
+ * id both compilers compute.  The two learning digests are pinned the other
+ * way round: v1model's digest() names a struct and p4c takes no @id there, so
+ * their ids are p4c's name hash of the struct's name, written down below, and
+ * the TNA program gives its Digest instances those same ids.  Match fields and
+ * action parameters are numbered with @id(1..n) where they are declared.
  */
 #ifndef VROUTER_IDS_P4
 #define VROUTER_IDS_P4
@@ -150,11 +152,14 @@
 #define ID_TNA_NAT_OUTSIDE           0x16000018
 #define ID_TNA_NAT_CONN              0x16000019
 
-/* ---- digests: 0x17 ---- next free 0x17000003 ---- retired: none
- * TNA program only: a TNA Digest is an extern instance that takes @id; the
- * v1model digests keep their name-hash ids (see above). */
-#define ID_TNA_MAC_LEARN_DIGEST      0x17000001
-#define ID_TNA_PW_LEARN_DIGEST       0x17000002
+/* ---- digests: 0x17 ---- no "next free": each id is p4c's name hash ----
+ * 0x17 then the low 24 bits of the Jenkins one-at-a-time hash of the digest's
+ * name (its struct's name), which p4c and p4compile give the v1model digest()
+ * and which cannot be changed there; the TNA Digest instances carry them as
+ * @id.  A new digest takes the hash of its name (p4compile's P4Info shows it).
+ * retired: 0x17000001 0x17000002 (the TNA digests' ids until 2026-11-28) */
+#define ID_MAC_LEARN_DIGEST          0x17f8d97f
+#define ID_PW_LEARN_DIGEST           0x17f0a055
 
 /* ---- controller headers: 0x04 ---- next free 0x04000003 ---- retired: none */
 #define ID_PACKET_IN_HEADER          0x04000001

@@ -4,7 +4,9 @@
   v1model_p4info_names.txt: a rename of a file, control or instance must not
   change what the controller sees.
 - Every object the controller names carries the id pinned in include/ids.p4
-  (NoAction and the learning digests excepted: see ids.p4 for why).
+  (NoAction excepted: see ids.p4 for why).
+- The learning digests have the same id in the v1model P4Info and on the TNA
+  program's Digest instances: p4c's name hash, which v1model cannot change.
 - ids.p4 itself: one prefix byte per kind, no id twice, every live id used by
   exactly one object, and "next free" above every id of its kind.
 """
@@ -24,7 +26,8 @@ KINDS = ("tables", "actions", "counters", "direct_counters", "meters", "direct_m
 PREFIX = {"tables": 0x02, "actions": 0x01, "action_profiles": 0x11, "counters": 0x12, "direct_counters": 0x13,
           "meters": 0x14, "direct_meters": 0x15, "registers": 0x16, "digests": 0x17,
           "controller_packet_metadata": 0x04}
-UNPINNED = {("actions", "NoAction"), ("digests", "mac_learn_digest_t"), ("digests", "pw_learn_digest_t")}
+UNPINNED = {("actions", "NoAction")}
+TNA = (HERE.parent / "tna" / "vrouter.p4").read_text()
 
 
 def objects(info: p4info_pb2.P4Info):
@@ -89,3 +92,21 @@ def test_ids_file_is_consistent():
         assert nf >> 24 == p, f"next free {nf:#010x} is not of kind {p:#04x}"
         taken = [v for v in list(ids.values()) + list(retired_ids()) if v >> 24 == p]
         assert all(v < nf for v in taken), f"next free {nf:#010x} is not above every id of kind {p:#04x}"
+
+
+def tna_digest_ids() -> dict[str, int]:
+    """The TNA program's Digest instances: P4Info name (from @name) -> @id (from ids.p4)."""
+    ids = pinned_ids()
+    found = re.findall(r'@id\((ID_\w+)\)\s*@name\("\.(\w+)"\)\s*Digest<', TNA)
+    return {name: ids[macro] for macro, name in found}
+
+
+def test_digests_have_one_id_in_both_programs(p4info):
+    """p4c ignores @id on v1model's digest() (it names a struct), so the v1model P4Info has
+    p4c's name-hash ids; the TNA program must pin its Digest instances to those."""
+    from p4compiler.p4info import jenkins_one_at_a_time
+    v1model = {d.preamble.name: d.preamble.id for d in p4info.digests}
+    assert sorted(v1model) == ["mac_learn_digest_t", "pw_learn_digest_t"]
+    assert tna_digest_ids() == v1model
+    for name, value in v1model.items():
+        assert value == 0x17000000 | jenkins_one_at_a_time(name.encode()) & 0xFFFFFF, name

@@ -433,10 +433,11 @@ control TnaIngressDeparser(packet_out pkt,
                            in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
     Checksum() ipv4_checksum;
     Checksum() l4_checksum;
-    /* Named as v1model's digests (by their struct), so the controller finds them unchanged. */
-    @id(ID_TNA_MAC_LEARN_DIGEST) @name(".mac_learn_digest_t")
+    /* Named as v1model's digests (by their struct) and with their ids, so the controller
+     * finds them unchanged. */
+    @id(ID_MAC_LEARN_DIGEST) @name(".mac_learn_digest_t")
     Digest<mac_learn_digest_t>(DIGEST_MAC_LEARN) mac_learn_digest;
-    @id(ID_TNA_PW_LEARN_DIGEST) @name(".pw_learn_digest_t")
+    @id(ID_PW_LEARN_DIGEST) @name(".pw_learn_digest_t")
     Digest<pw_learn_digest_t>(DIGEST_PW_LEARN) pw_learn_digest;
     Mirror(MIRROR_TYPE_CPU) cpu_mirror;
     PacketDeparser() packet_deparser;

@@ -258,6 +258,8 @@ extern RegisterAction<T, I, U> {
     RegisterAction(Register<_, _> reg);
     U execute(in I index);
     U execute_log();
+    /* runs only inside execute/execute_log, so it may read the control's variables */
+    @synchronous(execute, execute_log)
     abstract void apply(inout T value, @optional out U rv);
     U predicate(@optional in bool cmplo, @optional in bool cmphi);
 }
@@ -265,6 +267,7 @@ extern RegisterAction<T, I, U> {
 extern DirectRegisterAction<T, U> {
     DirectRegisterAction(DirectRegister<T> reg);
     U execute();
+    @synchronous(execute)
     abstract void apply(inout T value, @optional out U rv);
     U predicate(@optional in bool cmplo, @optional in bool cmphi);
 }
@@ -282,18 +285,30 @@ extern ActionSelector {
 
 /* Deparser externs, chosen by the *_type intrinsic metadata set in the control. */
 extern Mirror {
+    /* Older programs (fabric-tna) construct it without the mirror_type value; TNA keeps
+     * that form, deprecated. */
+    @deprecated("Mirror needs the value of the mirror_type intrinsic metadata")
+    Mirror();
     Mirror(MirrorType_t mirror_type);
     void emit(in MirrorId_t session_id);
     void emit<T>(in MirrorId_t session_id, in T hdr);
 }
 
 extern Resubmit {
+    /* Older programs (fabric-tna) construct it without the resubmit_type value; TNA keeps
+     * that form, deprecated. */
+    @deprecated("Resubmit needs the value of the resubmit_type intrinsic metadata")
+    Resubmit();
     Resubmit(ResubmitType_t resubmit_type);
     void emit();
     void emit<T>(in T hdr);
 }
 
 extern Digest<T> {
+    /* Older programs (fabric-tna) construct it without the digest_type value; TNA keeps
+     * that form, deprecated. */
+    @deprecated("Digest needs the value of the digest_type intrinsic metadata")
+    Digest();
     Digest(DigestType_t digest_type);
     void pack(in T data);
 }

@@ -8,7 +8,10 @@
 
 /* Programs choose the generation of the declarations below by defining
  * V1MODEL_VERSION before the #include, as with p4c: the generic counter<I>,
- * meter<I>, register<T, I> and PortId_t exist only from 20200408 on. */
+ * meter<I>, register<T, I> and PortId_t exist only from 20200408 on, and then
+ * replace the older counter, meter, register<T> (a program naming the other
+ * generation's form is refused, as p4c refuses it: the checker infers no
+ * type arguments of an extern constructor). */
 #ifndef V1MODEL_VERSION
 #define V1MODEL_VERSION 20180101
 #endif

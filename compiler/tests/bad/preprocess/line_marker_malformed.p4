@@ -1,0 +1,3 @@
+#line seven "x.p4"
+# 12abc
+const bit<8> a = 1;
