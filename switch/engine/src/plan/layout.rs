@@ -17,14 +17,19 @@ pub const MAX_BYTES: usize = 120;
 /// Scratch block size: the largest block plus one word of slack.
 pub const BLOCK: usize = MAX_BYTES + 8;
 
-/// One field: `value = (be_u64(block[byte..byte + 8]) >> shift) & mask`.
+/// One field: `value = (be_u64(block[byte..byte + 8]) >> shift) & mask`
+/// (`width` bits; a calculation's constant input has slot [`CONST`]).
 #[derive(Debug, Clone, Copy)]
 pub struct FieldOp {
     pub slot: u32,
     pub byte: u32,
     pub shift: u32,
+    pub width: u32,
     pub mask: u64,
 }
+
+/// The slot of a calculation's constant input (its value is in `CalcLayout::consts`).
+pub const CONST: u32 = u32::MAX;
 
 /// A fixed layout of `bytes` bytes (the bit length rounded up, as the
 /// general path pads the last byte with zeros).
@@ -45,7 +50,7 @@ impl Layout {
             if width == 0 || width > 64 || in_byte + width > 64 {
                 return None;
             }
-            ops.push(FieldOp { slot, byte: bit / 8, shift: 64 - in_byte - width, mask: mask64(width) });
+            ops.push(FieldOp { slot, byte: bit / 8, shift: 64 - in_byte - width, width, mask: mask64(width) });
             bit = bit.checked_add(width)?;
         }
         let bytes = bit.div_ceil(8);
@@ -77,15 +82,10 @@ impl Layout {
         }
     }
 
-    /// Writes the fields of `hv` as `bytes` bytes into `block` (zeroed).
+    /// Writes the fields of `hv` as `bytes` bytes into `block`.
     #[inline]
     pub fn fill(&self, hv: &[u64], block: &mut [u8; BLOCK]) {
-        for f in &self.fields {
-            let v = hv.get(f.slot as usize).copied().unwrap_or(0) & f.mask;
-            let b = f.byte as usize;
-            let w = word(block, f.byte) | (v << f.shift);
-            block[b..b + 8].copy_from_slice(&w.to_be_bytes());
-        }
+        write_bits(&self.fields, block, |f| hv.get(f.slot as usize).copied().unwrap_or(0) & f.mask);
     }
 
     /// Appends the fields of `hv` to `out`.
@@ -94,6 +94,38 @@ impl Layout {
         let mut block = [0u8; BLOCK];
         self.fill(hv, &mut block);
         out.extend_from_slice(&block[..self.bytes as usize]);
+    }
+}
+
+/// Writes consecutive fields (`value(op)`, at most `width` bits each) as one
+/// bit stream from the start of `block`, the last byte padded with zeros.
+///
+/// The bits gather in a register and leave it as whole 8-byte words, each
+/// stored once: OR-ing each field into the block's overlapping words made
+/// every field's load wait on the previous field's store, which the CPU
+/// cannot forward (a partial overlap) — perf put most of the deparser's
+/// and checksums' time on that.
+#[inline(always)]
+fn write_bits(ops: &[FieldOp], block: &mut [u8; BLOCK], mut value: impl FnMut(&FieldOp) -> u64) {
+    let mut acc: u128 = 0;
+    let mut nbits = 0u32;
+    let mut pos = 0usize;
+    for f in ops {
+        let w = f.width.min(64);
+        acc = (acc << w) | value(f) as u128;
+        nbits += w;
+        if nbits >= 64 {
+            nbits -= 64;
+            if let Some(d) = block.get_mut(pos..pos + 8) {
+                d.copy_from_slice(&((acc >> nbits) as u64).to_be_bytes());
+            }
+            pos += 8;
+        }
+    }
+    if nbits > 0 {
+        if let Some(d) = block.get_mut(pos..pos + 8) {
+            d.copy_from_slice(&(((acc as u64) << (64 - nbits)).to_be_bytes()));
+        }
     }
 }
 
@@ -113,8 +145,8 @@ fn word(block: &[u8; BLOCK], byte: u32) -> u64 {
 pub struct CalcLayout {
     pub layout: Layout,
     pub needs: Vec<u32>,
-    /// Constant inputs: (byte, shift, value) written like fields.
-    pub consts: Vec<(u32, u32, u64)>,
+    /// Values of the constant inputs (the ops of slot [`CONST`]), in order.
+    pub consts: Vec<u64>,
 }
 
 impl CalcLayout {
@@ -134,31 +166,24 @@ impl CalcLayout {
                     widths.push((f.slot, f.width, None));
                 }
                 CalcInput::Const { value, width } if *width <= 64 => {
-                    widths.push((u32::MAX, *width, Some(value.first().copied().unwrap_or(0) & mask64(*width))));
+                    widths.push((CONST, *width, Some(value.first().copied().unwrap_or(0) & mask64(*width))));
                 }
                 _ => return None,
             }
         }
         let layout = Layout::of(widths.iter().map(|(s, w, _)| (*s, *w)))?;
-        let mut fields = Vec::new();
-        for (op, (_, _, k)) in layout.fields.iter().zip(&widths) {
-            match k {
-                Some(v) => consts.push((op.byte, op.shift, *v)),
-                None => fields.push(*op),
-            }
-        }
-        Some(CalcLayout { layout: Layout { bytes: layout.bytes, fields }, needs, consts })
+        consts.extend(widths.iter().filter_map(|(_, _, k)| *k));
+        Some(CalcLayout { layout, needs, consts })
     }
 
     /// The bytes to hash, in `block[..layout.bytes]`.
     #[inline]
     pub fn fill(&self, hv: &[u64], block: &mut [u8; BLOCK]) {
-        for &(byte, shift, v) in &self.consts {
-            let b = byte as usize;
-            let w = word(block, byte) | (v << shift);
-            block[b..b + 8].copy_from_slice(&w.to_be_bytes());
-        }
-        self.layout.fill(hv, block);
+        let mut consts = self.consts.iter();
+        write_bits(&self.layout.fields, block, |f| match f.slot {
+            CONST => consts.next().copied().unwrap_or(0),
+            s => hv.get(s as usize).copied().unwrap_or(0) & f.mask,
+        });
     }
 }
 
@@ -202,6 +227,37 @@ mod tests {
             }
             bw.finish();
             assert_eq!(a, b, "{widths:?}");
+        }
+    }
+
+    /// A calculation's block (fields and constants interleaved) is the bit
+    /// stream of its inputs in order.
+    #[test]
+    fn calc_block_agrees_with_the_bit_stream() {
+        let mut s = 11u64;
+        for _ in 0..2000 {
+            let n = 1 + (lcg(&mut s) % 10) as usize;
+            let mut input = Vec::new();
+            let mut want = Vec::new();
+            let hv: Vec<u64> = (0..n).map(|_| lcg(&mut s)).collect();
+            let mut bw = BitWriter::new(&mut want);
+            for (i, v) in hv.iter().enumerate() {
+                let width = 1 + (lcg(&mut s) % 64) as u32;
+                if lcg(&mut s) % 3 == 0 {
+                    let k = lcg(&mut s);
+                    input.push(CalcInput::Const { value: vec![k], width });
+                    bw.put(width, k);
+                } else {
+                    input.push(CalcInput::Field(FieldSlot { slot: i as u32, width, signed: false, varbit: false }));
+                    bw.put(width, *v);
+                }
+            }
+            bw.finish();
+            let c = Calculation { algo: crate::hash::Algo::Csum16, input_headers: vec![None; n], input };
+            let Some(cal) = CalcLayout::of(&c) else { continue };
+            let mut block = [0u8; BLOCK];
+            cal.fill(&hv, &mut block);
+            assert_eq!(&block[..cal.layout.bytes as usize], &want[..]);
         }
     }
 
