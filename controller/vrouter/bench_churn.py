@@ -11,7 +11,7 @@ switch). Reported per reload: the controller's CPU milliseconds by phase (read +
 the file, check it against the program, plan + write) and the switch process's; per churn
 second at the soak's pace (2 reloads a second) that is what the churn takes from the machine.
 Memory: the controller's resident set every 10 % of the cycles, and with --tracemalloc the
-Python allocations that grew most from the first tenth of the cycles to the end.
+Python allocations that grew most from half-way to the end.
 The switch is $SWITCH or target/release/p4switch, without ports, on a free loopback port.
 """
 
@@ -122,7 +122,8 @@ def run(churn: Churn, cycles: int, trace: bool = False, switch_pid: int | None =
     rss: list[tuple[int, int]] = [(0, rss_kib())]
     mark = max(1, cycles // 10)
     snap = None
-    if trace:
+    started = trace and not tracemalloc.is_tracing()   # a caller may trace from before the start
+    if started:
         tracemalloc.start()      # one frame: where each block was allocated
     s0 = cpu_seconds(switch_pid) if switch_pid else None
     c0, t0 = time.process_time(), time.monotonic()
@@ -131,9 +132,9 @@ def run(churn: Churn, cycles: int, trace: bool = False, switch_pid: int | None =
             phases.setdefault(k, []).append(v)
         if i % mark == 0:
             rss.append((i, rss_kib()))
-            if trace and i == mark:
-                gc.collect()        # live memory only, not cycles the collector has yet to visit
-                snap = tracemalloc.take_snapshot()
+        if trace and i == cycles // 2:      # the first half lets every route present be one traced
+            gc.collect()                    # live memory only, not cycles the collector has yet to visit
+            snap = tracemalloc.take_snapshot()
     out: dict = {"cycles": cycles, "routes": churn.routes, "step": churn.step,
                  "wall_s": round(time.monotonic() - t0, 2),
                  "controller_cpu_ms_per_reload": round(1000 * (time.process_time() - c0) / cycles, 2),
@@ -146,10 +147,11 @@ def run(churn: Churn, cycles: int, trace: bool = False, switch_pid: int | None =
         end = tracemalloc.take_snapshot()
         mine = (tracemalloc.Filter(False, tracemalloc.__file__),)      # not the first snapshot itself
         snap, end = snap.filter_traces(mine), end.filter_traces(mine)
-        out["traced_kib"] = {"after_first_tenth": round(sum(s.size for s in snap.statistics("filename")) / 1024),
+        out["traced_kib"] = {"half_way": round(sum(s.size for s in snap.statistics("filename")) / 1024),
                              "end": round(sum(s.size for s in end.statistics("filename")) / 1024)}
         out["tracemalloc_top_growth"] = [str(d) for d in end.compare_to(snap, "lineno")[:10]]
-        tracemalloc.stop()
+        if started:
+            tracemalloc.stop()
     return out
 
 
