@@ -1,6 +1,6 @@
 """Route churn through the daemon's reload path (vrouter.bench_churn) against a real p4switch:
 the controller's memory stays flat; what makes a reload cheap (the pipeline files are checked
-again only when they change) keeps working."""
+again only when they change, libyaml parses the description) keeps working."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import shutil
 import tracemalloc
 
 import pytest
+import yaml
 
 from netns import SwitchProc
 from vrouter import config, program
@@ -50,3 +51,10 @@ def test_pipeline_files_read_again_only_when_they_change(tmp_path, vrouter_progr
     p4info.write_text("not a p4info {")
     with pytest.raises(config.ConfigError):
         program.load_schema(net)                             # and a broken one refused, not taken from before
+
+
+def test_description_parsed_by_libyaml():
+    if yaml.__with_libyaml__:                # the pinned PyYAML wheel has it
+        assert config.YAML_LOADER is yaml.CSafeLoader
+    else:                                    # a PyYAML without its C extension still works, slower
+        assert config.YAML_LOADER is yaml.SafeLoader
