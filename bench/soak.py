@@ -123,7 +123,7 @@ def cpu_seconds(dut: P4Switch, churn: Churn) -> dict[str, float]:
     if dut.ctl is not None:
         out["vrouter"] = cputime.process(dut.ctl.pid) or 0.0
     if dut.proc is not None:
-        out |= {f"p4switch {name}": s for name, s in cputime.by_thread_name(dut.proc.pid).items()}
+        out |= {f"p4switch {name}": s for name, s in cputime.by_thread(dut.proc.pid).items()}
     return out
 
 
