@@ -11,9 +11,12 @@ description file gets --updates/4 new /32 routes in 172.16.0.0/12 (via the recei
 host) and loses as many old ones, so `vrouter run` (which re-reads a changed file every
 0.5 s and writes only the difference) makes --updates route writes per second into the
 same LPM table the traffic is routed by. Per window the report gives the frames lost,
-one-way latency percentiles, the route writes the controller made (from its log), and
-the resident memory of the switch and the controller; at the end, memory growth from the
-first churn window to the last, and loss in churn windows against the quiet one.
+one-way latency percentiles, the route writes the controller made (from its log), the
+resident memory of the switch and the controller, and the CPU milliseconds per second each
+party took (the bench's churn thread, the controller, the generator, p4switch per thread
+name: cputime.py; unlike loss, comparable between runs on a busy machine); at the end,
+memory growth from the first churn window to the last, loss in churn windows against the
+quiet one, and the CPU the churn added per party (churn windows' mean minus the quiet one's).
 
 Goals (issue 17): memory growth <= 1 %, no loss attributable to the updates.
 Results: bench/results/<stamp>-soak/ (results.json, report.md). Needs root.
@@ -31,7 +34,7 @@ from pathlib import Path
 
 import yaml
 
-from . import report, rfc2544
+from . import cputime, report, rfc2544
 from .common import main_guard, say
 from .dut import P4Switch, l3_plan
 from .netns import BenchError, Topology
@@ -39,6 +42,9 @@ from .netns import BenchError, Topology
 CHURN_BASE = ipaddress.IPv4Address("172.16.0.0")
 CHURN_PERIOD = 0.5          # s between description rewrites (vrouter run polls the file every 0.5 s)
 ROUTES_KEPT = 1000          # routes present at any time during churn
+# libyaml's emitter when PyYAML has it: the pure-Python one took ~80 ms per 1,000-route
+# description, twice a second, from the same two cores the switch forwards on.
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 WRITES_RE = re.compile(r"event=reconciled .*reason=reload writes=(\d+)")
 
 
@@ -71,6 +77,7 @@ class Churn(threading.Thread):
         self.active = threading.Event()
         self.stop = threading.Event()
         self.steps = 0
+        self.tid: int | None = None     # for its CPU time (cputime.thread)
 
     @staticmethod
     def prefix(n: int) -> str:
@@ -85,10 +92,11 @@ class Churn(threading.Thread):
         sw["routes"] = self.routes(first, last)
         desc["switches"] = {"s1": sw}
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(yaml.safe_dump(desc, sort_keys=False))
+        tmp.write_text(yaml.dump(desc, Dumper=DUMPER, sort_keys=False))
         os.replace(tmp, self.path)      # the daemon never reads half a file
 
     def run(self) -> None:
+        self.tid = threading.get_native_id()
         while not self.stop.is_set():
             if not self.active.wait(0.1):
                 continue
@@ -102,6 +110,21 @@ class Churn(threading.Thread):
 def route_writes(log: Path) -> int:
     """Route writes `vrouter run` reported so far for description reloads."""
     return sum(int(m.group(1)) for m in WRITES_RE.finditer(log.read_text(errors="replace")))
+
+
+def cpu_seconds(dut: P4Switch, churn: Churn) -> dict[str, float]:
+    """CPU seconds so far of every party of the soak (see cputime.py)."""
+    out: dict[str, float] = {}
+    me = os.getpid()
+    if churn.tid is not None:
+        out["bench churn thread"] = cputime.thread(me, churn.tid) or 0.0
+    kids = os.times()
+    out["generator (p4gen)"] = kids.children_user + kids.children_system   # trials are waited for
+    if dut.ctl is not None:
+        out["vrouter"] = cputime.process(dut.ctl.pid) or 0.0
+    if dut.proc is not None:
+        out |= {f"p4switch {name}": s for name, s in cputime.by_thread(dut.proc.pid).items()}
+    return out
 
 
 def run(args) -> dict:
@@ -149,17 +172,20 @@ def run(args) -> dict:
                 else:
                     churn.active.set()
                 writes0, steps0 = route_writes(ctl_log), churn.steps
+                cpu0, t0 = cpu_seconds(dut, churn), time.monotonic()
                 t = rfc2544.trial(flows, args.frame, rate, seconds)
+                cpu = cputime.ms_per_s(cpu0, cpu_seconds(dut, churn), time.monotonic() - t0)
                 row = {"window": k, "churn": not quiet, "seconds": seconds, **asdict(t),
                        "route_writes": route_writes(ctl_log) - writes0, "churn_steps": churn.steps - steps0,
                        "switch_rss_kib": rss_kib(dut.proc.pid) if dut.proc else None,
                        "controller_rss_kib": rss_kib(dut.ctl.pid) if dut.ctl else None,
-                       "loadavg": loadavg()}
+                       "cpu_ms_per_s": cpu, "loadavg": loadavg()}
                 row["route_writes_per_s"] = row["route_writes"] / seconds
                 data["windows"].append(row)
                 say(f"  window {k} ({'churn' if not quiet else 'quiet'}): sent {t.sent} lost {t.lost} "
                     f"p50 {t.lat_p50_us} p99 {t.lat_p99_us} µs, {row['route_writes_per_s']:.0f} route writes/s, "
                     f"switch {row['switch_rss_kib']} KiB, controller {row['controller_rss_kib']} KiB")
+                say("    CPU ms/s: " + ", ".join(f"{k} {v:g}" for k, v in cpu.items() if v))
                 k += 1
         finally:
             if churn:
@@ -184,10 +210,22 @@ def summarize(windows: list[dict]) -> dict:
             first, last = busy[0][f"{who}_rss_kib"], busy[-1][f"{who}_rss_kib"]
             if first and last:
                 out[f"{who}_memory_growth_pct"] = 100.0 * (last - first) / first
+        if quiet and "cpu_ms_per_s" in quiet[0]:
+            base = quiet[0]["cpu_ms_per_s"]
+            parties = sorted({k for w in busy for k in w["cpu_ms_per_s"]})
+            out["churn_cpu_ms_per_s"] = {k: round(sum(w["cpu_ms_per_s"].get(k, 0.0) for w in busy) / len(busy)
+                                                  - base.get(k, 0.0), 1) for k in parties}
         p99 = [w["lat_p99_us"] for w in busy if w.get("lat_p99_us") is not None]
         if len(p99) >= 2:
             out["p99_drift_us"] = p99[-1] - p99[0]
     return out
+
+
+def cpu_table(windows: list[dict]) -> str:
+    """Parties as rows, windows as columns (CPU ms/s)."""
+    parties = sorted({k for w in windows for k in w.get("cpu_ms_per_s", {})})
+    return report.md_table(["party"] + [f"window {w['window']}{' (churn)' if w['churn'] else ''}" for w in windows],
+                           [[k] + [w.get("cpu_ms_per_s", {}).get(k) for w in windows] for k in parties])
 
 
 def write_report(d: Path, data: dict) -> None:
@@ -211,10 +249,17 @@ def write_report(d: Path, data: dict) -> None:
                             w.get("lat_p99_us"), w.get("lat_p999_us"), w["route_writes_per_s"], w["switch_rss_kib"],
                             w["controller_rss_kib"]] for w in data["windows"]]),
           "",
+          "CPU milliseconds per second, per party (cputime.py; the churn thread is the bench's own "
+          "description writer):",
+          "",
+          cpu_table(data["windows"]),
+          "",
           "| summary | value | goal |", "|---|---|---|"]
     goals = {"switch_memory_growth_pct": "<= 1 %", "controller_memory_growth_pct": "<= 1 %",
              "churn_loss_ratio": "= quiet window's", "route_writes_per_s": f">= {st['updates_per_s']}"}
     for k, v in s.items():
+        if isinstance(v, dict):
+            v = ", ".join(f"{party} {ms:+g}" for party, ms in v.items())
         md.append(f"| {k} | {v:.4g} | {goals.get(k, '')} |" if isinstance(v, float) else f"| {k} | {v} | |")
     report.write_md(d, md, [])
 

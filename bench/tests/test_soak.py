@@ -28,6 +28,9 @@ def test_soak_churns_routes_under_traffic(tmp_path):
     for w in windows:
         assert w["sent"] > 0 and w["received"] > 0
         assert w["switch_rss_kib"] and w["controller_rss_kib"]
+        cpu = w["cpu_ms_per_s"]     # CPU per party: the controller and p4switch's worker threads at least
+        assert "vrouter" in cpu and any(k.startswith("p4switch p4switch-w") for k in cpu), cpu
     assert "controller_memory_growth_pct" in data["summary"] or len(busy) < 2
     text = (run / "report.md").read_text()
-    assert "route writes/s" in text and "load average before" in text
+    assert "route writes/s" in text and "load average before" in text and "CPU milliseconds per second" in text
+    assert "vrouter" in data["summary"]["churn_cpu_ms_per_s"]

@@ -355,6 +355,11 @@ def _join(path: str, key: Any) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
+# libyaml's C parser when PyYAML was built with it (the pinned wheel is): the daemon re-reads the
+# whole description on every change, so parsing speed is route-churn CPU.
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load(path: str | Path) -> Network:
     """Read and validate a network description file; raise ConfigError listing every problem."""
     path = Path(path)
@@ -380,7 +385,7 @@ def loads(text: str, file: str = "<string>", base: Path | None = None) -> Networ
 def _parse_yaml(text: str, file: str) -> Any:
     """The YAML document; a key given twice in one mapping is an error naming both lines
     (YAML loaders keep the last one silently)."""
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    loader = YAML_LOADER(text)
     try:
         node = loader.get_single_node()
         if node is None:

@@ -836,8 +836,7 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
         mtime = now
         hup.clear()
         try:
-            new = load(path)
-            check_program(new)
+            new = reload_description(path)
             net = new
             event("reload", file=new.file)
         except ConfigError as exc:
@@ -856,6 +855,13 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
         server[0].shutdown()
     event("stopped")
     return 1 if any(r.failed for r in routers.values()) else 0
+
+
+def reload_description(path: Path) -> Network:
+    """A changed description, read and checked against its program (ConfigError if it is not usable)."""
+    new = load(path)
+    check_program(new)
+    return new
 
 
 def _mtime(path: Path | None) -> float | None:

@@ -16,8 +16,37 @@ from .config import ConfigError, Network, SwitchConfig
 from .desired import Desired, Neighbor, Runtime, desired_state
 
 
+# The last pipeline that loaded and passed, by its files' identity (path, inode, size, mtime): the
+# daemon checks every changed description, twice a second under route churn, and re-parsing the
+# P4Info text and the ~1 MB BMv2 JSON each time was most of a reload's CPU. One entry: nothing grows.
+_last_pipeline: tuple[tuple, P4Schema] | None = None
+
+
+def _identity(*paths: Path) -> tuple | None:
+    out = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        out.append((str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
 def load_schema(net: Network) -> P4Schema:
-    """The P4Info of the description's pipeline, and a device config of its architecture (arch.py)."""
+    """The P4Info of the description's pipeline, and a device config of its architecture (arch.py).
+    Files unchanged since the last call that passed are not read again."""
+    global _last_pipeline
+    ident = _identity(net.p4info, net.device_config)     # before reading: a later change is seen next time
+    if ident is not None and _last_pipeline is not None and _last_pipeline[0] == ident:
+        return _last_pipeline[1]
+    schema = _load_schema(net)
+    if ident is not None:
+        _last_pipeline = (ident, schema)
+    return schema
+
+
+def _load_schema(net: Network) -> P4Schema:
     problems = []
     schema = None
     try:
