@@ -15,6 +15,16 @@ from .rfc2544 import Flow, Search, Settings
 DUTS = {"p4switch": P4Switch, "linux": LinuxKernel, "ovs": OvsNetdev}
 
 
+def output_options(ap: argparse.ArgumentParser, json_file: bool = True) -> None:
+    """--json FILE and --pcap DIR, as every benchmark takes them (issue 19 Must 5)."""
+    if json_file:
+        ap.add_argument("--json", type=Path, metavar="FILE",
+                        help="also write the results (with the machine, load average and git revision) to FILE")
+    ap.add_argument("--pcap", type=Path, metavar="DIR",
+                    help="capture every port of the run (hosts' and switch's interfaces) during its first trial "
+                         "into DIR/<namespace>-<interface>.pcap")
+
+
 def parser(doc: str) -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=doc.strip().splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=doc)
@@ -29,11 +39,7 @@ def parser(doc: str) -> argparse.ArgumentParser:
     ap.add_argument("--repetitions", type=int,
                     help="runs of each point, reported as median and min-max (default: the study's under --full, "
                          "else 1)")
-    ap.add_argument("--json", type=Path, metavar="FILE",
-                    help="also write the results (with the machine, load average and git revision) to FILE")
-    ap.add_argument("--pcap", type=Path, metavar="DIR",
-                    help="capture every port of the run (hosts' and switch's interfaces) during its first trial "
-                         "into DIR/<namespace>-<interface>.pcap")
+    output_options(ap)
     ap.add_argument("--trial-seconds", type=float, help="length of one trial (default 10, standard 2, quick 0.5)")
     ap.add_argument("--resolution", type=float,
                     help="binary search stops at this fraction (default 0.01, standard 0.02, quick 0.1)")

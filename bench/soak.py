@@ -34,8 +34,8 @@ from pathlib import Path
 
 import yaml
 
-from . import cputime, report, rfc2544
-from .common import main_guard, say
+from . import capture, cputime, report, rfc2544
+from .common import main_guard, output_options, say
 from .dut import P4Switch, l3_plan
 from .netns import BenchError, Topology
 
@@ -277,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--search-seconds", type=float, default=2.0, help="trial length of the rate search (default 2)")
     ap.add_argument("--prefix", default="hsk", help="prefix of namespace and interface names (default hsk)")
     ap.add_argument("--out", type=Path, help="results base directory (default bench/results)")
+    output_options(ap)
     args = ap.parse_args(argv)
     if args.window <= 0 or args.duration < 2 * args.window:
         ap.error("--duration must hold at least two windows (a quiet one and a churn one)")
@@ -284,9 +285,10 @@ def main(argv: list[str] | None = None) -> int:
     def go() -> int:
         d = report.new_run("soak", args.out)
         args.workdir = str(d)
+        capture.arm(args.pcap, args.prefix)       # the first trial of the rate search
         t0 = time.monotonic()
         data = run(args)
-        report.finish(d, data, t0, "soak", lambda: write_report(d, data))
+        report.finish(d, data, t0, "soak", lambda: write_report(d, data), args.json)
         return 0
     return main_guard(go)
 

@@ -128,3 +128,14 @@ def test_bench_scale_takes_json_file():
     p = subprocess.run([sys.executable, str(ROOT / "switch" / "runtime" / "bench" / "scale.py"), "--help"],
                        cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 0 and "--json FILE" in p.stdout
+
+
+@pytest.mark.parametrize("command,options", [
+    (["-m", "bench.soak"], ("--json FILE", "--pcap DIR")),
+    ([str(ROOT / "switch" / "p4switch" / "bench" / "vrouter_veth.py")], ("--pcap DIR",)),
+])
+def test_soak_and_the_vrouter_part_of_bench_switch_take_their_output_options(command, options):
+    p = subprocess.run([sys.executable, *command, "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    for opt in options:
+        assert opt in " ".join(p.stdout.split()), (command, opt)

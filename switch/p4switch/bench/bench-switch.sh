@@ -11,7 +11,8 @@
 #      ACL entries) over veth against a Linux bridge, as measured since 2026-11-21.
 # Results: bench/results/switch-<UTC stamp>.{txt,json}. Needs root, `make build`.
 # Option: --json FILE also writes the results there under the header every benchmark's --json
-# carries (machine, load average at start and end, git revision: bench/report.py).
+# carries (machine, load average at start and end, git revision: bench/report.py); --pcap DIR
+# captures every port of the first vrouter.p4 trial (bench/capture.py).
 # Environment: TRIAL_SECONDS (2), HI_PPS (1500000), NS_PREFIX (p4sb), SKIP_INPROCESS=1,
 # WORKERS (1: the fixture runs), VR_WORKERS (1,2), VR_FLOWS (1,2,4), VR_CASES
 # (l2,l3,l3_acl,mpls_push), REPEAT (3), QUICK=1 (a smoke run of every step the test checks in
@@ -21,11 +22,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 json_copy=""
+pcap_dir=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --json) [ $# -ge 2 ] || { echo "bench-switch: --json needs FILE" >&2; exit 2; }
                 json_copy=$(realpath -m "$2"); shift 2 ;;
-        *) echo "bench-switch: unknown option $1 (options: --json FILE)" >&2; exit 2 ;;
+        --pcap) [ $# -ge 2 ] || { echo "bench-switch: --pcap needs DIR" >&2; exit 2; }
+                pcap_dir=$(realpath -m "$2"); shift 2 ;;
+        *) echo "bench-switch: unknown option $1 (options: --json FILE, --pcap DIR)" >&2; exit 2 ;;
     esac
 done
 cargo=${CARGO:-cargo}
@@ -77,6 +81,7 @@ vargs=(--out "$tmp/vrouter.json" --prefix "$p-v" --workers "${VR_WORKERS:-1,2}" 
        --cases "${VR_CASES:-l2,l3,l3_acl,mpls_push}" --repeat "${REPEAT:-3}" --trial-seconds "$trial_s"
        --hi "$hi" --resolution "$precision" --inprocess-seconds "$inproc_s")
 [ "$quick" = 1 ] && vargs+=(--quick)
+[ -n "$pcap_dir" ] && vargs+=(--pcap "$pcap_dir")
 [ "${SKIP_INPROCESS:-0}" = 1 ] && vargs+=(--skip-inprocess)
 "$root/.venv/bin/python" "$here/vrouter_veth.py" "${vargs[@]}" 2>&1 | tee -a "$txt"
 vrouter=$(cat "$tmp/vrouter.json")

@@ -50,7 +50,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from bench import rfc2544  # noqa: E402
+from bench import capture, rfc2544  # noqa: E402
+from bench.common import output_options  # noqa: E402
 from bench.dut import LinuxKernel, P4Switch, l3_plan  # noqa: E402
 from bench.netns import BenchError, Host, Topology, sh  # noqa: E402
 
@@ -442,6 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--inprocess-seconds", type=float, default=2.0)
     ap.add_argument("--skip-inprocess", action="store_true")
     ap.add_argument("--prefix", default="p4vb")
+    output_options(ap, json_file=False)       # bench-switch.sh writes --json with the whole run's results
     args = ap.parse_args(argv)
     workers = [int(x) for x in args.workers.split(",")]
     flows = [int(x) for x in args.flows.split(",")]
@@ -458,6 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report["in_process"] = [] if args.skip_inprocess else in_process(args.inprocess_seconds)
         report["generator"] = generator(args.prefix, flows, args.trial_seconds)
+        capture.arm(args.pcap, f"{args.prefix}-")     # the first trial through the switch, not the generator's
         runs = []
         for case, dut, w, fc in matrix(cases, workers, flows, args.quick):
             runs += measure(case, dut, w, fc, args, workdir, runs)
