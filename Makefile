@@ -165,17 +165,18 @@ soak: build ## vrouter.p4 at 90 % of its zero-loss rate for DURATION s (default 
 bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program (FABRIC=checkout: also fabric-tna's largest profile)
 	$(PY) compiler/bench_compile.py $(if $(FABRIC),--fabric $(FABRIC))
 
-test-fuzz: build ## Deterministic fuzz smoke: 300,000 frames through vrouter.p4 as vrouter configures it, 1,000 P4 mutants through p4compile (10,000 malformed P4Runtime requests run in test-switch)
+test-fuzz: build ## Deterministic fuzz smoke: 300,000 frames through vrouter.p4 as vrouter configures it (coverage line), its coverage test, 1,000 P4 mutants through p4compile (10,000 malformed P4Runtime requests run in test-switch)
 	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
 	$(PY) fuzz/frames.py --frames 300000 --seed 1
+	$(PY) -m pytest -q fuzz/tests
 	$(PY) fuzz/p4_mutants.py --count 1000 --seed 1
 
 FUZZ_SEED ?= $(shell date +%s)
 FUZZ_FRAMES ?= 10000000
 FUZZ_MUTANTS ?= 20000
-fuzz: ## Long fuzz runs from a new seed (FUZZ_SEED): FUZZ_FRAMES frames through vrouter.p4, FUZZ_MUTANTS P4 mutants; findings in build/fuzz/
+fuzz: build-p4 ## Long fuzz runs from a new seed (FUZZ_SEED): FUZZ_FRAMES frames through vrouter.p4 (coverage: what was not reached), FUZZ_MUTANTS P4 mutants; findings in build/fuzz/
 	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
-	$(PY) fuzz/frames.py --frames $(FUZZ_FRAMES) --seed $(FUZZ_SEED) --timeout 36000
+	$(PY) fuzz/frames.py --frames $(FUZZ_FRAMES) --seed $(FUZZ_SEED) --timeout 36000 --verbose
 	$(PY) fuzz/p4_mutants.py --count $(FUZZ_MUTANTS) --seed $(FUZZ_SEED) --coverage
 
 FUZZ_SECONDS ?= 60
