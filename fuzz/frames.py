@@ -38,6 +38,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", action="store_true", help="also list the points of every kind not reached")
     args = ap.parse_args(argv)
     bmv2 = ROOT / "build" / "vrouter.json"
+    for need, how in ((args.binary, "cargo build --release -p p4runtime-server --example fuzz_frames"),
+                      (bmv2, "make build-p4")):
+        if not need.exists():
+            print(f"frames: {need} is missing: run {how}", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory(prefix="fuzz-frames-") as tmp:
         tmpd = Path(tmp)
         cov = tmpd / "coverage.txt"
