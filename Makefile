@@ -180,10 +180,17 @@ fuzz: build-p4 ## Long fuzz runs from a new seed (FUZZ_SEED): FUZZ_FRAMES frames
 	$(PY) fuzz/p4_mutants.py --count $(FUZZ_MUTANTS) --seed $(FUZZ_SEED) --coverage
 
 FUZZ_SECONDS ?= 60
-fuzz-libfuzzer: ## Coverage-guided: the engine's JSON loader and packet path, FUZZ_SECONDS each (cargo-fuzz, needs a nightly toolchain)
-	@command -v cargo-fuzz >/dev/null || $(CARGO) install --locked --quiet cargo-fuzz
+RUSTUP ?= $(shell command -v rustup || echo $(HOME)/.cargo/bin/rustup)
+fuzz-libfuzzer: build-p4 ## Coverage-guided (cargo-fuzz): the engine's JSON loader, and frames through vrouter.p4 as vrouter configures it, FUZZ_SECONDS each; installs nightly and cargo-fuzz if missing
+	@$(RUSTUP) toolchain list 2>/dev/null | grep -q '^nightly' || { \
+	    test -x $(RUSTUP) || { echo "fuzz-libfuzzer: cargo-fuzz needs a nightly Rust toolchain and there is no rustup: install rustup (https://rustup.rs), then run: rustup toolchain install nightly --profile minimal"; exit 2; }; \
+	    echo "fuzz-libfuzzer: cargo-fuzz needs a nightly Rust toolchain (make setup installs stable only); running: rustup toolchain install nightly --profile minimal"; \
+	    $(RUSTUP) toolchain install nightly --profile minimal; }
+	@command -v cargo-fuzz >/dev/null || test -x $(dir $(CARGO))cargo-fuzz || { \
+	    echo "fuzz-libfuzzer: installing cargo-fuzz: cargo install --locked cargo-fuzz"; \
+	    $(CARGO) install --locked --quiet cargo-fuzz; }
 	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run load -- -max_total_time=$(FUZZ_SECONDS) -max_len=20000
-	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run process -- -max_total_time=$(FUZZ_SECONDS)
+	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run process -- -max_total_time=$(FUZZ_SECONDS) -max_len=1602
 
 clean: ## Remove build output (keeps .venv)
 	rm -rf $(BUILD) target
