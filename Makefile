@@ -190,7 +190,9 @@ fuzz-libfuzzer: build-p4 ## Coverage-guided (cargo-fuzz): the engine's JSON load
 	    echo "fuzz-libfuzzer: installing cargo-fuzz: cargo install --locked cargo-fuzz"; \
 	    $(CARGO) install --locked --quiet cargo-fuzz; }
 	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run load -- -max_total_time=$(FUZZ_SECONDS) -max_len=20000
-	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run process -- -max_total_time=$(FUZZ_SECONDS) -max_len=1602
+	@# process: the switch lives across inputs (tables, counters, buffers), so LeakSanitizer's per-input check
+	@# only rescans that heap: -detect_leaks=0 runs 35x more inputs (103 -> 3,607 exec/s, 2026-11-28, load 7)
+	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run process -- -max_total_time=$(FUZZ_SECONDS) -max_len=1602 -detect_leaks=0
 
 clean: ## Remove build output (keeps .venv)
 	rm -rf $(BUILD) target

@@ -28,7 +28,9 @@ fn switch() -> &'static (Arc<Switch>, Mutex<Worker>) {
     })
 }
 
-fuzz_target!(|data: &[u8]| {
+// Set up before the first input, so a missing program is an error, not a
+// crash libFuzzer reports for whatever input ran first.
+fuzz_target!(init: { switch(); }, |data: &[u8]| {
     let (sw, w) = switch();
     let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
     // two bytes of port (0..511: the front ports, the CPU port 255, others)
