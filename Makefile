@@ -192,6 +192,9 @@ fuzz-libfuzzer: build-p4 ## Coverage-guided (cargo-fuzz): the engine's JSON load
 	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run load -- -max_total_time=$(FUZZ_SECONDS) -max_len=20000
 	@# process: the switch lives across inputs (tables, counters, buffers), so LeakSanitizer's per-input check
 	@# only rescans that heap: -detect_leaks=0 runs 35x more inputs (103 -> 3,607 exec/s, 2026-11-28, load 7)
+	@# process starts from fuzz_frames' valid frames (corpus/process is not committed)
+	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
+	target/release/examples/fuzz_frames --write-seeds switch/engine/fuzz/corpus/process
 	cd switch/engine/fuzz && $(CARGO) +nightly fuzz run process -- -max_total_time=$(FUZZ_SECONDS) -max_len=1602 -detect_leaks=0
 
 clean: ## Remove build output (keeps .venv)

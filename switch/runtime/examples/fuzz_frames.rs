@@ -3,7 +3,7 @@
 //! coverage summary; `make test-fuzz`, `make fuzz`).
 //!
 //!     cargo run --release -p p4runtime-server --example fuzz_frames -- \
-//!         [--cpu-port 255] [--frames N] [--seed S] [--coverage FILE]
+//!         [--cpu-port 255] [--frames N] [--seed S] [--coverage FILE] [--write-seeds DIR]
 //!
 //! `fuzz_common/vrouter_switch.rs` configures the switch (`vrouter apply`
 //! with build/vrouter.json). Then it runs N frames in-process through
@@ -186,6 +186,7 @@ fn main() {
             "--frames" => o.frames = value(&a).parse().unwrap_or_else(|_| fail("bad --frames")),
             "--seed" => o.seed = value(&a).parse().unwrap_or_else(|_| fail("bad --seed")),
             "--coverage" => o.coverage = Some(value(&a)),
+            "--write-seeds" => write_seeds(&value(&a)),
             _ => fail(&format!("unknown option {a}")),
         }
     }
@@ -282,6 +283,19 @@ fn run(switch: &Switch, o: &Opts, entries: usize) -> i32 {
         std::fs::write(path, text).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
     }
     (failures > 0) as i32
+}
+
+/// Writes the valid frames as a libFuzzer corpus for the engine's `process`
+/// target (two bytes of ingress port, 1, then the frame) and exits: without
+/// them libFuzzer rarely builds a frame to a router MAC.
+fn write_seeds(dir: &str) -> ! {
+    std::fs::create_dir_all(dir).unwrap_or_else(|e| fail(&format!("{dir}: {e}")));
+    for (i, f) in seeds().iter().enumerate() {
+        let path = format!("{dir}/frame-{i:02}");
+        std::fs::write(&path, [&[0u8, 1][..], f].concat()).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
+    }
+    println!("fuzz_frames: {} seed frames written to {dir}", seeds().len());
+    std::process::exit(0)
 }
 
 /// Most frames kept as seeds for further mutation (bounds memory and keeps
