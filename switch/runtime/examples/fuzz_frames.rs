@@ -1,34 +1,41 @@
-//! Random and mutated frames through whatever program a controller loads:
-//! the packet half of the fuzz smoke (fuzz/frames.py drives it with vrouter.p4
-//! configured by `vrouter apply`).
+//! Random and mutated frames through vrouter.p4 as the controller configures
+//! it: the packet half of the fuzzers (fuzz/frames.py runs it and prints the
+//! coverage summary; `make test-fuzz`, `make fuzz`).
 //!
 //!     cargo run --release -p p4runtime-server --example fuzz_frames -- \
-//!         [--grpc-server-addr 127.0.0.1:0] [--cpu-port 255] [--frames N] [--seed S]
+//!         [--cpu-port 255] [--frames N] [--seed S] [--coverage FILE] [--write-seeds DIR]
 //!
-//! It serves P4Runtime, prints `listening ADDR`, and waits for one line on
-//! standard input (the controller has configured the switch meanwhile). Then
-//! it runs N frames in-process through `Switch::process` on random ingress
-//! ports: a third purely random bytes (0..1600 long), the rest mutations
-//! (bit flips, byte overwrites, insertions, truncation, extension) of valid
-//! frames of every protocol the program parses, addressed to its router MACs
-//! and routes. A panic, a frame that takes longer than 2 s (hang), more than
-//! 64 outputs for one frame, or an output more than 256 bytes longer than its
-//! input is a failure: the frame is written to `fuzz-frame-SEED-N.bin`, and
-//! the exit status is 1. The seed makes runs repeat.
+//! `fuzz_common/vrouter_switch.rs` configures the switch (`vrouter apply`
+//! with build/vrouter.json). Then it runs N frames in-process through
+//! `Switch::process` on random ingress ports: a third purely random bytes
+//! (0..1600 long), the rest mutations (bit flips, byte overwrites,
+//! insertions, truncation, extension) of valid frames of every protocol the
+//! program parses, addressed to its router MACs and routes, and of every
+//! earlier frame that reached new coverage (`fuzz_common/coverage.rs`). A
+//! panic, a frame that takes longer than 2 s (hang), more than 64 outputs for
+//! one frame, or an output more than 256 bytes longer than its input is a
+//! failure: the frame is written to `fuzz-frame-SEED-N.bin`, and the exit
+//! status is 1. The seed makes runs repeat. `--coverage FILE` traces every
+//! frame (several times slower), keeps the frames that reach new points as
+//! seeds, and writes every point reached (and the drop counters' cells that
+//! counted) with counts; without it the run is blind and fast.
 
-use std::io::BufRead;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use p4engine::{Switch, SwitchConfig};
-use p4runtime_server::proto::p4::v1 as p4v1;
-use p4runtime_server::{spawn, ServerOptions};
+use p4engine::Switch;
 
 #[path = "../tests/common/rng.rs"]
 mod rng;
 use rng::Rng;
+#[path = "fuzz_common/coverage.rs"]
+mod coverage;
+use coverage::Coverage;
+#[path = "fuzz_common/vrouter_switch.rs"]
+mod vrouter_switch;
+use vrouter_switch::{repo_root, vrouter_switch};
 
 const ROUTER_MACS: [[u8; 6]; 3] = [[0, 0, 0x5e, 0, 1, 0x0a], [0, 0, 0x5e, 0, 1, 0x14], [0, 0, 0x5e, 0, 1, 0x28]];
 const HOST: [u8; 6] = [0x02, 0, 0, 0, 0x10, 0x0b];
@@ -163,43 +170,27 @@ fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
 }
 
 struct Opts {
-    addr: String,
     cpu_port: u32,
     frames: u64,
     seed: u64,
+    coverage: Option<String>,
 }
 
 fn main() {
-    let mut o = Opts { addr: "127.0.0.1:0".into(), cpu_port: 255, frames: 100_000, seed: 1 };
+    let mut o = Opts { cpu_port: 255, frames: 100_000, seed: 1, coverage: None };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().unwrap_or_else(|| fail(&format!("{name} needs a value")));
         match a.as_str() {
-            "--grpc-server-addr" => o.addr = value(&a),
             "--cpu-port" => o.cpu_port = value(&a).parse().unwrap_or_else(|_| fail("bad --cpu-port")),
             "--frames" => o.frames = value(&a).parse().unwrap_or_else(|_| fail("bad --frames")),
             "--seed" => o.seed = value(&a).parse().unwrap_or_else(|_| fail("bad --seed")),
+            "--coverage" => o.coverage = Some(value(&a)),
+            "--write-seeds" => write_seeds(&value(&a)),
             _ => fail(&format!("unknown option {a}")),
         }
     }
-    let switch = Arc::new(Switch::new(SwitchConfig { cpu_port: Some(o.cpu_port), ..Default::default() }));
-    let tx = Arc::new(|_: u32, _: &[u8]| {});
-    let server = spawn(ServerOptions { addr: o.addr.clone(), ..Default::default() }, switch.clone(), tx)
-        .unwrap_or_else(|e| fail(&e.to_string()));
-    println!("listening {}", server.local_addr());
-    let mut line = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut line);
-    let dev = server.device().clone();
-    let entries = dev
-        .read(&p4v1::ReadRequest {
-            device_id: dev.device_id(),
-            entities: vec![p4v1::Entity {
-                entity: Some(p4v1::entity::Entity::TableEntry(p4v1::TableEntry::default())),
-            }],
-            ..Default::default()
-        })
-        .unwrap_or_else(|e| fail(&format!("no pipeline loaded by the controller: {e}")))
-        .len();
+    let (switch, server, entries) = vrouter_switch(&repo_root(), o.cpu_port).unwrap_or_else(|e| fail(&e));
     let code = run(&switch, &o, entries);
     server.shutdown();
     std::process::exit(code);
@@ -222,10 +213,19 @@ fn run(switch: &Switch, o: &Opts, entries: usize) -> i32 {
             last = now;
         }
     });
-    let seeds = seeds();
+    // Mutations start from the valid frames, then also from every frame that
+    // reached a parser state, lookup, table x action pair or branch first.
+    let mut seeds = seeds();
+    let given = seeds.len();
     let ports: Vec<u32> = (1..=5).chain([0, 6, 64, 255, 511]).collect();
     let mut rng = Rng(o.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let cov = Coverage::default();
+    // Tracing every frame costs most of the time: only with --coverage.
+    let traced = o.coverage.is_some();
     let mut w = switch.new_worker();
+    if traced {
+        cov.attach(&mut w);
+    }
     let (mut outputs, mut failures) = (0u64, 0u32);
     let start = Instant::now();
     for n in 0..o.frames {
@@ -255,15 +255,68 @@ fn run(switch: &Switch, o: &Opts, entries: usize) -> i32 {
             eprintln!("fuzz_frames: frame {n} on port {port}: {why} (saved as {file})");
             if res.is_err() {
                 w = switch.new_worker();
+                if traced {
+                    cov.attach(&mut w);
+                }
             }
+        }
+        if cov.take_new() > 0 && seeds.len() < given + MAX_CORPUS {
+            seeds.push(frame);
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    let points = cov.points();
     println!(
-        "frames: {} through a pipeline with {entries} table entries (seed {}) in {secs:.1} s: {outputs} outputs, {failures} failures",
-        o.frames, o.seed
+        "frames: {} through a pipeline with {entries} table entries (seed {}) in {secs:.1} s ({:.0} exec/s): \
+         {outputs} outputs, {failures} failures; {} coverage points, {} seeds kept",
+        o.frames,
+        o.seed,
+        o.frames as f64 / secs.max(1e-9),
+        points.len(),
+        seeds.len() - given
     );
+    if let Some(path) = &o.coverage {
+        let mut text = format!("execs {}\nseconds {secs:.3}\nseeds {}\n", o.frames, seeds.len() - given);
+        for (point, times) in points.iter().chain(drops(switch).iter()) {
+            text.push_str(&format!("{point}\t{times}\n"));
+        }
+        std::fs::write(path, text).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
+    }
     (failures > 0) as i32
+}
+
+/// Writes the valid frames as a libFuzzer corpus for the engine's `process`
+/// target (two bytes of ingress port, 1, then the frame) and exits: without
+/// them libFuzzer rarely builds a frame to a router MAC.
+fn write_seeds(dir: &str) -> ! {
+    std::fs::create_dir_all(dir).unwrap_or_else(|e| fail(&format!("{dir}: {e}")));
+    for (i, f) in seeds().iter().enumerate() {
+        let path = format!("{dir}/frame-{i:02}");
+        std::fs::write(&path, [&[0u8, 1][..], f].concat()).unwrap_or_else(|e| fail(&format!("{path}: {e}")));
+    }
+    println!("fuzz_frames: {} seed frames written to {dir}", seeds().len());
+    std::process::exit(0)
+}
+
+/// Most frames kept as seeds for further mutation (bounds memory and keeps
+/// the valid frames chosen often).
+const MAX_CORPUS: usize = 2000;
+
+/// "drop ingress|egress INDEX" and packets, for every cell of the program's
+/// drop counters (vrouter.p4: `ingress_drop_counter[reason]`) that counted.
+fn drops(switch: &Switch) -> Vec<(String, u64)> {
+    let Some(p) = switch.program() else { return Vec::new() };
+    let mut v = Vec::new();
+    for c in p.info().counters.iter().filter(|c| c.name.ends_with("drop_counter") && c.direct_table.is_none()) {
+        let dir = if c.name.contains("egress") { "egress" } else { "ingress" };
+        for i in 0..c.size {
+            match switch.counter_read(&c.name, i) {
+                Ok(d) if d.packets > 0 => v.push((format!("drop {dir} {i}"), d.packets)),
+                _ => {}
+            }
+        }
+    }
+    v
 }
 
 fn fail(msg: &str) -> ! {

@@ -1,43 +1,45 @@
-//! Any frame through the L3 + ACL fixture with a few routes: no panic, at most one output.
+//! Any frame through vrouter.p4 as the controller configures it, on any
+//! ingress port: no panic, at most 64 outputs, none more than 256 bytes longer
+//! than the frame (the checks of the fuzz_frames example). The set-up is the
+//! example's (`vrouter apply` with build/vrouter.json, which `make build-p4`
+//! writes), included from the runtime crate rather than copied.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use p4engine::*;
-use std::sync::OnceLock;
+use p4engine::{Switch, Worker};
+use std::sync::{Arc, Mutex, OnceLock};
 
-fn switch() -> &'static Switch {
-    static SW: OnceLock<Switch> = OnceLock::new();
+#[path = "../../../runtime/examples/fuzz_common/vrouter_switch.rs"]
+mod vrouter_switch;
+
+/// The switch and one worker for every input (a worker per input registers
+/// a stats block each time: slower, and memory grows).
+fn switch() -> &'static (Arc<Switch>, Mutex<Worker>) {
+    static SW: OnceLock<(Arc<Switch>, Mutex<Worker>)> = OnceLock::new();
     SW.get_or_init(|| {
-        let sw = Switch::new(SwitchConfig::default());
-        sw.set_program(load_program(include_str!("../../fixtures/l3_acl.json")).expect("fixture"));
-        let route = |p: Vec<u8>, len| TableEntry {
-            key: vec![MatchKey::Lpm(p, len)],
-            action: EntryAction::Action(ActionSpec { action: "MyIngress.set_nhop".into(), params: vec![vec![0, 1]] }),
-            priority: 0,
-            idle_timeout_ns: 0,
-        };
-        let _ = sw.table_insert("MyIngress.ipv4_lpm", route(vec![10, 0, 0, 0], 8));
-        let _ = sw.table_insert("MyIngress.ipv4_lpm", route(vec![0, 0, 0, 0], 0));
-        let _ = sw.table_insert(
-            "MyIngress.nexthop",
-            TableEntry {
-                key: vec![MatchKey::Exact(vec![0, 1])],
-                action: EntryAction::Action(ActionSpec {
-                    action: "MyIngress.set_dmac_port".into(),
-                    params: vec![vec![1; 6], vec![2; 6], vec![0, 3]],
-                }),
-                priority: 0,
-                idle_timeout_ns: 0,
-            },
-        );
-        sw
+        let root = vrouter_switch::repo_root();
+        let (sw, server, entries) = vrouter_switch::vrouter_switch(&root, 255).unwrap_or_else(|e| {
+            eprintln!("process: cannot set up vrouter.p4: {e}");
+            std::process::exit(2)
+        });
+        eprintln!("process: vrouter.p4 with {entries} table entries");
+        server.shutdown(); // the controller is done; frames need only the switch
+        let w = sw.new_worker();
+        (sw, Mutex::new(w))
     })
 }
 
-fuzz_target!(|data: &[u8]| {
-    let sw = switch();
-    let mut w = sw.new_worker();
-    let port = data.first().copied().unwrap_or(0) as u32;
-    let mut n = 0;
-    sw.process(&mut w, port, data.get(1..).unwrap_or(&[]), &mut |_, _| n += 1);
-    assert!(n <= 1);
+// Set up before the first input, so a missing program is an error, not a
+// crash libFuzzer reports for whatever input ran first.
+fuzz_target!(init: { switch(); }, |data: &[u8]| {
+    let (sw, w) = switch();
+    let mut w = w.lock().unwrap_or_else(|e| e.into_inner());
+    // two bytes of port (0..511: the front ports, the CPU port 255, others)
+    let port = u16::from_be_bytes([data.first().copied().unwrap_or(0), data.get(1).copied().unwrap_or(1)]) % 512;
+    let frame = data.get(2..).unwrap_or(&[]);
+    let mut outs = 0usize;
+    sw.process(&mut w, port as u32, frame, &mut |_, f| {
+        outs += 1;
+        assert!(f.len() <= frame.len() + 256, "output of {} bytes from a frame of {}", f.len(), frame.len());
+    });
+    assert!(outs <= 64, "{outs} outputs");
 });
