@@ -31,6 +31,8 @@ mod table;
 mod types;
 
 pub use api::*;
+/// The Internet checksum, for the switch's frame code (one copy in the project).
+pub use hash::{csum16, fold16, ones_sum};
 
 #[cfg(test)]
 mod batch_tests;

@@ -3,7 +3,10 @@
 # two veth ports in a network namespace (vrouter.p4 from build/vrouter.json, P4Runtime on):
 #  - stop: time from SIGTERM to the process's exit, and whether a new switch binds
 #    the same gRPC address at once (RUNS times);
-#  - idle: CPU time (user + system, all threads) of the idle switch over IDLE_SECONDS.
+#  - idle: CPU time (user + system, all threads) of the idle switch over IDLE_SECONDS;
+#  - attached: the stop time again with a controller attached (the venv's P4Runtime
+#    client: primary stream open, vrouter.p4 set with its P4Info, digests configured),
+#    and the status its stream ended with (RUNS times; skipped without .venv).
 # Prints the load average beside them (CPU time of an idle process does not depend on load;
 # wall-clock stop times do). Needs root. Environment: RUNS (5), IDLE_SECONDS (10),
 # SWITCH_ARGS (extra p4switch options, e.g. "--io mmap").
@@ -66,5 +69,64 @@ for i in $(seq 1 "$runs"); do
     c=$(date +%s%N)
     echo "stop $i: exit $(( (b - a) / 1000000 )) ms after SIGTERM; a new switch ready on $addr $(( (c - b) / 1000000 )) ms later"
 done
+
+py=$root/.venv/bin/python
+if [ -x "$py" ]; then
+    # A controller in the switch's namespace; touches $tmp/ready once set up, then
+    # prints how its stream ended.
+    cat > "$tmp/ctl.py" <<'PY'
+import queue, sys
+import grpc
+from google.protobuf import text_format
+from p4.config.v1 import p4info_pb2
+from p4.v1 import p4runtime_pb2 as p, p4runtime_pb2_grpc as g
+addr, json_path, info_path, ready = sys.argv[1:5]
+stub = g.P4RuntimeStub(grpc.insecure_channel(addr))
+q = queue.Queue()
+arb = p.StreamMessageRequest()
+arb.arbitration.device_id = 0
+arb.arbitration.election_id.low = 1
+q.put(arb)
+stream = stub.StreamChannel(iter(q.get, None))
+next(stream)
+info = text_format.Parse(open(info_path).read(), p4info_pb2.P4Info())
+req = p.SetForwardingPipelineConfigRequest(device_id=0, action=p.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
+req.election_id.low = 1
+req.config.p4info.CopyFrom(info)
+req.config.p4_device_config = open(json_path, "rb").read()
+stub.SetForwardingPipelineConfig(req)
+w = p.WriteRequest(device_id=0)
+w.election_id.low = 1
+for d in info.digests:
+    u = w.updates.add(type=p.Update.INSERT)
+    u.entity.digest_entry.digest_id = d.preamble.id
+    u.entity.digest_entry.config.max_list_size = 1
+    u.entity.digest_entry.config.ack_timeout_ns = 10**9
+if w.updates:
+    stub.Write(w)
+open(ready, "w").close()
+try:
+    for _ in stream:
+        pass
+    print("stream ended without a status")
+except grpc.RpcError as e:
+    print(f"stream ended {e.code().name} \"{e.details()}\"")
+PY
+    for i in $(seq 1 "$runs"); do
+        rm -f "$tmp/ready"
+        ip netns exec "$p-sw" "$py" "$tmp/ctl.py" "$addr" "$prog" "${prog%.json}.p4info.txtpb" "$tmp/ready" >"$tmp/ctl" 2>&1 &
+        ctl=$!
+        for _ in $(seq 1 1000); do [ -e "$tmp/ready" ] && break; kill -0 "$ctl" 2>/dev/null || break; sleep 0.01; done
+        [ -e "$tmp/ready" ] || { echo "stop-idle: the controller did not set up: $(cat "$tmp/ctl")" >&2; exit 1; }
+        a=$(date +%s%N)
+        kill -TERM "$pid"
+        wait "$pid" || { echo "stop-idle: exit status $?" >&2; exit 1; }
+        b=$(date +%s%N)
+        pid=""
+        wait "$ctl" || true
+        start
+        echo "attached $i: exit $(( (b - a) / 1000000 )) ms after SIGTERM, controller's $(cat "$tmp/ctl")"
+    done
+fi
 kill -TERM "$pid"; wait "$pid"; pid=""
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -3,7 +3,8 @@
 //! the workers, print the ready line, and stop on SIGINT/SIGTERM (or at the
 //! end of the pcap input) within tens of milliseconds: the signal wakes every
 //! waiting thread through one eventfd, the workers finish their batch, the
-//! server gets [`STOP_GRACE`] to close its streams, captures are flushed.
+//! server ends its streams with UNAVAILABLE and has until [`STOP_GRACE`]
+//! after the signal to stop, captures are flushed.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,8 +21,10 @@ use crate::ports::Ports;
 use crate::worker::{self, Dataplane};
 use crate::{files, grpc, metrics, sys};
 
-/// How long the P4Runtime server may take to close its streams at exit.
-pub const STOP_GRACE: Duration = Duration::from_millis(30);
+/// How long after the stop began the P4Runtime server's threads are waited
+/// for: its grace for requests in flight ([`p4runtime_server::server::STOP_GRACE`],
+/// 30 ms) and its teardown; the ports close meanwhile.
+pub const STOP_GRACE: Duration = Duration::from_millis(50);
 
 /// Reads and loads a BMv2 JSON file; the error names the file and the JSON path.
 pub fn load_file(path: &Path) -> Result<p4engine::Program, String> {

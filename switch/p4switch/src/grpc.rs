@@ -5,9 +5,9 @@
 //! every frame the pipeline sends to the CPU port (packet-in). A watcher
 //! thread logs the digests the `--max-digest-rate` cap drops.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use p4engine::Switch;
 use p4runtime_server::{Device, DigestStats, ServerHandle, ServerOptions, TlsOptions, Transmit};
@@ -23,7 +23,8 @@ pub struct Server {
     /// Where the data plane hands packets sent to the CPU port.
     pub packet_in: Option<PacketInSink>,
     handle: Option<ServerHandle>,
-    stop_watch: Arc<AtomicBool>,
+    /// Dropped to wake and end the digest watcher at once.
+    stop_watch: Option<Sender<()>>,
     watch: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -36,30 +37,37 @@ impl Server {
     /// Starts shutting the server down (it stops listening at once) and
     /// returns a handle to wait for the rest.
     pub fn begin_stop(mut self) -> Stopping {
-        self.stop_watch.store(true, Ordering::Relaxed);
-        if let Some(w) = self.watch.take() {
-            let _ = w.join();
-        }
-        let (done, done_rx) = std::sync::mpsc::channel();
+        let started = Instant::now();
+        // The server first: its streams' final status has the most to do.
+        let (done, done_rx) = channel();
         if let Some(h) = self.handle.take() {
             let _ = std::thread::Builder::new().name("p4rt-stop".into()).spawn(move || {
                 h.shutdown();
                 let _ = done.send(());
             });
         }
-        Stopping(done_rx)
+        drop(self.stop_watch.take());
+        if let Some(w) = self.watch.take() {
+            let _ = w.join();
+        }
+        Stopping { started, done: done_rx }
     }
 }
 
 /// A server that is shutting down.
-pub struct Stopping(std::sync::mpsc::Receiver<()>);
+pub struct Stopping {
+    started: Instant,
+    done: Receiver<()>,
+}
 
 impl Stopping {
-    /// Waits at most `wait` for the server threads (open streams are cut when
-    /// the process exits right after).
-    pub fn wait(self, wait: Duration) {
-        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = self.0.recv_timeout(wait) {
-            log_at!(Level::Debug, "P4Runtime server still closing streams after {wait:?}; not waiting");
+    /// Waits for the server threads until `grace` after the stop began (the
+    /// switch closed its ports meanwhile); what is left (a Write still
+    /// applying) ends with the process.
+    pub fn wait(self, grace: Duration) {
+        let left = grace.saturating_sub(self.started.elapsed());
+        if let Err(RecvTimeoutError::Timeout) = self.done.recv_timeout(left) {
+            log_at!(Level::Debug, "P4Runtime server still stopping {grace:?} after the stop; not waiting");
         }
     }
 }
@@ -93,27 +101,26 @@ pub fn start(
     log_at!(Level::Info, "P4Runtime server listening on {addr}");
     let device = handle.device().clone();
     let _ = slot.set(device.clone());
-    let stop_watch = Arc::new(AtomicBool::new(false));
+    let (stop_watch, stop) = channel();
     let watch = {
-        let (device, stop) = (device.clone(), stop_watch.clone());
+        let device = device.clone();
         std::thread::Builder::new()
             .name("p4rt-digest-log".into())
             .spawn(move || watch_digests(&device, &stop))
             .map_err(|e| format!("digest watcher thread: {e}"))?
     };
     let packet_in: PacketInSink = Arc::new(move |frame: &[u8]| device.packet_in(frame));
-    Ok(Some(Server { addr, packet_in: Some(packet_in), handle: Some(handle), stop_watch, watch: Some(watch) }))
+    Ok(Some(Server { addr, packet_in: Some(packet_in), handle: Some(handle), stop_watch: Some(stop_watch), watch: Some(watch) }))
 }
 
 /// Once a second while the digest cap drops data, a warning with the count;
-/// a summary of every digest at stop.
-fn watch_digests(device: &Device, stop: &AtomicBool) {
+/// a summary of every digest at stop (when `stop`'s sender is dropped, which
+/// wakes it at once).
+fn watch_digests(device: &Device, stop: &Receiver<()>) {
     const PERIOD: Duration = Duration::from_secs(1);
-    const STEP: Duration = Duration::from_millis(50);
     let mut last = device.digest_stats();
-    let mut since = std::time::Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(STEP);
+    let mut since = Instant::now();
+    while let Err(RecvTimeoutError::Timeout) = stop.recv_timeout(PERIOD.saturating_sub(since.elapsed())) {
         if since.elapsed() < PERIOD {
             continue;
         }
@@ -122,7 +129,7 @@ fn watch_digests(device: &Device, stop: &AtomicBool) {
             log_at!(Level::Warn, "{line}");
         }
         last = now;
-        since = std::time::Instant::now();
+        since = Instant::now();
     }
     let s = device.digest_stats();
     if s != (DigestStats { max_rate: s.max_rate, ..Default::default() }) {

@@ -15,6 +15,8 @@
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 
+use p4engine::{csum16, fold16, ones_sum};
+
 use crate::sys::packet::{bind, send_raw, transmit_socket};
 use crate::sys::{ifindex, set_packet_option};
 
@@ -130,7 +132,7 @@ impl SuperFrame {
         let f = &mut self.buf[VNET_HDR_LEN..];
         f[16..18].copy_from_slice(&(ip_len as u16).to_be_bytes());
         f[24..26].copy_from_slice(&[0, 0]);
-        let c = !fold(sum16(&f[14..34]));
+        let c = csum16(&f[14..34]);
         f[24..26].copy_from_slice(&c.to_be_bytes());
         f[38..40].copy_from_slice(&(udp_len as u16).to_be_bytes());
         f[40..42].copy_from_slice(&check.to_be_bytes());
@@ -138,20 +140,9 @@ impl SuperFrame {
     }
 }
 
-fn sum16(b: &[u8]) -> u32 {
-    b.chunks(2).map(|c| u32::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))).sum()
-}
-
-fn fold(mut acc: u32) -> u16 {
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    acc as u16
-}
-
 /// The IPv4 pseudo-header sum of the frame `f` for a UDP length of `udp_len`.
 fn pseudo_header_sum(f: &[u8], udp_len: usize) -> u16 {
-    fold(sum16(&f[26..34]) + 17 + udp_len as u32)
+    fold16(ones_sum(&f[26..34], 0) + 17 + udp_len as u64)
 }
 
 #[cfg(test)]
@@ -185,12 +176,12 @@ mod tests {
         assert_eq!(u16::from_ne_bytes([buf[4], buf[5]]), 18, "gso_size is one frame's payload");
         let f = &buf[VNET_HDR_LEN..];
         assert_eq!(u16::from_be_bytes([f[16], f[17]]), 20 + 8 + 54);
-        assert_eq!(fold(sum16(&f[14..34])), 0xffff, "IPv4 header checksum verifies");
+        assert_eq!(fold16(ones_sum(&f[14..34], 0)), 0xffff, "IPv4 header checksum verifies");
         // The UDP checksum field carries the pseudo-header sum of the whole
         // super-frame, which the kernel adjusts per frame and completes (the
         // veth test checks the frames it cuts).
         assert_eq!(u16::from_be_bytes([f[38], f[39]]), 8 + 54);
-        let seed = fold(sum16(&f[26..34]) + 17 + 62);
+        let seed = fold16(ones_sum(&f[26..34], 0) + 17 + 62);
         assert_eq!(u16::from_be_bytes([f[40], f[41]]), seed);
         for i in 0..3 {
             assert_eq!(f[HEADERS + i * 18 + 6], i as u8, "payload {i} in place");
@@ -207,7 +198,7 @@ mod tests {
         let f = &buf[VNET_HDR_LEN..];
         assert_eq!(f.len(), 60);
         assert_eq!(u16::from_be_bytes([f[16], f[17]]), 46);
-        assert_eq!(fold(sum16(&f[14..34])), 0xffff);
+        assert_eq!(fold16(ones_sum(&f[14..34], 0)), 0xffff);
         assert_eq!(&f[40..42], &[0, 0], "no UDP checksum");
     }
 

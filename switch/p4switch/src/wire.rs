@@ -6,6 +6,9 @@
 //! No function here panics on any input: short or malformed frames are left
 //! unchanged and reported as not fixed.
 
+// The engine's Internet checksum (sum, fold), the project's one copy.
+use p4engine::{fold16, ones_sum};
+
 /// Writes `frame` with the tag (TPID, TCI) inserted after the MAC addresses
 /// into `out`, returning the new length (`None` if `out` is too small or the
 /// frame is shorter than two MAC addresses).
@@ -20,27 +23,6 @@ pub fn insert_vlan(frame: &[u8], tpid: u16, tci: u16, out: &mut [u8]) -> Option<
     Some(frame.len() + 4)
 }
 
-fn sum16(data: &[u8], mut acc: u32) -> u32 {
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        acc = acc.wrapping_add(u16::from_be_bytes([c[0], c[1]]) as u32);
-        if acc > 0xffff_0000 {
-            acc = (acc & 0xffff) + (acc >> 16);
-        }
-    }
-    if let [last] = chunks.remainder() {
-        acc = acc.wrapping_add((*last as u32) << 8);
-    }
-    acc
-}
-
-fn fold(mut acc: u32) -> u16 {
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    acc as u16
-}
-
 /// Where the TCP or UDP checksum of an Ethernet (optionally VLAN-tagged)
 /// IPv4 or IPv6 frame is, and what it covers.
 struct L4 {
@@ -50,7 +32,7 @@ struct L4 {
     l4: usize,
     len: usize,
     /// Sum of the pseudo header (not folded).
-    pseudo: u32,
+    pseudo: u64,
     proto: u8,
 }
 
@@ -72,7 +54,7 @@ fn l4_of(frame: &[u8]) -> Option<L4> {
                 return None;
             }
             let len = total - ihl;
-            (ip[9], l3 + ihl, len, sum16(&ip[12..20], 0) + ip[9] as u32 + len as u32)
+            (ip[9], l3 + ihl, len, ones_sum(&ip[12..20], 0) + ip[9] as u64 + len as u64)
         }
         0x86dd => {
             let ip = frame.get(l3..l3 + 40)?;
@@ -80,7 +62,7 @@ fn l4_of(frame: &[u8]) -> Option<L4> {
             if ip[0] >> 4 != 6 || l3 + 40 + len > frame.len() {
                 return None;
             }
-            (ip[6], l3 + 40, len, sum16(&ip[8..40], 0) + ip[6] as u32 + len as u32)
+            (ip[6], l3 + 40, len, ones_sum(&ip[8..40], 0) + ip[6] as u64 + len as u64)
         }
         _ => return None,
     };
@@ -98,7 +80,7 @@ pub fn complete_l4_checksum(frame: &mut [u8]) -> bool {
     let Some(L4 { csum_at, l4, len, pseudo, proto }) = l4_of(frame) else { return false };
     frame[csum_at] = 0;
     frame[csum_at + 1] = 0;
-    let mut c = !fold(sum16(&frame[l4..l4 + len], pseudo));
+    let mut c = !fold16(ones_sum(&frame[l4..l4 + len], pseudo));
     if proto == 17 && c == 0 {
         c = 0xffff;
     }
@@ -113,7 +95,7 @@ pub fn complete_l4_checksum(frame: &mut [u8]) -> bool {
 /// costs time, never bytes.
 pub fn checksum_left_for_offload(frame: &[u8]) -> bool {
     match l4_of(frame) {
-        Some(l) => frame.get(l.csum_at..l.csum_at + 2).is_some_and(|c| u16::from_be_bytes([c[0], c[1]]) == fold(l.pseudo)),
+        Some(l) => frame.get(l.csum_at..l.csum_at + 2).is_some_and(|c| u16::from_be_bytes([c[0], c[1]]) == fold16(l.pseudo)),
         None => false,
     }
 }
@@ -136,9 +118,9 @@ mod tests {
         let mut f = udp4();
         assert!(complete_l4_checksum(&mut f));
         // Verify: the sum over pseudo header + segment with the checksum folds to 0xffff.
-        let mut acc = sum16(&f[26..34], 0) + 17 + 10;
-        acc = sum16(&f[34..44], acc);
-        assert_eq!(fold(acc), 0xffff);
+        let mut acc = ones_sum(&f[26..34], 0) + 17 + 10;
+        acc = ones_sum(&f[34..44], acc);
+        assert_eq!(fold16(acc), 0xffff);
         let c1 = [f[40], f[41]];
         // Idempotent: recomputing gives the same value.
         assert!(complete_l4_checksum(&mut f));
@@ -166,7 +148,7 @@ mod tests {
         let full = [f[40], f[41]];
         assert!(!checksum_left_for_offload(&f), "a complete checksum is not mistaken for a partial one");
         // What a sender with checksum offload hands over: the pseudo-header sum only.
-        let pseudo = fold(sum16(&f[26..34], 0) + 17 + 10);
+        let pseudo = fold16(ones_sum(&f[26..34], 0) + 17 + 10);
         f[40..42].copy_from_slice(&pseudo.to_be_bytes());
         assert!(checksum_left_for_offload(&f));
         assert!(complete_l4_checksum(&mut f));

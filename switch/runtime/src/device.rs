@@ -1256,6 +1256,16 @@ impl Device {
         self.send_notices(&notices);
     }
 
+    /// Ends every open stream with `status` (the switch is stopping): the
+    /// controller reads it as the stream's final status instead of waiting on
+    /// a stream that never ends. A stream whose buffer is full is cut with
+    /// its connection.
+    pub fn end_streams(&self, status: tonic::Status) {
+        for tx in lock(&self.streams).values() {
+            let _ = tx.try_send(Err(status.clone()));
+        }
+    }
+
     fn send(&self, stream: u64, update: Out) {
         let tx = lock(&self.streams).get(&stream).cloned();
         if let Some(tx) = tx {

@@ -15,6 +15,9 @@
 //! No-panic contract: no request, however malformed, panics the server; bad
 //! input is a gRPC error.
 
+// No unsafe code in this crate, the generated protobuf code included.
+#![forbid(unsafe_code)]
+
 pub mod arbitration;
 pub mod canonical;
 pub mod device;

@@ -2,10 +2,13 @@
 //! the events thread that turns engine digests and idle timeouts into stream
 //! messages.
 
+use std::future::Future;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -19,6 +22,11 @@ use crate::service::Service;
 
 /// Largest gRPC message accepted or sent (BMv2 JSON of big programs, big batches).
 const MAX_MESSAGE: usize = 256 * 1024 * 1024;
+
+/// After a stop, how long requests in flight (a Write still applying) have to
+/// answer before their connections are dropped: short, as a stopping switch
+/// must be gone within 100 ms (issue 17).
+pub const STOP_GRACE: Duration = Duration::from_millis(30);
 
 /// TLS settings (`--grpc-server-ssl` and friends). PEM files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -108,11 +116,16 @@ impl ServerHandle {
         self.device.packet_in(frame)
     }
 
-    /// Stops serving, closes all streams and joins the server threads.
+    /// Stops serving: closes the listening socket at once, ends every
+    /// StreamChannel with UNAVAILABLE "switch shutting down", gives requests
+    /// in flight [`STOP_GRACE`], drops the connections and joins the threads.
     pub fn shutdown(mut self) {
         if let Some(s) = self.stop.take() {
             let _ = s.send(true);
         }
+        // Streams never end on their own; the graceful stop would wait for
+        // them until the hard cut.
+        self.device.end_streams(tonic::Status::unavailable("switch shutting down"));
         self.stop_events.store(true, Ordering::Relaxed);
         for t in self.threads.drain(..) {
             let _ = t.join();
@@ -184,14 +197,14 @@ pub fn spawn_with_routes(
                     .max_decoding_message_size(MAX_MESSAGE)
                     .max_encoding_message_size(MAX_MESSAGE);
                 let _ = ready_tx.send(Ok(()));
-                let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-                let mut graceful = stop_rx.clone();
+                let incoming = Incoming { listener: Some(listener), stop: Box::pin(stopped(stop_rx.clone())) };
+                // The stop ends `incoming`, which starts tonic's graceful
+                // shutdown (this signal only asks for one); a signal of its
+                // own could win the race and keep the listener open.
+                let serve = builder.add_routes(extra).add_service(svc).serve_with_incoming_shutdown(incoming, std::future::pending());
                 let mut hard = stop_rx;
-                let serve = builder.add_routes(extra).add_service(svc).serve_with_incoming_shutdown(incoming, async move {
-                    let _ = graceful.wait_for(|s| *s).await;
-                });
-                // Open StreamChannels never end on their own: after a stop,
-                // give requests in flight a moment, then drop the connections.
+                // After a stop, give requests in flight a moment, then drop
+                // the connections.
                 tokio::select! {
                     result = serve => {
                         if let Err(e) = result {
@@ -200,11 +213,13 @@ pub fn spawn_with_routes(
                     }
                     _ = async move {
                         let _ = hard.wait_for(|s| *s).await;
-                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        tokio::time::sleep(STOP_GRACE).await;
                     } => {}
                 }
             });
-            runtime.shutdown_timeout(Duration::from_millis(200));
+            // Without waiting for a Write still applying on the blocking
+            // pool: it cannot be interrupted, and its client is gone.
+            runtime.shutdown_background();
         })
         .map_err(|e| ServerError(format!("cannot start the gRPC thread: {e}")))?;
     match ready_rx.recv() {
@@ -223,6 +238,33 @@ pub fn spawn_with_routes(
             .map_err(|e| ServerError(format!("cannot start the events thread: {e}")))?
     };
     Ok(ServerHandle { device, local_addr, stop: Some(stop_tx), stop_events, threads: vec![grpc, events] })
+}
+
+/// Resolves once a stop is sent (or the handle is gone).
+async fn stopped(mut stop: tokio::sync::watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
+}
+
+/// The accepted connections until a stop, when the listening socket is
+/// closed at once: tonic keeps its incoming stream until the last connection
+/// ends, and a new switch could not bind the address meanwhile.
+struct Incoming {
+    listener: Option<tokio::net::TcpListener>,
+    stop: Pin<Box<dyn Future<Output = ()> + Send>>,
+}
+
+impl tokio_stream::Stream for Incoming {
+    type Item = std::io::Result<tokio::net::TcpStream>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.listener.is_some() && self.stop.as_mut().poll(cx).is_ready() {
+            self.listener = None;
+        }
+        match &self.listener {
+            Some(l) => l.poll_accept(cx).map(|r| Some(r.map(|(conn, _)| conn))),
+            None => Poll::Ready(None),
+        }
+    }
 }
 
 /// Digest batching and idle-timeout sweeps until `stop` is set.

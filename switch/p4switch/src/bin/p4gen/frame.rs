@@ -10,6 +10,8 @@
 //! all big-endian. The rest of a larger frame is zeros. [`Probe::parse`]
 //! accepts any byte slice and returns `None` for anything that is not a probe.
 
+use p4engine::csum16;
+
 use crate::options::Opts;
 
 pub const MAGIC: &[u8; 4] = b"P4GN";
@@ -36,7 +38,7 @@ pub fn template(o: &Opts, tag: u16) -> Vec<u8> {
     ip[9] = 17;
     ip[12..16].copy_from_slice(&o.src_ip);
     ip[16..20].copy_from_slice(&o.dst_ip);
-    let csum = ipv4_checksum(ip);
+    let csum = csum16(ip);
     ip[10..12].copy_from_slice(&csum.to_be_bytes());
     f[34..36].copy_from_slice(&1024u16.to_be_bytes());
     f[36..38].copy_from_slice(&2048u16.to_be_bytes());
@@ -45,14 +47,6 @@ pub fn template(o: &Opts, tag: u16) -> Vec<u8> {
     f[MAGIC_OFF..TAG_OFF].copy_from_slice(MAGIC);
     f[TAG_OFF..SEQ_OFF].copy_from_slice(&tag.to_be_bytes());
     f
-}
-
-fn ipv4_checksum(hdr: &[u8]) -> u16 {
-    let mut acc: u32 = hdr.chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]) as u32).sum();
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    !(acc as u16)
 }
 
 /// Writes the sequence number and send time into a frame made from [`template`].
@@ -162,7 +156,7 @@ mod tests {
         assert_eq!(f.len(), 1514);
         assert_eq!(&f[12..14], &[0x08, 0x00]);
         assert_eq!(u16::from_be_bytes([f[16], f[17]]), 1500, "IPv4 total length");
-        assert_eq!(ipv4_checksum(&f[14..34]), 0, "header checksum verifies");
+        assert_eq!(csum16(&f[14..34]), 0, "header checksum verifies");
         assert_eq!(u16::from_be_bytes([f[38], f[39]]), 1480, "UDP length");
         assert_eq!(&f[26..30], &[10, 0, 0, 1]);
     }
