@@ -310,7 +310,7 @@ pub fn run(dp: &Dataplane, io: WorkerIo, stop: &AtomicBool) -> WorkerIo {
                 // (counting it cost a getsockopt per wake-up in the packet modes).
                 woke[k] = false;
                 empty[k] = 0;
-                busy |= !syscall_looks || count >= sys::TX_BATCH as u64; // a full recvmmsg batch: more may wait
+                busy |= !syscall_looks || count >= sys::RX_BATCH as u64; // a full recvmmsg batch: more may wait
             } else if std::mem::take(&mut woke[k]) {
                 empty[k] += 1;
                 if let Some(e) = r.take_error() {

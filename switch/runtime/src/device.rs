@@ -1416,7 +1416,8 @@ impl Device {
     }
 
     // ------------------------------------------------------------------
-    // Digests and idle timeouts (driven by the events thread)
+    // Digests and idle timeouts (driven by the server's p4rt-events and
+    // p4rt-idle threads; only the idle sweep takes the books a Write holds)
     // ------------------------------------------------------------------
 
     fn send_list(&self, l: ListOut) {
@@ -1485,6 +1486,8 @@ impl Device {
     }
 
     /// Sends IdleTimeoutNotifications for entries whose idle timeout elapsed.
+    /// Waits for a Write in progress (the entries' books): call it from a
+    /// thread that does not also take digests.
     pub fn pump_idle(&self) {
         let Some(p) = self.pipeline() else { return };
         let expired = self.switch.expired_entries();

@@ -1,6 +1,6 @@
 //! Running the server: options (address, TLS), the tokio runtime thread, and
-//! the events thread that turns engine digests and idle timeouts into stream
-//! messages.
+//! the two threads that turn engine events into stream messages: digests and
+//! idle timeouts.
 
 use std::future::Future;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -127,6 +127,9 @@ impl ServerHandle {
         // them until the hard cut.
         self.device.end_streams(tonic::Status::unavailable("switch shutting down"));
         self.stop_events.store(true, Ordering::Relaxed);
+        for t in &self.threads {
+            t.thread().unpark(); // the idle sweep sleeps parked between sweeps
+        }
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
@@ -134,7 +137,8 @@ impl ServerHandle {
 }
 
 /// Starts the P4Runtime server for `switch` on its own threads (a tokio
-/// runtime thread and an events thread) and returns once it listens.
+/// runtime thread, a digest thread and an idle-timeout thread) and returns
+/// once it listens.
 /// `transmit` sends frames produced by packet-out to ports; frames for the
 /// CPU port become packet-ins.
 pub fn spawn(opts: ServerOptions, switch: Arc<Switch>, transmit: Transmit) -> Result<ServerHandle, ServerError> {
@@ -229,15 +233,16 @@ pub fn spawn_with_routes(
     }
 
     let stop_events = Arc::new(AtomicBool::new(false));
-    let events = {
-        let dev = device.clone();
-        let stop = stop_events.clone();
+    let thread = |name: &str, body: fn(&Device, &AtomicBool)| {
+        let (dev, stop) = (device.clone(), stop_events.clone());
         std::thread::Builder::new()
-            .name("p4rt-events".into())
-            .spawn(move || events_loop(&dev, &stop))
-            .map_err(|e| ServerError(format!("cannot start the events thread: {e}")))?
+            .name(name.into())
+            .spawn(move || body(&dev, &stop))
+            .map_err(|e| ServerError(format!("cannot start the {name} thread: {e}")))
     };
-    Ok(ServerHandle { device, local_addr, stop: Some(stop_tx), stop_events, threads: vec![grpc, events] })
+    let digests = thread("p4rt-events", digests_loop)?;
+    let idle = thread("p4rt-idle", idle_loop)?;
+    Ok(ServerHandle { device, local_addr, stop: Some(stop_tx), stop_events, threads: vec![grpc, digests, idle] })
 }
 
 /// Resolves once a stop is sent (or the handle is gone).
@@ -267,11 +272,11 @@ impl tokio_stream::Stream for Incoming {
     }
 }
 
-/// Digest batching and idle-timeout sweeps until `stop` is set.
-fn events_loop(dev: &Device, stop: &AtomicBool) {
-    const IDLE_SWEEP: Duration = Duration::from_millis(100);
+/// Digest batching until `stop` is set. Nothing here waits for a lock a Write
+/// holds, so digests keep flowing while a big Write applies (issue 17): the
+/// engine's queue does not overflow because the controller is writing.
+fn digests_loop(dev: &Device, stop: &AtomicBool) {
     const MAX_WAIT: Duration = Duration::from_millis(20);
-    let mut last_sweep = std::time::Instant::now();
     while !stop.load(Ordering::Relaxed) {
         let next = dev.pump_digests();
         let wait = match next {
@@ -281,11 +286,20 @@ fn events_loop(dev: &Device, stop: &AtomicBool) {
         if !wait.is_zero() {
             dev.switch().wait_digests(wait);
         }
-        if last_sweep.elapsed() >= IDLE_SWEEP {
-            last_sweep = std::time::Instant::now();
-            if dev.has_idle_tables() {
-                dev.pump_idle();
-            }
+    }
+}
+
+/// Idle-timeout sweeps until `stop` is set. A thread of its own because a
+/// notification is encoded with the write-side books, which a Write holds
+/// while it applies: the sweep may wait a Write out, the digests must not.
+/// The engine reports each expiry once, and only this thread takes them, so
+/// none is lost or sent twice.
+fn idle_loop(dev: &Device, stop: &AtomicBool) {
+    const IDLE_SWEEP: Duration = Duration::from_millis(100);
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::park_timeout(IDLE_SWEEP); // an early wake-up only sweeps early
+        if !stop.load(Ordering::Relaxed) && dev.has_idle_tables() {
+            dev.pump_idle();
         }
     }
 }

@@ -21,7 +21,7 @@ pub mod txring;
 pub mod xsk;
 
 pub use bpf::{BpfLink, BpfMap, BpfProgram, XdpAttachMode};
-pub use packet::{Fanout, PacketSocket, RecvBatch, SocketOptions, TxBatch, TX_BATCH};
+pub use packet::{Fanout, PacketSocket, RecvBatch, SocketOptions, TxBatch, RX_BATCH, TX_BATCH};
 pub use rxring::{RxBlock, RxFrame, RxLayout};
 pub use xsk::{UmemShared, XskSocket};
 

@@ -37,8 +37,10 @@ const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
 const PACKET_FANOUT_HASH: u32 = 0;
 const PACKET_FANOUT_FLAG_UNIQUEID: u32 = 0x2000;
 
-/// Frames per `sendmmsg`/`recvmmsg` batch.
+/// Frames per `sendmmsg` batch (a [`TxBatch`]).
 pub const TX_BATCH: usize = 64;
+/// Frames per `recvmmsg` on a socket without a ring (a [`RecvBatch`]).
+pub const RX_BATCH: usize = 64;
 /// Bytes per transmit ring slot; larger frames are sent with a plain `send`.
 const TX_RING_FRAME_SIZE: u32 = 2048;
 /// Receive buffer per frame of a ring-less port's queue. The kernel charges
@@ -377,13 +379,13 @@ impl PacketSocket {
     }
 
     /// Receives the frames waiting on a socket without a ring (at most
-    /// [`TX_BATCH`]) into `batch`, without blocking; returns how many.
+    /// [`RX_BATCH`]) into `batch`, without blocking; returns how many.
     pub fn recv_batch(&self, batch: &mut RecvBatch) -> io::Result<usize> {
         batch.count = 0;
-        let mut iovs: [libc::iovec; TX_BATCH] = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; TX_BATCH];
+        let mut iovs: [libc::iovec; RX_BATCH] = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; RX_BATCH];
         // SAFETY: mmsghdr is plain data; all-zero is a valid value.
-        let mut msgs: [libc::mmsghdr; TX_BATCH] = unsafe { std::mem::zeroed() };
-        for i in 0..TX_BATCH {
+        let mut msgs: [libc::mmsghdr; RX_BATCH] = unsafe { std::mem::zeroed() };
+        for i in 0..RX_BATCH {
             iovs[i].iov_base = batch.buf[i * RECV_SLOT..].as_mut_ptr() as *mut libc::c_void;
             iovs[i].iov_len = RECV_SLOT;
             msgs[i].msg_hdr.msg_iov = &mut iovs[i];
@@ -394,7 +396,7 @@ impl PacketSocket {
         let r = loop {
             // SAFETY: msgs point to iovecs and control buffers inside `batch`, all live for the call.
             let r = unsafe {
-                libc::recvmmsg(self.fd.as_raw_fd(), msgs.as_mut_ptr(), TX_BATCH as libc::c_uint, libc::MSG_DONTWAIT | libc::MSG_TRUNC, std::ptr::null_mut())
+                libc::recvmmsg(self.fd.as_raw_fd(), msgs.as_mut_ptr(), RX_BATCH as libc::c_uint, libc::MSG_DONTWAIT | libc::MSG_TRUNC, std::ptr::null_mut())
             };
             if r >= 0 {
                 break r as usize;
@@ -463,7 +465,7 @@ struct RecvMeta {
 pub struct RecvBatch {
     buf: Vec<u8>,
     ctrl: Vec<u8>,
-    meta: [RecvMeta; TX_BATCH],
+    meta: [RecvMeta; RX_BATCH],
     count: usize,
 }
 
@@ -475,7 +477,7 @@ impl Default for RecvBatch {
 
 impl RecvBatch {
     pub fn new() -> RecvBatch {
-        RecvBatch { buf: vec![0; RECV_SLOT * TX_BATCH], ctrl: vec![0; CTRL_LEN * TX_BATCH], meta: [RecvMeta::default(); TX_BATCH], count: 0 }
+        RecvBatch { buf: vec![0; RECV_SLOT * RX_BATCH], ctrl: vec![0; CTRL_LEN * RX_BATCH], meta: [RecvMeta::default(); RX_BATCH], count: 0 }
     }
     /// Frames received by the last call.
     pub fn len(&self) -> usize {

@@ -14,7 +14,9 @@ pub const ELECTION: Option<p4v1::Uint128> = Some(p4v1::Uint128 { high: 0, low: 1
 pub struct Primary {
     pub client: P4RuntimeClient<Channel>,
     _requests: tokio::sync::mpsc::Sender<p4v1::StreamMessageRequest>,
-    _stream: tonic::Streaming<p4v1::StreamMessageResponse>,
+    /// The arbitration stream: digests, idle-timeout notifications and
+    /// packet-ins arrive here.
+    pub stream: tonic::Streaming<p4v1::StreamMessageResponse>,
 }
 
 impl Primary {
@@ -45,7 +47,7 @@ impl Primary {
             })
             .await
             .expect("set pipeline");
-        Primary { client, _requests: tx, _stream: stream }
+        Primary { client, _requests: tx, stream }
     }
 }
 
