@@ -36,8 +36,8 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::netns::*;
+use common::hosts::*;
 use common::*;
-use p4runtime_server::proto::p4::config::v1 as cfg;
 use p4runtime_server::proto::p4::v1 as p4v1;
 use p4v1::stream_message_response::Update as Out;
 use p4switch::admin::{DigestReply, GetDigestsRequest};
@@ -46,9 +46,6 @@ use serde_json::json;
 
 const A: [u8; 6] = [0x02, 0, 0, 0, 0, 0xaa];
 const B: [u8; 6] = [0x02, 0, 0, 0, 0, 0xbb];
-const NOACTION: u32 = 21_257_015;
-const HOSTS: u32 = 40_000_001;
-const DIGEST: u32 = 385_000_001;
 /// Entries of the bulk Write (a second or more of the server's time).
 const BULK: u32 = 400_000;
 /// `hosts` entries with idle timeouts, 100 ms apart, written before the bulk
@@ -103,52 +100,6 @@ fn storm_prog() -> serde_json::Value {
     p.j
 }
 
-fn preamble(id: u32, name: &str) -> Option<cfg::Preamble> {
-    Some(cfg::Preamble { id, name: name.into(), alias: name.into(), ..Default::default() })
-}
-
-/// P4Info: `hosts` (with idle timeout) and its NoAction, the digest.
-fn p4info() -> cfg::P4Info {
-    cfg::P4Info {
-        actions: vec![cfg::Action { preamble: preamble(NOACTION, "NoAction"), params: vec![] }],
-        tables: vec![cfg::Table {
-            preamble: preamble(HOSTS, "MyIngress.hosts"),
-            match_fields: vec![cfg::MatchField {
-                id: 1,
-                name: "ethernet.dstAddr".into(),
-                bitwidth: 48,
-                r#match: Some(cfg::match_field::Match::MatchType(cfg::match_field::MatchType::Exact as i32)),
-                ..Default::default()
-            }],
-            action_refs: vec![cfg::ActionRef { id: NOACTION, ..Default::default() }],
-            size: 1 << 20,
-            idle_timeout_behavior: cfg::table::IdleTimeoutBehavior::NotifyControl as i32,
-            ..Default::default()
-        }],
-        digests: vec![cfg::Digest { preamble: preamble(DIGEST, "learn_t"), type_spec: None }],
-        ..Default::default()
-    }
-}
-
-fn host(i: u32, idle_timeout_ns: i64) -> p4v1::Update {
-    let b = i.to_be_bytes();
-    let te = p4v1::TableEntry {
-        table_id: HOSTS,
-        r#match: vec![p4v1::FieldMatch {
-            field_id: 1,
-            field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact {
-                value: vec![0x06, 0, b[0], b[1], b[2], b[3]],
-            })),
-        }],
-        action: Some(p4v1::TableAction {
-            r#type: Some(p4v1::table_action::Type::Action(p4v1::Action { action_id: NOACTION, params: vec![] })),
-        }),
-        idle_timeout_ns,
-        ..Default::default()
-    };
-    insert(p4v1::entity::Entity::TableEntry(te))
-}
-
 fn insert(entity: p4v1::entity::Entity) -> p4v1::Update {
     p4v1::Update { r#type: p4v1::update::Type::Insert as i32, entity: Some(p4v1::Entity { entity: Some(entity) }) }
 }
@@ -160,7 +111,7 @@ fn replica(port: u32, instance: u32) -> p4v1::Replica {
 /// As a controller: primary; the pipeline (the switch's program with the
 /// P4Info); multicast group 1 = two copies to port 2 (rid 0 and 1).
 async fn primary(addr: &str, json: String) -> p4rt::Primary {
-    let mut primary = p4rt::Primary::with_pipeline(addr, p4info(), json.into_bytes()).await;
+    let mut primary = p4rt::Primary::with_pipeline(addr, hosts_p4info(true), json.into_bytes()).await;
     let group = p4v1::PacketReplicationEngineEntry {
         r#type: Some(p4v1::packet_replication_engine_entry::Type::MulticastGroupEntry(p4v1::MulticastGroupEntry {
             multicast_group_id: 1,
@@ -220,7 +171,7 @@ async fn reading_controller(addr: String, json: String, storm: mpsc::Sender<()>,
     let mut primary = primary(&addr, json).await;
     let p4rt::Primary { client, stream, .. } = &mut primary;
     let config = p4v1::digest_entry::Config { max_timeout_ns: 5_000_000, max_list_size: 0, ack_timeout_ns: 0 };
-    let digest = p4v1::DigestEntry { digest_id: DIGEST, config: Some(config) };
+    let digest = p4v1::DigestEntry { digest_id: LEARN, config: Some(config) };
     client.write(p4rt::write(vec![insert(p4v1::entity::Entity::DigestEntry(digest))])).await.expect("digest entry");
     let idle_hosts = (0..IDLE_HOSTS).map(|i| host(i, 100_000_000 * (i as i64 + 1))).collect();
     client.write(p4rt::write(idle_hosts)).await.expect("hosts with idle timeouts");

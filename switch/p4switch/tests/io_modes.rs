@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::netns::*;
+use common::hosts::*;
 use common::*;
 
 const A: [u8; 6] = [0x02, 0, 0, 0, 0, 0xaa];
@@ -171,10 +172,6 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-const NOACTION: u32 = 21_257_015;
-const HOSTS: u32 = 40_000_001;
-const LEARN: u32 = 385_000_001;
-
 /// Ports 1 <-> 2, and every frame raises a digest of its source MAC (a
 /// learning switch's traffic); then `hosts` (exact destination MAC,
 /// NoAction), which the controller fills.
@@ -191,45 +188,6 @@ fn learning_cross_connect() -> serde_json::Value {
     p.j["pipelines"][0]["tables"].as_array_mut().unwrap().last_mut().unwrap()["max_size"] = serde_json::json!(1 << 20);
     p.init(0, "MyIngress.t_learn");
     p.j
-}
-
-fn learning_p4info() -> p4runtime_server::proto::p4::config::v1::P4Info {
-    use p4runtime_server::proto::p4::config::v1 as cfg;
-    let preamble = |id: u32, name: &str| Some(cfg::Preamble { id, name: name.into(), alias: name.into(), ..Default::default() });
-    cfg::P4Info {
-        actions: vec![cfg::Action { preamble: preamble(NOACTION, "NoAction"), params: vec![] }],
-        tables: vec![cfg::Table {
-            preamble: preamble(HOSTS, "MyIngress.hosts"),
-            match_fields: vec![cfg::MatchField {
-                id: 1,
-                name: "ethernet.dstAddr".into(),
-                bitwidth: 48,
-                r#match: Some(cfg::match_field::Match::MatchType(cfg::match_field::MatchType::Exact as i32)),
-                ..Default::default()
-            }],
-            action_refs: vec![cfg::ActionRef { id: NOACTION, ..Default::default() }],
-            size: 1 << 20,
-            ..Default::default()
-        }],
-        digests: vec![cfg::Digest { preamble: preamble(LEARN, "learn_t"), type_spec: None }],
-        ..Default::default()
-    }
-}
-
-/// An insert of `hosts` entry `i`.
-fn host(i: u32) -> p4runtime_server::proto::p4::v1::Update {
-    use p4runtime_server::proto::p4::v1 as p4v1;
-    let b = i.to_be_bytes();
-    let te = p4v1::TableEntry {
-        table_id: HOSTS,
-        r#match: vec![p4v1::FieldMatch {
-            field_id: 1,
-            field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact { value: vec![0x06, 0, b[0], b[1], b[2], b[3]] })),
-        }],
-        action: Some(p4v1::TableAction { r#type: Some(p4v1::table_action::Type::Action(p4v1::Action { action_id: NOACTION, params: vec![] })) }),
-        ..Default::default()
-    };
-    p4v1::Update { r#type: p4v1::update::Type::Insert as i32, entity: Some(p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(te)) }) }
 }
 
 /// What a controller saw of a switch stopped under it.
@@ -267,7 +225,7 @@ fn controller(ns: String, addr: String, json: String, bulk: u32, digests: Arc<At
                 device_id: 0,
                 election_id: election,
                 action: p4v1::set_forwarding_pipeline_config_request::Action::VerifyAndCommit as i32,
-                config: Some(p4v1::ForwardingPipelineConfig { p4info: Some(learning_p4info()), p4_device_config: json.into_bytes(), cookie: None }),
+                config: Some(p4v1::ForwardingPipelineConfig { p4info: Some(hosts_p4info(false)), p4_device_config: json.into_bytes(), cookie: None }),
                 ..Default::default()
             })
             .await
@@ -298,7 +256,7 @@ fn controller(ns: String, addr: String, json: String, bulk: u32, digests: Arc<At
                 .expect("connect")
                 .max_encoding_message_size(256 << 20);
             let writer = async {
-                let updates: Vec<p4v1::Update> = (0..bulk).map(host).collect();
+                let updates: Vec<p4v1::Update> = (0..bulk).map(|i| host(i, 0)).collect();
                 let _ = tokio::task::spawn_blocking(move || go.recv()).await;
                 let r = c2.write(p4v1::WriteRequest { device_id: 0, election_id: election, updates, ..Default::default() }).await;
                 r.map(|_| ())

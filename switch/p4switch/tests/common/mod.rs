@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use p4switch::pcap;
 
+pub mod hosts;
 pub mod netns;
 pub mod p4rt;
 
