@@ -139,3 +139,12 @@ def test_soak_and_the_vrouter_part_of_bench_switch_take_their_output_options(com
     assert p.returncode == 0, p.stderr
     for opt in options:
         assert opt in " ".join(p.stdout.split()), (command, opt)
+
+
+def test_stop_idle_sh_takes_json_file():
+    """make bench-stop-idle's script: --json FILE is its one option (the run itself needs root)."""
+    script = ROOT / "switch" / "p4switch" / "bench" / "stop-idle.sh"
+    p = subprocess.run(["bash", str(script), "--bogus"], capture_output=True, text=True)
+    assert p.returncode == 2 and "options: --json FILE" in p.stderr
+    p = subprocess.run(["bash", str(script), "--json"], capture_output=True, text=True)
+    assert p.returncode == 2 and "--json needs FILE" in p.stderr

@@ -9,7 +9,8 @@
 #    and the status its stream ended with (RUNS times; skipped without .venv).
 # Prints the load average beside them (CPU time of an idle process does not depend on load;
 # wall-clock stop times do). Needs root. Environment: RUNS (5), IDLE_SECONDS (10),
-# SWITCH_ARGS (extra p4switch options, e.g. "--io mmap").
+# SWITCH_ARGS (extra p4switch options, e.g. "--io mmap"). Option: --json FILE also writes the
+# figures there under the header every benchmark's --json carries (bench/report.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -19,6 +20,13 @@ runs=${RUNS:-5}
 idle_s=${IDLE_SECONDS:-10}
 p=${NS_PREFIX:-p4si}
 addr=127.0.0.1:${GRPC_PORT:-19559}
+json_copy=""
+case "${1:-}" in
+    "") ;;
+    --json) [ $# -ge 2 ] || { echo "stop-idle: --json needs FILE" >&2; exit 2; }
+            json_copy=$(realpath -m "$2") ;;
+    *) echo "stop-idle: unknown option $1 (options: --json FILE)" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d)
 pid=""
 cleanup() {
@@ -50,6 +58,8 @@ start() {
 cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }'; }
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$json_copy" ]; then (cd "$root" && python3 -m bench.report machine) > "$tmp/machine.json"; fi
+stops=(); readies=(); attached=()
 start
 echo "$(cat "$tmp/out")"
 sleep 1
@@ -68,6 +78,7 @@ for i in $(seq 1 "$runs"); do
     start
     c=$(date +%s%N)
     echo "stop $i: exit $(( (b - a) / 1000000 )) ms after SIGTERM; a new switch ready on $addr $(( (c - b) / 1000000 )) ms later"
+    stops+=($(( (b - a) / 1000000 ))); readies+=($(( (c - b) / 1000000 )))
 done
 
 py=$root/.venv/bin/python
@@ -126,7 +137,19 @@ PY
         wait "$ctl" || true
         start
         echo "attached $i: exit $(( (b - a) / 1000000 )) ms after SIGTERM, controller's $(cat "$tmp/ctl")"
+        attached+=($(( (b - a) / 1000000 )))
     done
 fi
 kill -TERM "$pid"; wait "$pid"; pid=""
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "$json_copy" ]; then
+    join() { local IFS=,; echo "$*"; }
+    cat > "$tmp/data.json" <<JSON
+{"benchmark": "bench-stop-idle", "switch_args": "${SWITCH_ARGS:-}", "idle_seconds": $idle_s,
+ "idle_cpu_ns": $((t1 - t0)), "idle_wall_ns": $((s1 - s0)),
+ "stop_ms": [$(join "${stops[@]}")], "new_switch_ready_ms": [$(join "${readies[@]}")],
+ "attached_stop_ms": [$(join "${attached[@]}")]}
+JSON
+    (cd "$root" && python3 -m bench.report save "$json_copy" --machine "$tmp/machine.json" --data "$tmp/data.json") >/dev/null
+    echo "results also in $json_copy"
+fi
