@@ -88,12 +88,14 @@ def test_a_benchmarks_json_file_starts_with_the_machine_load_and_git_revision(tm
     assert len(data["machine"]["git_revision"]) == 40 and len(data["machine"]["loadavg_end"]) == 3
 
 
-def test_bench_switch_sh_takes_json_file():
-    """The shell part of make bench-switch: --json FILE is its one option (the run itself needs root)."""
-    script = ROOT / "switch" / "p4switch" / "bench" / "bench-switch.sh"
-    p = subprocess.run(["bash", str(script), "--bogus"], capture_output=True, text=True)
+@pytest.mark.parametrize("script", ["bench-switch.sh", "stop-idle.sh"])
+def test_the_shell_benchmarks_take_json_file(script):
+    """make bench-switch's and bench-stop-idle's scripts refuse a bad option or a --json without
+    FILE before doing anything (their runs need root)."""
+    path = ROOT / "switch" / "p4switch" / "bench" / script
+    p = subprocess.run(["bash", str(path), "--bogus"], capture_output=True, text=True)
     assert p.returncode == 2 and "options: --json FILE" in p.stderr
-    p = subprocess.run(["bash", str(script), "--json"], capture_output=True, text=True)
+    p = subprocess.run(["bash", str(path), "--json"], capture_output=True, text=True)
     assert p.returncode == 2 and "--json needs FILE" in p.stderr
 
 
@@ -140,11 +142,3 @@ def test_soak_and_the_vrouter_part_of_bench_switch_take_their_output_options(com
     for opt in options:
         assert opt in " ".join(p.stdout.split()), (command, opt)
 
-
-def test_stop_idle_sh_takes_json_file():
-    """make bench-stop-idle's script: --json FILE is its one option (the run itself needs root)."""
-    script = ROOT / "switch" / "p4switch" / "bench" / "stop-idle.sh"
-    p = subprocess.run(["bash", str(script), "--bogus"], capture_output=True, text=True)
-    assert p.returncode == 2 and "options: --json FILE" in p.stderr
-    p = subprocess.run(["bash", str(script), "--json"], capture_output=True, text=True)
-    assert p.returncode == 2 and "--json needs FILE" in p.stderr
