@@ -44,6 +44,15 @@ def browser(size: str = "1400,1000"):
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
 
 
+def close(driver, traffic: list) -> None:
+    """The end of a browser test: the browser, if it started, then the traffic still running."""
+    if driver is not None:
+        driver.quit()
+    for t in traffic:
+        if t.poll() is None:
+            t.kill()
+
+
 def page_value(driver, row: str, field: str, attr: str = "data-value") -> str | None:
     """An attribute of a cell, read in one script (the page redraws its tables every second)."""
     return driver.execute_script("const c = document.querySelector(arguments[0]); return c && c.getAttribute(arguments[1])",

@@ -144,8 +144,8 @@ def test_the_dashboard_in_a_browser_shows_the_campus_traffic_and_the_switch_coun
     from vrouter import names as N
     from vrouter.show import _ip as show_ip
 
-    from browser import (browser, dashboard_ready, full_page_screenshot, page_number, page_value, switch_counters,
-                         wait_equal)
+    from browser import (browser, close, dashboard_ready, full_page_screenshot, page_number, page_value,
+                         switch_counters, wait_equal)
 
     c = campus
     state = dashboard_ready(c.dashboard)["switches"][0]
@@ -229,8 +229,4 @@ def test_the_dashboard_in_a_browser_shows_the_campus_traffic_and_the_switch_coun
                                lambda: sw.counter("ingress.vlan_meter_color_counter", 50 * 4 + k))
                 assert color != "green" or n >= 500, n
     finally:
-        if driver is not None:
-            driver.quit()
-        for t in traffic:
-            if t.poll() is None:
-                t.kill()
+        close(driver, traffic)

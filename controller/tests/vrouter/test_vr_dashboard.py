@@ -20,7 +20,7 @@ from vrouter.show import _ip as show_ip
 from vrouter.dashboard import WEB, Dashboard, Rates
 from vrouter.config import load
 
-from browser import browser, dashboard_ready, page_value, switch_counters, wait_equal
+from browser import browser, close, dashboard_ready, page_value, switch_counters, wait_equal
 from netns import VROUTER, ROOT, Daemon, free_port
 
 
@@ -132,11 +132,7 @@ def test_the_page_shows_live_counters_that_match_the_switch(lab) -> None:
                            lambda: page_value(driver, "s1-policer-port_meter-2", f"{color}_bps", "data-packets"),
                            lambda: sw.counter("ingress.port_meter_color_counter", 2 * 4 + c))
     finally:
-        if driver is not None:
-            driver.quit()
-        for t in traffic:
-            if t.poll() is None:
-                t.kill()
+        close(driver, traffic)
         dash.terminate()
         dash_code = dash.wait(timeout=10)
         dash_log.close()
