@@ -240,6 +240,10 @@ class ExprLowerer(Visitor):
             fields = [expr("==", x.json(), y.json()) for x, y in zip(a.leaf_fields(), b.leaf_fields())]
             same_fields = _all(fields)
             return expr("and", expr("==", va, vb), expr("or", expr("not", None, expr("d2b", None, va)), same_fields))
+        elif isinstance(a, UnionLoc) and isinstance(b, UnionLoc):
+            # spec 8.20: equal when the same member is valid (or none) with equal fields;
+            # at most one member is valid, so member-wise header equality says exactly that
+            parts = [self.equal_locs(a.members[n], b.members[n], node) for n in a.members]
         elif isinstance(a, (FieldLoc, ValueLoc)) and isinstance(b, (FieldLoc, ValueLoc)):
             return expr("==", a.json(), b.json())
         else:
