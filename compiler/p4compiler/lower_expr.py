@@ -178,6 +178,8 @@ class ExprLowerer(Visitor):
     def short_circuit(self, e: A.Binary, ctx) -> dict:
         """`a && f()` / `a || f()` where f has effects: evaluate f only when needed (jumps)."""
         body = ctx.body
+        if body.in_parser:
+            raise unsupported(e, f"'{e.op}' with a call on its right in a parser state (BMv2 parsers have no jumps)")
         tmp = self.lw.storage.temp(BOOL, "sc")
         self.lw.stmts.emit_assign(tmp, expr("b2d", None, self.cond(e.left, ctx)), body, e.span)
         if e.op == "&&":

@@ -79,7 +79,8 @@ class StmtLowerer(Visitor):
                 self.body_stmt(branch, ctx.child(), body)
             return
         if body.in_parser:
-            raise unsupported(st, "if statement in a parser state")
+            where = "a function called from a parser state" if body.return_stack else "a parser state"
+            raise unsupported(st, f"if statement in {where}")
         cond = self.lw.exprs.cond(st.cond, ctx)
         j = body.emit("_jump_if_zero", [expr("b2d", None, cond), const(0)], st.span, self.lw.doc)
         self.body_stmt(st.then, ctx.child(), body)
@@ -106,6 +107,11 @@ class StmtLowerer(Visitor):
         frame = body.return_stack[-1]
         if st.value is not None:
             self.assign_to(frame.ret, st.value, ctx, body, st.span)
+        if st is frame.tail:
+            return  # already at the end of the callee's code
+        if body.in_parser:
+            # a parser state's ops run straight through: BMv2 parsers have no jumps
+            raise unsupported(st, "'return' before the end of a function called from a parser state")
         frame.jumps.append(body.emit("_jump", [const(0)]))
 
     def prim_Switch(self, st, ctx, body):
