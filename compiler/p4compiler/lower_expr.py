@@ -243,7 +243,7 @@ class ExprLowerer(Visitor):
             same_fields = _all(fields)
             return expr("and", expr("==", va, vb), expr("or", expr("not", None, expr("d2b", None, va)), same_fields))
         elif isinstance(a, UnionLoc) and isinstance(b, UnionLoc):
-            # spec 8.20: equal when the same member is valid (or none) with equal fields;
+            # spec, operations on header unions: equal when the same member is valid (or none) with equal fields;
             # at most one member is valid, so member-wise header equality says exactly that
             parts = [self.equal_locs(a.members[n], b.members[n], node) for n in a.members]
         elif isinstance(a, (FieldLoc, ValueLoc)) and isinstance(b, (FieldLoc, ValueLoc)):
@@ -259,7 +259,13 @@ class ExprLowerer(Visitor):
             t = strip_newtype(e.type)
             by = dict(zip(e.names, e.values))
             return [self.val(by[n], ctx) for n, _ in t.fields]
-        loc = self.loc(e, ctx)
+        if isinstance(e, A.Call) and e.target_kind() == "builtin" and e.target.name == "lookahead" \
+                and ctx.body is not None:
+            # a header or struct peeked at in a parser: read into a temporary, compared from there
+            loc = self.lw.storage.alloc(e.type, self.lw.doc.fresh("lookahead"), True)
+            self.lw.stmts.assign_lookahead(loc, ctx.body, e.span)
+        else:
+            loc = self.loc(e, ctx)
         out = []
 
         def walk(l):
