@@ -1,6 +1,6 @@
 // Checks: a whole header assigned from a function's return value (a local header built
 // from a list expression, valid because it was initialised) and from a struct-valued
-// expression cast to the header type (`(data_t){ b1 = ..., ... }`, spec 8.13), both
+// expression cast to the header type (`(data_t){ b1 = ..., ... }`), both
 // setting every field and the validity of the target; and a header `out` argument of
 // an action written whole.
 // Expected packets: by hand: b1 = 1 -> h.d = mk(9) = {9, 9, 0x1234};

@@ -1,4 +1,4 @@
-// Checks: == and != on header unions (spec 8.20: equal when no member is valid in either,
+// Checks: == and != on header unions (spec, operations on header unions: equal when no member is valid in either,
 // or the same member is valid in both with equal fields), on local unions, unions passed
 // to a function as `in` parameters, and stacks of unions (element by element).
 // Local unions start with no valid member. Bits of r (written to b1):

@@ -1,7 +1,7 @@
-// Checks: the arguments of a call are evaluated once each, left to right (spec 8.19,
-// 6.8: side effects in argument order), also when each argument is itself a call with an
-// inout argument on the same field: two(g(b1), g(b1)) sees 4 then 5 for b1 = 3, and b1
-// ends at 5; the same for an action called directly and for an extern (register.write
+// Checks: the arguments of a call are evaluated once each, left to right (spec: calls
+// evaluate their arguments in order, side effects included), also when each argument is
+// itself a call with an inout argument on the same field: two(g(b1), g(b1)) sees 4 then 5
+// for b1 = 3, and b1 ends at 5; the same for an extern method's arguments (register.write
 // with index g(b2) and value g(b2): index 1 gets value 2 for b2 = 0, read back into h1).
 // Expected packets: by hand: b1 = 3 -> two(4, 5) = 4 - 5 = 0xff in m.x; b1 ends 5; b2 = 0 ->
 // write(1, 2), b2 ends 2; h1 = (cell 1) << 8 | m.x = 0x02ff.

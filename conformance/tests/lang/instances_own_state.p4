@@ -1,5 +1,5 @@
 // Checks: a control with state (a register) instantiated twice: each instance has its own
-// register (spec 10.3.1: every instantiation is a separate object), and one instance
+// register (spec, instantiations: every instantiation is a separate object), and one instance
 // applied twice in a packet uses the same register both times. Cnt adds 1 to cell 0 and
 // hands the new value out.
 // Expected packets: by hand: packet 1: c1 applied twice -> 1 then 2, b1 = 2; c2 once ->

@@ -1,4 +1,4 @@
-// Checks: functions called in parser states (spec 10: a function may be called wherever an
+// Checks: functions called in parser states (spec, functions: a function may be called wherever an
 // expression may appear): one taking a whole header from lookahead<data_t>() as its `in`
 // argument (the packet is not advanced), one with an `inout` argument (copied back), and
 // one whose result is used as a select key.

@@ -1,4 +1,4 @@
-// Checks: a serializable enum in a parser select (spec 13.6: keyset expressions of the
+// Checks: a serializable enum in a parser select (spec, select expressions: keyset expressions of the
 // key's type): the key is a field cast to the enum, the cases are a member with a mask
 // (Kind.A &&& 0xf0), a range of members (Kind.A .. Kind.B) beside a range of bits in a
 // tuple, and '_'; a member cast from another enum with the same underlying type.

@@ -1,5 +1,5 @@
 // Checks: `t.apply().hit` as a function argument and `u.apply().miss` as the condition
-// of ?: nested inside another ?: (spec 14.2.2: the apply result is an ordinary value);
+// of ?: nested inside another ?: (spec, table invocation: the apply result is an ordinary value);
 // each table is applied exactly once per packet (t's action adds 1 to h1's high byte, so a
 // second apply would show).
 // Expected packets: by hand: t hits b1 = 1 (bump: h1 += 0x100), u hits b2 = 2.

@@ -1,5 +1,5 @@
 // Checks: const entries of a range key on a serializable enum field, written with enum
-// members as the bounds (Kind.A .. Kind.B) and '_' (spec 14.2.1.4: entries use the key's
+// members as the bounds (Kind.A .. Kind.B) and '_' (spec, entries: entries use the key's
 // type); the range is inclusive and the first entry wins over the catch-all.
 // Expected packets: by hand: b1 = 0x15 and 0x20 are in 0x10..0x20 -> port 2; 0x40 and
 // 0x0f are not -> port 3.
