@@ -20,6 +20,7 @@ class CallFrame:
     copy_back: list                   # (argument, temporary, caller's location) triples
     ret: object = None                # Loc of the function's result, if it has one
     jumps: list = field(default_factory=list)   # indexes of `return` jumps
+    tail: object = None               # the body's last statement if it is a `return`: it needs no jump
 
 
 @dataclass(eq=False)

@@ -18,6 +18,7 @@ from .lexer import lex
 from .lower import lower
 from .p4info import build_p4info
 from .parser import parse
+from .stack_index import concretize_stack_indexes
 from .unroll import unroll_loops
 from .preprocess import Preprocessor, program_text
 
@@ -101,6 +102,10 @@ class Compilation:
         if unroll_loops(program, rep):
             rep.check()
             again = Reporter()      # its warnings were reported by the first check
+            ck = check(program, again, self.path)
+            again.check()
+        if concretize_stack_indexes(program):
+            again = Reporter()
             ck = check(program, again, self.path)
             again.check()
         if o.arch != "v1model":

@@ -121,6 +121,8 @@ class CallLowerer:
 
     def run_inlined(self, stmt: A.Stmt, callee: Ctx, body: ActionBody, frame: CallFrame) -> None:
         """The inlined body, its `return`s jumping to its end, then the copy-back."""
+        last = stmt.stmts[-1] if isinstance(stmt, A.Block) and stmt.stmts else stmt
+        frame.tail = last if isinstance(last, A.Return) else None
         body.return_stack.append(frame)
         self.lw.stmts.body_stmt(stmt, callee, body)
         body.return_stack.pop()

@@ -178,6 +178,8 @@ class ExprLowerer(Visitor):
     def short_circuit(self, e: A.Binary, ctx) -> dict:
         """`a && f()` / `a || f()` where f has effects: evaluate f only when needed (jumps)."""
         body = ctx.body
+        if body.in_parser:
+            raise unsupported(e, f"'{e.op}' with a call on its right in a parser state (BMv2 parsers have no jumps)")
         tmp = self.lw.storage.temp(BOOL, "sc")
         self.lw.stmts.emit_assign(tmp, expr("b2d", None, self.cond(e.left, ctx)), body, e.span)
         if e.op == "&&":
@@ -240,6 +242,10 @@ class ExprLowerer(Visitor):
             fields = [expr("==", x.json(), y.json()) for x, y in zip(a.leaf_fields(), b.leaf_fields())]
             same_fields = _all(fields)
             return expr("and", expr("==", va, vb), expr("or", expr("not", None, expr("d2b", None, va)), same_fields))
+        elif isinstance(a, UnionLoc) and isinstance(b, UnionLoc):
+            # spec, operations on header unions: equal when the same member is valid (or none) with equal fields;
+            # at most one member is valid, so member-wise header equality says exactly that
+            parts = [self.equal_locs(a.members[n], b.members[n], node) for n in a.members]
         elif isinstance(a, (FieldLoc, ValueLoc)) and isinstance(b, (FieldLoc, ValueLoc)):
             return expr("==", a.json(), b.json())
         else:
@@ -253,7 +259,13 @@ class ExprLowerer(Visitor):
             t = strip_newtype(e.type)
             by = dict(zip(e.names, e.values))
             return [self.val(by[n], ctx) for n, _ in t.fields]
-        loc = self.loc(e, ctx)
+        if isinstance(e, A.Call) and e.target_kind() == "builtin" and e.target.name == "lookahead" \
+                and ctx.body is not None:
+            # a header or struct peeked at in a parser: read into a temporary, compared from there
+            loc = self.lw.storage.alloc(e.type, self.lw.doc.fresh("lookahead"), True)
+            self.lw.stmts.assign_lookahead(loc, ctx.body, e.span)
+        else:
+            loc = self.loc(e, ctx)
         out = []
 
         def walk(l):

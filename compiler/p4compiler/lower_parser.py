@@ -141,7 +141,7 @@ class ParserLowerer:
                 # sub-parser: split this state
                 cont = self.lw.doc.fresh(f"{name}_0")
                 sub_start = self.subparser(s.call, sctx, cont)
-                sj["parser_ops"] = body.prims
+                sj["parser_ops"] = self.parser_ops(body, st)
                 sj["transitions"] = [{"type": "default", "value": None, "mask": None, "next_state": sub_start}]
                 rest = A.ParserState(st.span, st.name, [], stmts[i + 1:], st.transition, st.transition_span)
                 self.parse_state(rest, sctx, cont)
@@ -153,7 +153,7 @@ class ParserLowerer:
                 fname = self.lw.doc.fresh(f"{name}_false") if s.other is not None else cont
                 tmp = self.lw.storage.temp(Bits(1), "cond")
                 body.emit("set", [tmp.json(), expr("b2d", None, self.lw.exprs.cond(s.cond, sctx))], s.span, self.lw.doc)
-                sj["parser_ops"] = body.prims
+                sj["parser_ops"] = self.parser_ops(body, st)
                 sj["transition_key"] = [tmp.json()]
                 sj["transitions"] = [{"type": "hexstr", "value": "0x01", "mask": None, "next_state": tname},
                                      {"type": "default", "value": None, "mask": None, "next_state": fname}]
@@ -166,12 +166,19 @@ class ParserLowerer:
                 self.parse_state(rest, sctx, cont)
                 return
             self.lw.stmts.body_stmt(s, sctx, body)
-        sj["parser_ops"] = body.prims
+        sj["parser_ops"] = self.parser_ops(body, st)
         tr = st.transition
         if isinstance(tr, (str, tuple)):
             sj["transitions"] = [{"type": "default", "value": None, "mask": None, "next_state": self.next_state(tr, ctx)}]
             return
         self.select(tr, sctx, sj, body)
+
+    def parser_ops(self, body: ActionBody, node) -> list:
+        # a safety net: BMv2 parser ops have no jumps; every construct that needs one is
+        # refused where it is lowered, and must not slip through into the JSON
+        if any(p["op"].startswith("_jump") for p in body.prims):
+            raise unsupported(node, "control flow that needs jumps in a parser state")
+        return body.prims
 
     def subparser(self, call: A.Call, ctx, cont: str) -> str:
         inst = self.lw.exprs.loc(call.func.expr, ctx)
@@ -312,7 +319,7 @@ class ParserLowerer:
                 raise unsupported(e, f"select on a value of type {e.type}")
             keys.append(k)
             widths.append(w)
-        sj["parser_ops"] = body.prims
+        sj["parser_ops"] = self.parser_ops(body, sel)
         sj["transition_key"] = keys
         trans = []
         has_default = False

@@ -79,7 +79,8 @@ class StmtLowerer(Visitor):
                 self.body_stmt(branch, ctx.child(), body)
             return
         if body.in_parser:
-            raise unsupported(st, "if statement in a parser state")
+            where = "a function called from a parser state" if body.return_stack else "a parser state"
+            raise unsupported(st, f"if statement in {where}")
         cond = self.lw.exprs.cond(st.cond, ctx)
         j = body.emit("_jump_if_zero", [expr("b2d", None, cond), const(0)], st.span, self.lw.doc)
         self.body_stmt(st.then, ctx.child(), body)
@@ -106,6 +107,11 @@ class StmtLowerer(Visitor):
         frame = body.return_stack[-1]
         if st.value is not None:
             self.assign_to(frame.ret, st.value, ctx, body, st.span)
+        if st is frame.tail:
+            return  # already at the end of the callee's code
+        if body.in_parser:
+            # a parser state's ops run straight through: BMv2 parsers have no jumps
+            raise unsupported(st, "'return' before the end of a function called from a parser state")
         frame.jumps.append(body.emit("_jump", [const(0)]))
 
     def prim_Switch(self, st, ctx, body):
@@ -194,13 +200,27 @@ class StmtLowerer(Visitor):
                     self.assign_to(el, item, ctx, body, span)
                 return
             raise unsupported(rhs, "this initializer")
-        if isinstance(rhs, A.Ternary) and not isinstance(loc, FieldLoc):
-            raise unsupported(rhs, "'?:' on headers or structs")
+        if isinstance(rhs, A.Ternary):
+            self.assign_ternary(loc, rhs, ctx, body, span)
+            return
         if isinstance(rhs, A.Call) and rhs.target_kind() == "builtin" and rhs.target.name == "lookahead" \
                 and isinstance(loc, (HeaderLoc, StructLoc)):
             self.assign_lookahead(loc, body, span)
             return
         self.copy_loc(loc, self.lw.exprs.loc(rhs, ctx), body, span, rhs)
+
+    def assign_ternary(self, loc: Loc, rhs: A.Ternary, ctx: Ctx, body: ActionBody, span) -> None:
+        # `x = c ? a : b` for a header, struct or stack x: only the chosen side is evaluated
+        # and copied, as an if/else would (BMv2's `?:` yields only scalars)
+        if body.in_parser:
+            raise unsupported(rhs, "'?:' on headers or structs in a parser state")
+        cond = self.lw.exprs.cond(rhs.cond, ctx)
+        j = body.emit("_jump_if_zero", [expr("b2d", None, cond), const(0)], span, self.lw.doc)
+        self.assign_to(loc, rhs.then, ctx, body, span)
+        j2 = body.emit("_jump", [const(0)])
+        body.patch(j, len(body.prims))
+        self.assign_to(loc, rhs.other, ctx, body, span)
+        body.patch(j2, len(body.prims))
 
     def assign_lookahead(self, loc: Loc, body: ActionBody, span) -> None:
         """`x = packet.lookahead<T>()` for a header or struct x: each field from its bit
