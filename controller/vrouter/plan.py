@@ -138,6 +138,14 @@ class Canon:
         parts.sort()
         return tuple(parts)
 
+    def lpm_key(self, table_name: str, field: str, prefix: ipaddress.IPv4Network, priority: int = 0) -> Key:
+        """The key `item` gives an entry matching only `field` to `prefix`, without building the entry
+        (a route withdrawn needs only its key; parsing its text back was most of the cost)."""
+        table = self.table(table_name)
+        fid = self._fields(table)[field][0]
+        parts = ((fid, "lpm", int(prefix.network_address), prefix.prefixlen),) if prefix.prefixlen else ()
+        return ("table", table.name, parts, priority)
+
     # desired side (p4rt entities) -------------------------------------------------------
 
     def item(self, e: Entity) -> Item:
@@ -480,7 +488,7 @@ def plan_routes(canon: Canon, sw: SwitchConfig, rt: Runtime, actual: dict[Key, I
     resolved = resolved_neighbors(sw, rt)
     hosts = {ipaddress.IPv4Network(ip) for ip in resolved}
     want = [route_entry(r, resolved) for r in added if r.prefix not in hosts]
-    scope = [canon.item(route_entry(r, resolved)).key for r in removed if r.prefix not in hosts]
+    scope = [canon.lpm_key(N.IPV4_ROUTE, "ipv4_dst", r.prefix) for r in removed if r.prefix not in hosts]
     return plan_scope(canon, want, actual, scope)
 
 
