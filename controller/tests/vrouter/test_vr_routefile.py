@@ -89,6 +89,12 @@ def test_file_routes_join_the_description_with_the_same_checks(desc, tmp_path):
         load(tmp_path / "net.yaml")
 
 
+def test_check_counts_the_file_routes(desc):
+    path = desc(lines(0, 3))
+    done = vrouter("check", str(path))
+    assert done.returncode == 0 and "4 routes (3 from routes.txt)" in done.stdout, done.stdout + done.stderr
+
+
 def test_a_changed_file_is_parsed_only_where_it_changed(desc, tmp_path, monkeypatch):
     net = load(desc(lines(0, 1000)))
     sw = net.switches["s1"]
