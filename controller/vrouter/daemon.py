@@ -316,7 +316,7 @@ class Router:
         rf = self.cfg.routes_file
         if rf is None or not rf.changed():
             return
-        ident = routefile.identity(rf.path)
+        ident = routefile.identity(rf.path) or ()      # () for a file gone: refused once, like a bad one
         if ident == self.refused_routes:
             return
         start = time.monotonic()

@@ -179,6 +179,12 @@ def test_daemon_writes_only_changed_routes_and_refuses_a_bad_file(desc, tmp_path
         assert "172.16.0.100/32" in routes_on_switch() and "172.16.1.243/32" not in routes_on_switch()
         diff = vrouter("diff", str(path))
         assert diff.returncode != 0 and "routes.txt:301:" in diff.stderr      # diff reads the same truth
+        # a file gone is refused once too (an empty file means no routes)
+        start = len(daemon.text())
+        (tmp_path / "routes.txt").unlink()
+        daemon.wait_for("event=routes_refused", start=start)
+        time.sleep(0.5)
+        assert daemon.text()[start:].count("event=routes_refused") == 1
         # fixed (with an ECMP route: the full plan numbers its group): taken
         start = len(daemon.text())
         write(tmp_path / "routes.txt", lines(200, 300) + "172.17.0.0/16 via 10.0.20.2 10.0.10.2\n")
