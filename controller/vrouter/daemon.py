@@ -344,7 +344,10 @@ class Router:
             self.version += 1
             if p is None:
                 return      # the scheduled resync takes the new routes
-            self.apply(p, "routes")
+            try:
+                self.apply(p, "routes")
+            except P4RuntimeError as exc:     # the switch went away: recovery writes the new routes
+                self.schedule_retry(str(exc).splitlines()[0], "routes")
             if not self.synced:
                 return
         seconds = time.monotonic() - start
