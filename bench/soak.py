@@ -10,7 +10,12 @@ baseline. In every later window the controller churns routes: every half second 
 description file gets --updates/4 new /32 routes in 172.16.0.0/12 (via the receiving
 host) and loses as many old ones, so `vrouter run` (which re-reads a changed file every
 0.5 s and writes only the difference) makes --updates route writes per second into the
-same LPM table the traffic is routed by. Per window the report gives the frames lost,
+same LPM table the traffic is routed by. That is `--churn-via description`, the way before
+routes files; by default (`--churn-via file`) the routes live in the switch's routes file
+(`routes_file:`, controller/vrouter/routefile.py), which is rewritten instead and taken by
+difference; `--churn-via both` alternates the two in successive churn windows (A/B in one run,
+each on its own 1,000 routes: description routes count up from 172.16.0.0, file routes from
+172.24.0.0). Per window the report gives the frames lost,
 one-way latency percentiles, the route writes the controller made (from its log), the
 resident memory of the switch and the controller, and the CPU milliseconds per second each
 party took (the bench's churn thread, the controller, the generator, p4switch per thread
@@ -39,13 +44,14 @@ from .common import main_guard, output_options, say
 from .dut import P4Switch, l3_plan
 from .netns import BenchError, Topology
 
-CHURN_BASE = ipaddress.IPv4Address("172.16.0.0")
+CHURN_BASE = {"description": ipaddress.IPv4Address("172.16.0.0"), "file": ipaddress.IPv4Address("172.24.0.0")}
+VIAS = {"file": ("file",), "description": ("description",), "both": ("description", "file")}
 CHURN_PERIOD = 0.5          # s between description rewrites (vrouter run polls the file every 0.5 s)
 ROUTES_KEPT = 1000          # routes present at any time during churn
 # libyaml's emitter when PyYAML has it: the pure-Python one took ~80 ms per 1,000-route
 # description, twice a second, from the same two cores the switch forwards on.
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-WRITES_RE = re.compile(r"event=reconciled .*reason=reload writes=(\d+)")
+WRITES_RE = re.compile(r"event=reconciled .*reason=(?:reload|routes) .*writes=(\d+)")
 
 
 def rss_kib(pid: int) -> int | None:
@@ -64,36 +70,46 @@ def loadavg() -> list[str]:
 
 
 class Churn(threading.Thread):
-    """Rewrites the switch's description every CHURN_PERIOD: `per_step` routes out, as many in.
+    """Every CHURN_PERIOD replaces `per_step` routes of the current `via` (the description or the
+    routes file) with as many new ones.
 
-    Routes are /32s counted up from CHURN_BASE, so every step's prefixes are new ones (no
-    insert ever meets a stale entry) and the table holds ROUTES_KEPT routes throughout."""
+    Routes are /32s counted up from CHURN_BASE[via], so every step's prefixes are new ones (no
+    insert ever meets a stale entry) and each place holds ROUTES_KEPT routes throughout."""
 
-    def __init__(self, dut: P4Switch, path: Path, via: str, updates_per_s: int):
+    def __init__(self, dut: P4Switch, path: Path, routes_path: Path, via: str, updates_per_s: int):
         super().__init__(name="churn", daemon=True)
-        self.dut, self.path, self.via = dut, path, via
+        self.dut, self.path, self.routes_path, self.via = dut, path, routes_path, via
         self.per_step = max(1, int(updates_per_s * CHURN_PERIOD / 2))
-        self.next = ROUTES_KEPT
+        self.next = {k: ROUTES_KEPT for k in CHURN_BASE}
+        self.mode = "file"      # where the routes churn in the current window
         self.active = threading.Event()
         self.stop = threading.Event()
         self.steps = 0
         self.tid: int | None = None     # for its CPU time (cputime.thread)
 
     @staticmethod
-    def prefix(n: int) -> str:
-        return f"{CHURN_BASE + n}/32"
+    def prefix(n: int, via: str = "description") -> str:
+        return f"{CHURN_BASE[via] + n}/32"
 
     def routes(self, first: int, last: int) -> list[dict]:
         return [{"prefix": self.prefix(n), "via": self.via} for n in range(first, last)]
 
+    def routes_text(self, first: int, last: int) -> str:
+        """The routes file's lines (routefile.py)."""
+        return "".join(f"{self.prefix(n, 'file')} via {self.via}\n" for n in range(first, last))
+
     def write(self, first: int, last: int) -> None:
-        desc = dict(self.dut.desc)
-        sw = dict(desc["switches"]["s1"])
-        sw["routes"] = self.routes(first, last)
-        desc["switches"] = {"s1": sw}
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(yaml.dump(desc, Dumper=DUMPER, sort_keys=False))
-        os.replace(tmp, self.path)      # the daemon never reads half a file
+        if self.mode == "file":
+            text, path = self.routes_text(first, last), self.routes_path
+        else:
+            desc = dict(self.dut.desc)
+            sw = dict(desc["switches"]["s1"])
+            sw["routes"] = self.routes(first, last)
+            desc["switches"] = {"s1": sw}
+            text, path = yaml.dump(desc, Dumper=DUMPER, sort_keys=False), self.path
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)      # the daemon never reads half a file
 
     def run(self) -> None:
         self.tid = threading.get_native_id()
@@ -101,8 +117,8 @@ class Churn(threading.Thread):
             if not self.active.wait(0.1):
                 continue
             t = time.monotonic()
-            self.next += self.per_step
-            self.write(self.next - ROUTES_KEPT, self.next)
+            self.next[self.mode] += self.per_step
+            self.write(self.next[self.mode] - ROUTES_KEPT, self.next[self.mode])
             self.steps += 1
             self.stop.wait(max(0.0, CHURN_PERIOD - (time.monotonic() - t)))
 
@@ -135,14 +151,23 @@ def run(args) -> dict:
     work = Path(args.workdir)
     data: dict = {"machine": report.machine(), "load_before": loadavg(), "settings": {
         "duration_s": args.duration, "window_s": args.window, "load": args.load, "frame": args.frame,
-        "updates_per_s": args.updates, "routes_kept": ROUTES_KEPT}, "windows": []}
+        "updates_per_s": args.updates, "routes_kept": ROUTES_KEPT, "churn_via": args.churn_via}, "windows": []}
+    vias = VIAS[args.churn_via]
     with topo:
         a, b = topo.hosts
         dut = P4Switch(topo, work)
         churn = None
         try:
-            first = Churn.prefix(0)
-            dut.l3(routes=[{"prefix": Churn.prefix(n), "via": b.addr} for n in range(ROUTES_KEPT)])
+            churn = Churn(dut, work / f"{dut.name}-vrouter.yaml", work / f"{dut.name}-routes.txt", b.addr,
+                          args.updates)
+            extra: dict = {}
+            if "description" in vias:
+                extra["routes"] = churn.routes(0, ROUTES_KEPT)
+            if "file" in vias:
+                churn.routes_path.write_text(churn.routes_text(0, ROUTES_KEPT))
+                extra["routes_file"] = churn.routes_path.name      # beside the description
+            first = ", ".join(Churn.prefix(0, v) for v in vias)
+            dut.l3(**extra)
             dut.warm_up()
             flows = [rfc2544.Flow(a, b, dut.gateway_mac(a))]
             if args.rate:
@@ -160,7 +185,6 @@ def run(args) -> dict:
             say(f"soak: {rate:.0f} pps ({100 * args.load:.0f} % of {zero_loss:.0f}), {args.frame} B, "
                 f"windows of {args.window:g} s for {args.duration:g} s; first route {first}")
             ctl_log = work / f"{dut.name}-vrouter.log"
-            churn = Churn(dut, work / f"{dut.name}-vrouter.yaml", b.addr, args.updates)
             churn.start()
             t_end = time.monotonic() + args.duration
             k = 0
@@ -170,19 +194,21 @@ def run(args) -> dict:
                 if quiet:
                     churn.active.clear()
                 else:
+                    churn.mode = vias[(k - 1) % len(vias)]
                     churn.active.set()
                 writes0, steps0 = route_writes(ctl_log), churn.steps
                 cpu0, t0 = cpu_seconds(dut, churn), time.monotonic()
                 t = rfc2544.trial(flows, args.frame, rate, seconds)
                 cpu = cputime.ms_per_s(cpu0, cpu_seconds(dut, churn), time.monotonic() - t0)
-                row = {"window": k, "churn": not quiet, "seconds": seconds, **asdict(t),
+                row = {"window": k, "churn": not quiet, "via": None if quiet else churn.mode, "seconds": seconds,
+                       **asdict(t),
                        "route_writes": route_writes(ctl_log) - writes0, "churn_steps": churn.steps - steps0,
                        "switch_rss_kib": rss_kib(dut.proc.pid) if dut.proc else None,
                        "controller_rss_kib": rss_kib(dut.ctl.pid) if dut.ctl else None,
                        "cpu_ms_per_s": cpu, "loadavg": loadavg()}
                 row["route_writes_per_s"] = row["route_writes"] / seconds
                 data["windows"].append(row)
-                say(f"  window {k} ({'churn' if not quiet else 'quiet'}): sent {t.sent} lost {t.lost} "
+                say(f"  window {k} ({'churn via ' + churn.mode if not quiet else 'quiet'}): sent {t.sent} lost {t.lost} "
                     f"p50 {t.lat_p50_us} p99 {t.lat_p99_us} µs, {row['route_writes_per_s']:.0f} route writes/s, "
                     f"switch {row['switch_rss_kib']} KiB, controller {row['controller_rss_kib']} KiB")
                 say("    CPU ms/s: " + ", ".join(f"{k} {v:g}" for k, v in cpu.items() if v))
@@ -203,28 +229,42 @@ def summarize(windows: list[dict]) -> dict:
     if quiet:
         out["quiet_loss_ratio"] = quiet[0]["lost"] / quiet[0]["sent"] if quiet[0]["sent"] else None
     if busy:
-        sent = sum(w["sent"] for w in busy)
-        out["churn_loss_ratio"] = sum(w["lost"] for w in busy) / sent if sent else None
-        out["route_writes_per_s"] = sum(w["route_writes"] for w in busy) / sum(w["seconds"] for w in busy)
+        out |= churn_summary(busy, quiet[0] if quiet else None)
         for who in ("switch", "controller"):
             first, last = busy[0][f"{who}_rss_kib"], busy[-1][f"{who}_rss_kib"]
             if first and last:
                 out[f"{who}_memory_growth_pct"] = 100.0 * (last - first) / first
-        if quiet and "cpu_ms_per_s" in quiet[0]:
-            base = quiet[0]["cpu_ms_per_s"]
-            parties = sorted({k for w in busy for k in w["cpu_ms_per_s"]})
-            out["churn_cpu_ms_per_s"] = {k: round(sum(w["cpu_ms_per_s"].get(k, 0.0) for w in busy) / len(busy)
-                                                  - base.get(k, 0.0), 1) for k in parties}
         p99 = [w["lat_p99_us"] for w in busy if w.get("lat_p99_us") is not None]
         if len(p99) >= 2:
             out["p99_drift_us"] = p99[-1] - p99[0]
+        vias = sorted({w.get("via") or "description" for w in busy})
+        if len(vias) > 1:      # A/B: the same per way of churning
+            for via in vias:
+                mine = churn_summary([w for w in busy if (w.get("via") or "description") == via],
+                                     quiet[0] if quiet else None)
+                out |= {f"{k} ({via})": v for k, v in mine.items()}
+    return out
+
+
+def churn_summary(busy: list[dict], quiet: dict | None) -> dict:
+    """Loss, route writes and added CPU per party of some churn windows (against the quiet one)."""
+    out: dict = {}
+    sent = sum(w["sent"] for w in busy)
+    out["churn_loss_ratio"] = sum(w["lost"] for w in busy) / sent if sent else None
+    out["route_writes_per_s"] = sum(w["route_writes"] for w in busy) / sum(w["seconds"] for w in busy)
+    if quiet is not None and "cpu_ms_per_s" in quiet:
+        base = quiet["cpu_ms_per_s"]
+        parties = sorted({k for w in busy for k in w["cpu_ms_per_s"]})
+        out["churn_cpu_ms_per_s"] = {k: round(sum(w["cpu_ms_per_s"].get(k, 0.0) for w in busy) / len(busy)
+                                              - base.get(k, 0.0), 1) for k in parties}
     return out
 
 
 def cpu_table(windows: list[dict]) -> str:
     """Parties as rows, windows as columns (CPU ms/s)."""
     parties = sorted({k for w in windows for k in w.get("cpu_ms_per_s", {})})
-    return report.md_table(["party"] + [f"window {w['window']}{' (churn)' if w['churn'] else ''}" for w in windows],
+    return report.md_table(["party"] + [f"window {w['window']}{' (churn, ' + str(w.get('via')) + ')' if w['churn'] else ''}"
+                                        for w in windows],
                            [[k] + [w.get("cpu_ms_per_s", {}).get(k) for w in windows] for k in parties])
 
 
@@ -241,11 +281,12 @@ def write_report(d: Path, data: dict) -> None:
           f"({zl['pps']:.0f} pps, {'given' if zl['given'] else 'searched without churn'}"
           f"{', generator-limited' if zl.get('generator_limited') else ''}); {st['duration_s']:g} s in windows of "
           f"{st['window_s']:g} s; window 0 is quiet, the others churn {st['updates_per_s']} route updates/s "
-          f"requested ({st['routes_kept']} /32 routes present, replaced through `vrouter run`).",
+          f"requested ({st['routes_kept']} /32 routes present, replaced through `vrouter run`: via "
+          f"{st.get('churn_via', 'description')}).",
           "",
-          report.md_table(["window", "churn", "sent", "lost", "p50 µs", "p99 µs", "p99.9 µs", "route writes/s",
+          report.md_table(["window", "churn via", "sent", "lost", "p50 µs", "p99 µs", "p99.9 µs", "route writes/s",
                            "switch RSS KiB", "controller RSS KiB"],
-                          [[w["window"], "yes" if w["churn"] else "no", w["sent"], w["lost"], w.get("lat_p50_us"),
+                          [[w["window"], w.get("via") or "yes" if w["churn"] else "no", w["sent"], w["lost"], w.get("lat_p50_us"),
                             w.get("lat_p99_us"), w.get("lat_p999_us"), w["route_writes_per_s"], w["switch_rss_kib"],
                             w["controller_rss_kib"]] for w in data["windows"]]),
           "",
@@ -257,6 +298,7 @@ def write_report(d: Path, data: dict) -> None:
           "| summary | value | goal |", "|---|---|---|"]
     goals = {"switch_memory_growth_pct": "<= 1 %", "controller_memory_growth_pct": "<= 1 %",
              "churn_loss_ratio": "= quiet window's", "route_writes_per_s": f">= {st['updates_per_s']}"}
+    goals |= {f"{k} ({via})": v for k, v in list(goals.items()) for via in ("file", "description")}
     for k, v in s.items():
         if isinstance(v, dict):
             v = ", ".join(f"{party} {ms:+g}" for party, ms in v.items())
@@ -273,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, help="zero-loss rate in pps (default: searched first)")
     ap.add_argument("--load", type=float, default=0.9, help="fraction of the zero-loss rate offered (default 0.9)")
     ap.add_argument("--updates", type=int, default=1000, help="route updates per second requested (default 1000)")
+    ap.add_argument("--churn-via", choices=tuple(VIAS), default="file",
+                    help="where routes churn: the routes file (default), the description, or both in "
+                         "alternate churn windows (A/B)")
     ap.add_argument("--frame", type=int, default=64, help="frame size in bytes, FCS included (default 64)")
     ap.add_argument("--search-seconds", type=float, default=2.0, help="trial length of the rate search (default 2)")
     ap.add_argument("--prefix", default="hsk", help="prefix of namespace and interface names (default hsk)")

@@ -11,10 +11,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def soak(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bench.soak", "--rate", "3000", "--updates", "400",
+                           "--prefix", "hskt", "--out", str(tmp_path), *args],
+                          cwd=ROOT, capture_output=True, text=True, timeout=240)
+
+
 def test_soak_churns_routes_under_traffic(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "bench.soak", "--duration", "7", "--window", "3", "--rate", "3000",
-                        "--updates", "400", "--prefix", "hskt", "--out", str(tmp_path)],
-                       cwd=ROOT, capture_output=True, text=True, timeout=240)
+    p = soak(tmp_path, "--duration", "7", "--window", "3")       # routes churn in the routes file (the default)
     assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
     (run,) = tmp_path.iterdir()
     data = json.loads((run / "results.json").read_text())
@@ -22,7 +26,7 @@ def test_soak_churns_routes_under_traffic(tmp_path):
     assert len(windows) >= 2
     quiet, busy = windows[0], windows[1:]
     assert not quiet["churn"] and quiet["route_writes"] == 0
-    assert all(w["churn"] for w in busy)
+    assert all(w["churn"] and w["via"] == "file" for w in busy)
     # 400 updates/s requested: vrouter wrote a good share of them within the window
     assert sum(w["route_writes"] for w in busy) >= 100
     for w in windows:
@@ -34,3 +38,21 @@ def test_soak_churns_routes_under_traffic(tmp_path):
     text = (run / "report.md").read_text()
     assert "route writes/s" in text and "load average before" in text and "CPU milliseconds per second" in text
     assert "vrouter" in data["summary"]["churn_cpu_ms_per_s"]
+
+
+def test_soak_compares_churn_through_the_description_and_the_routes_file(tmp_path):
+    """--churn-via both: churn windows alternate the two ways, each reported on its own."""
+    p = soak(tmp_path, "--duration", "10", "--window", "3", "--churn-via", "both")
+    assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
+    (run,) = tmp_path.iterdir()
+    data = json.loads((run / "results.json").read_text())
+    busy = [w for w in data["windows"] if w["churn"]]
+    assert [w["via"] for w in busy][:2] == ["description", "file"]
+    assert all(w["route_writes"] >= 100 and w["received"] > 0 for w in busy[:2]), busy
+    summary = data["summary"]
+    for via in ("description", "file"):
+        assert "vrouter" in summary[f"churn_cpu_ms_per_s ({via})"] and f"churn_loss_ratio ({via})" in summary
+    # the bench's own writer: a YAML description costs it far more than a routes file
+    cpu = [w["cpu_ms_per_s"].get("bench churn thread", 0.0) for w in busy[:2]]
+    assert cpu[1] < cpu[0], cpu
+    assert "churn via" in (run / "report.md").read_text()

@@ -43,7 +43,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     net = load(args.file)
     check_program(net)
     for sw in net.switches.values():
-        print(f"{net.file}: {sw.name}: {len(sw.ports)} ports, {len(sw.vlans)} VLANs, {len(sw.routes)} routes, "
+        listed = f" ({len(sw.routes_file.lines)} from {sw.routes_file.name})" if sw.routes_file is not None else ""
+        print(f"{net.file}: {sw.name}: {len(sw.ports)} ports, {len(sw.vlans)} VLANs, {len(sw.routes)} routes{listed}, "
               f"{len(sw.lsps)} LSPs, {len(sw.acl)} ACL rules: ok")
     return 0
 

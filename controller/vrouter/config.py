@@ -228,6 +228,7 @@ class SwitchConfig:
     acl: list[AclRule] = field(default_factory=list)
     zones: dict[str, tuple[int, ...]] = field(default_factory=dict)
     zone_pairs: list[ZonePair] = field(default_factory=list)
+    routes_file: Any = None     # a routefile.RouteFile: its routes are the last ones in `routes`
 
     def interface_for(self, address: ipaddress.IPv4Address) -> Vlan | None:
         """The VLAN whose router interface subnet holds `address`."""
@@ -630,8 +631,8 @@ def _policer(c: _Checker, name: str, spec: Any, path: str) -> Policer | None:
 
 
 def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> SwitchConfig | None:
-    keys = ("address", "device_id", "tls", "cpu_port", "ports", "vlans", "static_macs", "routes", "lsps", "vpls",
-            "acl", "firewall")
+    keys = ("address", "device_id", "tls", "cpu_port", "ports", "vlans", "static_macs", "routes", "routes_file",
+            "lsps", "vpls", "acl", "firewall")
     m = c.mapping(spec, path, keys, ("address",))
     if m is None:
         return None
@@ -703,6 +704,8 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
             c.fail(f"{path}.lsps[{i}].name", f"LSP name {lsp.name!r} is used twice")
         names.add(lsp.name)
         sw.lsps.append(lsp)
+    if m.get("routes_file") is not None:
+        _routes_file(c, sw, m["routes_file"], f"{path}.routes_file")
     _check_labels(c, sw, path)
     if m.get("vpls") is not None:
         _vpls(c, sw, m["vpls"], f"{path}.vpls")
@@ -713,6 +716,28 @@ def _switch(c: _Checker, net: Network, name: str, spec: Any, path: str) -> Switc
     if "firewall" in m:
         _firewall(c, sw, m["firewall"], f"{path}.firewall")
     return sw
+
+
+def _routes_file(c: _Checker, sw: SwitchConfig, value: Any, path: str) -> None:
+    """Routes kept in a file of their own (routefile.py), after those of `routes:`."""
+    from . import routefile     # it builds on this module's types
+
+    if not isinstance(value, str) or not value:
+        c.fail(path, f"{value!r} is not a file name")
+        return
+    taken = {r.prefix: f"{path.rsplit('.', 1)[0]}.routes" for r in sw.routes}
+    taken |= {lsp.fec: f"{path.rsplit('.', 1)[0]}.lsps.{lsp.name}" for lsp in sw.lsps if lsp.fec is not None}
+    file = c.base / value
+    if not file.exists():
+        c.fail(path, f"{value}: no such file (an empty file for no routes)")
+        return
+    try:
+        rf = routefile.load(sw, file, value, taken)
+    except ConfigError as exc:
+        c.problems += exc.problems
+        return
+    sw.routes_file = rf
+    sw.routes += rf.routes()
 
 
 def _vlan(c: _Checker, net: Network, vid: int | None, spec: Any, path: str) -> Vlan | None:

@@ -21,6 +21,7 @@ import queue
 import signal
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,11 @@ from p4rt import EntityError, P4RuntimeError, P4RuntimeWriteError, SchemaError, 
 
 from . import names as N
 from . import packets as pk
-from . import status
+from . import routefile, status
 from .config import ConfigError, Network, SwitchConfig, load
 from .desired import Neighbor, Pw, Runtime, desired_state, pw_nexthop_id, static_stations, station_capacity
 from .pacing import Backoff, TokenBucket
-from .plan import Canon, Item, Plan, plan, plan_stations
+from .plan import Canon, Item, Plan, plan, plan_routes, plan_stations
 from .program import check_program
 from .reconcile import ensure_pipeline, open_switch, read_actual, recover_runtime, write_plan
 from .metrics import Metrics, RouterMetrics
@@ -97,6 +98,7 @@ class Router:
         self.touched: dict[tuple[int, str], int | Pw | None] = {}   # stations changed this round
         self.replan = False                                        # neighbours or ports changed this round
         self.status_path = status_path
+        self.refused_routes: tuple | None = None    # the routes file's identity when last refused
         self.version = 0
         self.written_version = -1
         self.reported: dict[tuple, int] = {}
@@ -281,6 +283,7 @@ class Router:
         the switch and reconcile everything now. Shut ports come back into service."""
         with self.lock:
             self.net, self.cfg = net, net.switches[self.cfg.name]
+            self.refused_routes = None
             self.static_macs = static_stations(self.cfg)
             self.guard.reconfigure(net, self.cfg)
             self.rt.shut_ports.clear()
@@ -304,6 +307,71 @@ class Router:
         self.metrics.reconciled("reload", ok=True, seconds=seconds)
         event("reconciled", switch=self.cfg.name, reason="reload", writes=len(p), summary=p.summary(),
               seconds=f"{seconds:.3f}")
+
+    def take_routes(self) -> None:
+        """Write what changed in the switch's routes file (routefile.py): only the lines that differ
+        from those last taken are parsed, checked and planned, so a route update costs in proportion
+        to its size, not to the description's. A file with a bad line, or more routes than the table
+        holds, is refused whole and the routes last taken stay."""
+        rf = self.cfg.routes_file
+        if rf is None or not rf.changed():
+            return
+        ident = routefile.identity(rf.path) or ()      # () for a file gone: refused once, like a bad one
+        if ident == self.refused_routes:
+            return
+        start = time.monotonic()
+        try:
+            change = routefile.update(rf, self.cfg)
+        except ConfigError as exc:
+            self.routes_refused(ident, exc.problems)
+            return
+        inline = self.cfg.routes[:len(self.cfg.routes) - len(rf.lines)]
+        cfg = replace(self.cfg, routes=[*inline, *change.new.routes()], routes_file=change.new)
+        with self.lock:
+            p = None
+            if self.sw is not None and self.synced:
+                if change.ecmp_moved(rf):
+                    p = plan(self.canon, desired_state(self.net, cfg, self.rt), self.installed.values())
+                else:
+                    p = plan_routes(self.canon, cfg, self.rt, self.installed, change.added, change.removed)
+                problem = self.route_capacity_problem(p)
+                if problem:
+                    self.routes_refused(ident, [f"{rf.name}: {problem}"])
+                    return
+            self.refused_routes = None
+            self.cfg = cfg
+            self.net = replace(self.net, switches={**self.net.switches, cfg.name: cfg})
+            self.version += 1
+            if p is None:
+                return      # the scheduled resync takes the new routes
+            try:
+                self.apply(p, "routes")
+            except P4RuntimeError as exc:     # the switch went away: recovery writes the new routes
+                self.schedule_retry(str(exc).splitlines()[0], "routes")
+            if not self.synced:
+                return
+        seconds = time.monotonic() - start
+        self.metrics.reconciled("routes", ok=True, seconds=seconds)
+        event("reconciled", switch=self.cfg.name, reason="routes", added=len(change.added),
+              removed=len(change.removed), writes=len(p), summary=p.summary(), seconds=f"{seconds:.3f}")
+
+    def routes_refused(self, ident: tuple | None, problems: list[str]) -> None:
+        """Log why a routes file was not taken (once per version of the file)."""
+        self.refused_routes = ident
+        event("routes_refused", logging.ERROR, switch=self.cfg.name, file=self.cfg.routes_file.name,
+              problems=len(problems))
+        for problem in problems[:P4RuntimeWriteError.SHOWN]:
+            log.error("%s", problem)
+
+    def route_capacity_problem(self, p: Plan) -> str | None:
+        """Whether the route table would overflow after `p` (checked before writing, like `vrouter check`)."""
+        size = self.sw.schema.table(N.IPV4_ROUTE).size
+        if not size:
+            return None
+        count = sum(1 for key in self.installed if key[1] == N.IPV4_ROUTE)
+        count += sum(1 for i in p.inserts if i.key[1] == N.IPV4_ROUTE) - sum(1 for i in p.deletes
+                                                                             if i.key[1] == N.IPV4_ROUTE)
+        return f"{count} entries in table {N.IPV4_ROUTE}, which holds {size}" if count > size else None
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -794,6 +862,10 @@ class Router:
         self.send(nb.port, nb.vlan, nb.mac, rmac, pk.ETH_IPV4, bytes(head) + ip.payload)
 
 
+DESCRIPTION_EVERY = 0.5      # s between looks at the description file
+ROUTES_EVERY = 0.1           # s between looks at routes files (a stat each; route changes are small)
+
+
 def run(net: Network, names: list[str], election_id: int = 10, path: Path | None = None,
         metrics_addr: str | None = None) -> int:
     """Run the daemon for the named switches until SIGTERM/SIGINT; 0 on a clean stop.
@@ -802,7 +874,8 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
 
     The description file is re-read when it changes and only the difference is written; on
     SIGHUP it is re-read and every switch re-read and reconciled at once (the way to retry
-    now after a failure). An invalid new file is reported and the old one kept.
+    now after a failure). An invalid new file is reported and the old one kept. A switch's routes
+    file (`routes_file:`) is looked at every ROUTES_EVERY and taken by difference (take_routes).
     """
     stop = threading.Event()
     hup = threading.Event()
@@ -827,10 +900,16 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
     for t in threads:
         t.start()
     mtime = _mtime(path)
+    checked = time.monotonic()
     while not stop.is_set() and any(t.is_alive() for t in threads):
-        stop.wait(0.5)
-        now = _mtime(path)
+        stop.wait(ROUTES_EVERY)
+        for router in routers.values():
+            router.take_routes()
         signalled = hup.is_set()
+        if not signalled and time.monotonic() - checked < DESCRIPTION_EVERY:
+            continue
+        checked = time.monotonic()
+        now = _mtime(path)
         if path is None or (now == mtime and not signalled):
             continue
         mtime = now

@@ -13,7 +13,7 @@ from p4rt import (Action, ActionProfileGroup, ActionProfileMember, CloneSessionE
                   MeterConfig, MeterEntry, MulticastGroupEntry, Replica, TableEntry)
 
 from . import names as N
-from .config import AclRule, Network, Policer, Pseudowire, SwitchConfig, TTL_MODELS, Vpls
+from .config import AclRule, Network, Policer, Pseudowire, Route, SwitchConfig, TTL_MODELS, Vpls
 from .stations import StationTable
 
 
@@ -189,6 +189,31 @@ def pseudowires(sw: SwitchConfig) -> list[tuple[Vpls, Pseudowire]]:
     return [(inst, pw) for _, inst in sorted(sw.vpls.items()) for pw in inst.pseudowires]
 
 
+def resolved_neighbors(sw: SwitchConfig, rt: Runtime) -> dict[ipaddress.IPv4Address, int]:
+    """Neighbours that can be next hops (on a port and router interface of their VLAN) -> next-hop id."""
+    resolved: dict[ipaddress.IPv4Address, int] = {}
+    for ip, nb in sorted(rt.neighbors.items()):
+        vlan = sw.vlans.get(nb.vlan)
+        port = sw.ports.get(nb.port)
+        if vlan is None or vlan.interface is None or ip not in vlan.interface.address.network \
+                or port is None or nb.vlan not in port.carries() or ip == vlan.interface.address.ip:
+            continue
+        resolved[ip] = rt.nexthop_id(ip)
+    return resolved
+
+
+def route_entry(r: Route, resolved: dict[ipaddress.IPv4Address, int]) -> TableEntry:
+    """The ipv4_route entry of a black hole or of a route through its first resolved next hop (an ECMP
+    route with fewer than two resolved); to the controller while none is resolved (it asks by ARP)."""
+    if r.drop:
+        return _te(N.IPV4_ROUTE, {"ipv4_dst": str(r.prefix)}, "ingress.routing.drop_route")
+    hops = [resolved[h] for h in r.via if h in resolved]
+    if hops:
+        return _te(N.IPV4_ROUTE, {"ipv4_dst": str(r.prefix)}, "ingress.routing.route_to_nexthop",
+                   {"nexthop_id": hops[0]})
+    return _te(N.IPV4_ROUTE, {"ipv4_dst": str(r.prefix)}, "ingress.routing.route_to_cpu")
+
+
 @dataclass
 class Desired:
     """A switch's desired entities, grouped for the planner."""
@@ -253,16 +278,11 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
             add(_te(N.NAT_OUTBOUND, {"vlan_id": vlan.id}, "ingress.nat_out.masquerade", {"addr": addr}))
 
     # Resolved neighbours: one next hop each, and a host route.
-    resolved: dict[ipaddress.IPv4Address, int] = {}
+    resolved = resolved_neighbors(sw, rt)
     host_routes: set[ipaddress.IPv4Network] = set()
-    for ip, nb in sorted(rt.neighbors.items()):
-        vlan = sw.vlans.get(nb.vlan)
-        port = sw.ports.get(nb.port)
-        if vlan is None or vlan.interface is None or ip not in vlan.interface.address.network \
-                or port is None or nb.vlan not in port.carries() or ip == vlan.interface.address.ip:
-            continue
-        nid = rt.nexthop_id(ip)
-        resolved[ip] = nid
+    for ip, nid in resolved.items():
+        nb = rt.neighbors[ip]
+        vlan = sw.vlans[nb.vlan]
         add(ActionProfileMember(N.ECMP_SELECTOR, nid, Action("ingress.nexthop.set_nexthop", {
             "port": nb.port, "vlan_id": nb.vlan, "dst_mac": nb.mac, "src_mac": vlan.interface.mac})))
         add(TableEntry(N.NEXTHOP, {"nexthop_id": nid}, member_id=nid))
@@ -276,9 +296,6 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
 
     ecmp_index = 0
     for r in sw.routes:
-        if r.drop:
-            route(r.prefix, "ingress.routing.drop_route")
-            continue
         hops = [resolved[h] for h in r.via if h in resolved]
         if len(r.via) > 1:
             gid, nid = ecmp_index + 1, N.ECMP_NEXTHOP_BASE + ecmp_index
@@ -288,10 +305,8 @@ def desired_state(net: Network, sw: SwitchConfig, rt: Runtime | None = None) -> 
                 add(TableEntry(N.NEXTHOP, {"nexthop_id": nid}, group_id=gid))
                 route(r.prefix, "ingress.routing.route_to_nexthop", {"nexthop_id": nid})
                 continue
-        if hops:
-            route(r.prefix, "ingress.routing.route_to_nexthop", {"nexthop_id": hops[0]})
-        else:
-            route(r.prefix, "ingress.routing.route_to_cpu")  # the daemon resolves the next hop
+        if r.prefix not in host_routes:
+            add(route_entry(r, resolved))
 
     for i, lsp in enumerate(sw.lsps):
         ttl = TTL_MODELS[lsp.ttl_model]

@@ -8,6 +8,7 @@ hops, then routes), users before resources on the way out.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,8 +19,8 @@ from p4rt import (ActionProfileGroup, ActionProfileMember, CloneSessionEntry, Di
                   table_entry_key)
 
 from . import names as N
-from .config import Network, SwitchConfig
-from .desired import Desired, Pw, learned_station, station_entries
+from .config import Network, Route, SwitchConfig
+from .desired import Desired, Pw, Runtime, learned_station, resolved_neighbors, route_entry, station_entries
 
 ACL_GAP = 1024              # priority step between consecutive ACL rules when numbering afresh
 MAX_PRIORITY = (1 << 31) - 1
@@ -136,6 +137,14 @@ class Canon:
                 parts.append((fid, kind, codec.parse_value(value, width), None))
         parts.sort()
         return tuple(parts)
+
+    def lpm_key(self, table_name: str, field: str, prefix: ipaddress.IPv4Network, priority: int = 0) -> Key:
+        """The key `item` gives an entry matching only `field` to `prefix`, without building the entry
+        (a route withdrawn needs only its key; parsing its text back was most of the cost)."""
+        table = self.table(table_name)
+        fid = self._fields(table)[field][0]
+        parts = ((fid, "lpm", int(prefix.network_address), prefix.prefixlen),) if prefix.prefixlen else ()
+        return ("table", table.name, parts, priority)
 
     # desired side (p4rt entities) -------------------------------------------------------
 
@@ -468,6 +477,18 @@ def plan_stations(canon: Canon, net: Network, sw: SwitchConfig, macs: dict[tuple
             want += learned_station(net, sw, vlan, mac, port)
         for p in {old, port} - {None}:
             scope += [canon.item(e).key for e in station_entries(vlan, mac, p)]
+    return plan_scope(canon, want, actual, scope)
+
+
+def plan_routes(canon: Canon, sw: SwitchConfig, rt: Runtime, actual: dict[Key, Item],
+                added: Iterable[Route], removed: Iterable[Route]) -> Plan:
+    """The writes for single-next-hop and black-hole routes that came and went, and nothing else
+    (ECMP routes number their groups by their order in the description: those need `plan`).
+    A prefix a resolved neighbour's host route holds is left to the neighbour, as in desired_state."""
+    resolved = resolved_neighbors(sw, rt)
+    hosts = {ipaddress.IPv4Network(ip) for ip in resolved}
+    want = [route_entry(r, resolved) for r in added if r.prefix not in hosts]
+    scope = [canon.lpm_key(N.IPV4_ROUTE, "ipv4_dst", r.prefix) for r in removed if r.prefix not in hosts]
     return plan_scope(canon, want, actual, scope)
 
 

@@ -1,5 +1,5 @@
-"""Route churn through the daemon's reload path (vrouter.bench_churn) against a real p4switch:
-the controller's memory stays flat; what makes a reload cheap (the pipeline files are checked
+"""Route churn through the daemon's reload path and through a routes file (vrouter.bench_churn)
+against a real p4switch: the controller's memory stays flat; what makes a reload cheap (the pipeline files are checked
 again only when they change, libyaml parses the description) keeps working."""
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from vrouter import config, program
 from vrouter.bench_churn import Churn, run
 
 
-def test_reload_churn_keeps_memory_flat(tmp_path, vrouter_program):
+@pytest.mark.parametrize("via", ["description", "file"])
+def test_reload_churn_keeps_memory_flat(tmp_path, vrouter_program, via):
     switch = SwitchProc({}, tmp_path / "switch.log").start()
-    churn = Churn(switch.address, vrouter_program.p4info, vrouter_program.json, tmp_path, routes=400, step=100)
+    churn = Churn(switch.address, vrouter_program.p4info, vrouter_program.json, tmp_path, routes=400, step=100,
+                  via=via)
     tracemalloc.start()                      # from the start: every object alive at the end is traced
     try:
         churn.start()
