@@ -8,8 +8,10 @@ control or check commands sit between packets runs in phases, one switch run eac
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
+import re
 import shlex
 import signal
 import socket
@@ -92,10 +94,48 @@ def compile_program(opts: Options, p4: str, out_dir: str) -> tuple[str, str, str
     return js, info, None
 
 
+# A case using a construct newer than some p4c release says so in its header:
+#   // needs p4c 1.2.4.12: 'for' loops
+# With an older p4c (its --version) the case is not run, and the line says why.
+_NEEDS = re.compile(r"^//\s*needs p4c (\d+(?:\.\d+)+):\s*(.*)$", re.M)
+
+
+@functools.lru_cache(maxsize=None)
+def p4c_version(p4c: str) -> tuple[int, ...] | None:
+    """p4c's release as printed by `--version` ("Version 1.2.4.8 (SHA: ...)"); None for
+    another compiler (p4compile has no such limits)."""
+    try:
+        out = subprocess.run(shlex.split(p4c) + ["--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"^Version (\d+(?:\.\d+)+)", out.stdout + out.stderr, re.M)
+    return tuple(int(x) for x in m.group(1).split(".")) if m else None
+
+
+def too_new_for(p4c: str, p4: str) -> str | None:
+    """Why this p4c cannot compile the program (a `needs p4c` line above), or None."""
+    try:
+        with open(p4, errors="replace") as f:
+            needs = _NEEDS.findall(f.read())
+    except OSError:
+        return None
+    have = p4c_version(p4c) if needs else None
+    if have is None:
+        return None
+    late = [(v, what) for v, what in needs if have < tuple(int(x) for x in v.split("."))]
+    if not late:
+        return None
+    return "; ".join(f"p4c {'.'.join(map(str, have))} predates {what.strip()} (p4c {v})" for v, what in late)
+
+
 def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = "") -> Result:
     t0 = time.time()
     name = name or os.path.splitext(os.path.basename(p4))[0]
     res = Result(name, area, FAIL)
+    why = too_new_for(opts.p4c, p4)
+    if why:
+        res.status, res.reason = NOT_RUN, why
+        return res
     try:
         cmds = stf.parse_file(stf_path)
     except (stf.StfError, OSError) as exc:
