@@ -94,10 +94,12 @@ def compile_program(opts: Options, p4: str, out_dir: str) -> tuple[str, str, str
     return js, info, None
 
 
-# A case using a construct newer than some p4c release says so in its header:
-#   // needs p4c 1.2.4.12: 'for' loops
-# With an older p4c (its --version) the case is not run, and the line says why.
+# A case that p4c cannot run as written says so in its header, and with p4c (a compiler
+# whose --version prints "Version X.Y...") it is not run, the line saying why:
+#   // needs p4c 1.2.4.12: 'for' loops          (p4c releases before 1.2.4.12 lack it)
+#   // not on p4c: <why p4c's output differs from the specification here>
 _NEEDS = re.compile(r"^//\s*needs p4c (\d+(?:\.\d+)+):\s*(.*)$", re.M)
+_NOT_ON_P4C = re.compile(r"^//\s*not on p4c:\s*(.*)$", re.M)
 
 
 @functools.lru_cache(maxsize=None)
@@ -112,27 +114,30 @@ def p4c_version(p4c: str) -> tuple[int, ...] | None:
     return tuple(int(x) for x in m.group(1).split(".")) if m else None
 
 
-def too_new_for(p4c: str, p4: str) -> str | None:
-    """Why this p4c cannot compile the program (a `needs p4c` line above), or None."""
+def held_back(p4c: str, p4: str) -> str | None:
+    """Why this compiler, being p4c, cannot run the program as the test expects (the
+    header lines above), or None."""
     try:
         with open(p4, errors="replace") as f:
-            needs = _NEEDS.findall(f.read())
+            text = f.read()
     except OSError:
         return None
-    have = p4c_version(p4c) if needs else None
+    needs, never = _NEEDS.findall(text), _NOT_ON_P4C.findall(text)
+    have = p4c_version(p4c) if needs or never else None
     if have is None:
         return None
-    late = [(v, what) for v, what in needs if have < tuple(int(x) for x in v.split("."))]
-    if not late:
-        return None
-    return "; ".join(f"p4c {'.'.join(map(str, have))} predates {what.strip()} (p4c {v})" for v, what in late)
+    release = ".".join(map(str, have))
+    why = [f"p4c {release} predates {what.strip()} (p4c {v})" for v, what in needs
+           if have < tuple(int(x) for x in v.split("."))]
+    why += [f"not on p4c {release}: {what.strip()}" for what in never]
+    return "; ".join(why) or None
 
 
 def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = "") -> Result:
     t0 = time.time()
     name = name or os.path.splitext(os.path.basename(p4))[0]
     res = Result(name, area, FAIL)
-    why = too_new_for(opts.p4c, p4)
+    why = held_back(opts.p4c, p4)
     if why:
         res.status, res.reason = NOT_RUN, why
         return res

@@ -61,4 +61,6 @@ def test_case_newer_than_the_p4c_given_is_not_run_and_says_why(tmp_path):
     assert res.status == runner.NOT_RUN
     assert res.reason == "p4c 1.2.4.8 predates 'for' loops (p4c 1.2.4.12)"
     # p4compile (no "Version x.y" line) is never held back by such a line.
-    assert runner.too_new_for("true", str(prog)) is None
+    assert runner.held_back("true", str(prog)) is None
+    prog.write_text("// not on p4c: its JSON differs here\n")
+    assert runner.held_back(str(fake), str(prog)) == "not on p4c 1.2.4.8: its JSON differs here"
