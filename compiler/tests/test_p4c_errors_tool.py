@@ -50,3 +50,10 @@ def test_a_crashing_reference_is_no_verdict(tmp_path):
     out = tmp_path / "r.json"
     p4c_errors.main([str(corpus), "--p4test", bug, "--json", str(out), "--report", str(tmp_path / "r.md")])
     assert json.loads(out.read_text())[0]["class"] == "reference crashed"
+
+
+def test_a_proper_error_before_a_compiler_bug_is_a_refusal():
+    out = "x.p4(72): [--Werror=expected] error: Expected a direct counter\nCompiler Bug: x.p4(60): unknown type\n"
+    assert p4c_errors.judge(1, out, ("Compiler Bug",)).verdict == "refused"
+    assert p4c_errors.judge(1, "Compiler Bug: oops\n", ("Compiler Bug",)).verdict == "crash"
+    assert p4c_errors.judge(None, "", ()).verdict == "crash"

@@ -72,7 +72,11 @@ def run(cmd: list[str], cwd: str) -> tuple[int | None, str]:
 
 
 def judge(rc: int | None, out: str, crash_marks: tuple[str, ...]) -> Verdict:
-    if rc is None or rc < 0 or any(m in out for m in crash_marks):
+    """A crash is a signal, a timeout, or a crash mark before any error of the program's
+    (p4c may report a proper error and then trip over it: that is a refusal)."""
+    marks = [out.find(m) for m in crash_marks if m in out]
+    proper = re.search(r"\berror:", out[:min(marks)] if marks else out)
+    if rc is None or rc < 0 or (marks and not proper):
         return Verdict("crash", first_error(out) or f"exit status {rc}")
     if rc == 0:
         return Verdict("accepted", "")
