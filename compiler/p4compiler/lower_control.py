@@ -640,7 +640,10 @@ class ControlLowerer(Visitor):
                 if m != (full ^ ((1 << (w - plen)) - 1)):
                     raise unsupported(k, "lpm entry mask that is not a prefix")
                 return {"match_type": "lpm", "key": hex_bytes(v & m, w), "prefix_length": plen}
-            if mt in ("ternary", "optional"):
+            if kinfo.match_type == "optional":
+                # P4Runtime's OPTIONAL is one value or a wildcard; p4c's P4Info refuses a mask too
+                raise unsupported(k, "'&&&' for an optional key (it matches one value or '_')")
+            if mt == "ternary":
                 return {"match_type": mt, "key": hex_bytes(v & m, w), "mask": hex_bytes(m, w)}
             raise unsupported(k, f"'&&&' for a {mt} key")
         if isinstance(k, A.Range):
