@@ -336,3 +336,20 @@ fn older_2x_parser_shapes_bmv2_still_reads() {
     p[2] = 0x77;
     assert_eq!(send(&sw, 0, &p)[0].1[15], 4, "verify failed with error code 4");
 }
+
+#[test]
+fn select_without_default_and_no_matching_case_accepts() {
+    // p4c writes `transition select(h.a) { 0x99: accept; }` with no default
+    // transition; BMv2 then ends the parse, accepted with parser_error NoError
+    // (its default next state is none), where the spec would reject (NoMatch).
+    let mut v = one_action(vec![
+        prim("add_header", vec![json!({"type": "header", "value": "h2"})]),
+        assign(f("h2", "d"), f("standard_metadata", "parser_error")),
+    ]);
+    v["parsers"][0]["parse_states"][0]["transition_key"] = json!([{"type": "field", "value": ["h", "a"]}]);
+    v["parsers"][0]["parse_states"][0]["transitions"] =
+        json!([{"type": "hexstr", "value": "0x99", "mask": null, "next_state": null}]);
+    let out = send(&switch(&v), 0, &PKT);
+    let want = [&PKT[..8], &[0u8; 8][..], &PKT[8..]].concat();
+    assert_eq!(out, vec![(1, want)], "h extracted, ingress ran, parser_error = NoError (0)");
+}
