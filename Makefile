@@ -26,7 +26,7 @@ P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-p4 run run-two test test-compiler test-vrouter \
-        test-switch test-cli test-controller p4c-corpus test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-stop-idle bench-scale bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
+        test-switch test-cli test-controller p4c-corpus p4c-errors test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-stop-idle bench-scale bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
         test-fuzz fuzz fuzz-libfuzzer clean
 
 help: ## List the targets (this text)
@@ -98,6 +98,13 @@ p4c-corpus: $(VENV_STAMP) build-switch ## p4c's v1model STF samples on P4C+SWITC
 	@test -n "$(P4C_SRC)" || { echo "p4c-corpus: give the path of a p4c checkout: make p4c-corpus P4C_SRC=..."; exit 2; }
 	$(VENV)/bin/p4stf --corpus $(P4C_SRC) -j 4 $(if $(REF_P4C),--ref-p4c $(REF_P4C)) \
 	    $(if $(REF_SWITCH),--ref-switch $(REF_SWITCH)) --report $(BUILD)/p4c-corpus.md --json $(BUILD)/p4c-corpus.json
+
+REF_P4TEST ?= $(shell command -v p4test)
+p4c-errors: $(VENV_STAMP) ## p4c's error corpus (testdata/p4_16_errors, p4_16_bmv_errors) on P4C and p4test/p4c-bm2-ss: where one refuses and the other accepts (P4C_SRC=p4c checkout) -> build/p4c-errors.md
+	@test -n "$(P4C_SRC)" || { echo "p4c-errors: give the path of a p4c checkout: make p4c-errors P4C_SRC=..."; exit 2; }
+	$(PY) compiler/tools/p4c_errors.py --p4compile "$(P4C)" $(if $(REF_P4TEST),--p4test $(REF_P4TEST)) \
+	    $(if $(REF_P4C),--p4c-bm2-ss $(REF_P4C)) --report $(BUILD)/p4c-errors.md --json $(BUILD)/p4c-errors.json \
+	    $(P4C_SRC)/testdata/p4_16_errors $(P4C_SRC)/testdata/p4_16_bmv_errors
 
 test-p4src: $(VENV_STAMP) build-switch ## vrouter.p4: documented contract and packet scenarios (STF)
 	$(PY) -m pytest -q p4src/tests

@@ -314,6 +314,9 @@ class Checker(Visitor):
         d.ret_type = self.resolve_type(d.proto.ret, scope)
         self.params(d.proto.params, scope, d)
         self.stmt(d.body, scope, {"function": d})
+        if d.ret_type is not None and d.ret_type != VOID and not always_leaves(d.body):
+            # p4c: its def-use pass finds the result possibly unset at the end
+            self.err(d, f"function '{d.name}' does not return a value on all paths")
 
     def action_body(self, d: A.ActionDecl, s: Scope) -> None:
         scope = Scope(s, d)
@@ -902,4 +905,20 @@ def _header_field_type(t, nested: bool) -> bool:
         return not nested
     if isinstance(t, Composite) and t.is_struct:
         return all(_header_field_type(ft, nested=True) for _, ft in t.fields)
+    return False
+
+
+def always_leaves(st: A.Stmt | None) -> bool:
+    """Whether every path through `st` ends in `return` or `exit` (a structural reading
+    of p4c's check that a function returns a value on all paths: loops never count)."""
+    if isinstance(st, (A.Return, A.Exit)):
+        return True
+    if isinstance(st, A.Block):
+        return any(always_leaves(x) for x in st.stmts)
+    if isinstance(st, A.If):
+        return always_leaves(st.then) and always_leaves(st.other)
+    if isinstance(st, A.Switch):
+        has_default = any(isinstance(lb, A.DefaultExpr) for c in st.cases for lb in c.labels)
+        return has_default and all(c.body is None or always_leaves(c.body) for c in st.cases) \
+            and st.cases[-1].body is not None
     return False

@@ -52,6 +52,22 @@ class Lowerer:
     def report(self, u: Unsupported) -> None:
         self.rep.error(u.span, u.message)
 
+    def check_direct_meters(self) -> None:
+        """A BMv2 direct meter is a table's (`meters = m`) and writes its colour into the one
+        field its `read` names: one without the other cannot be expressed, and p4c-bm2-ss
+        refuses both (else the read would vanish or the colour go nowhere)."""
+        for m in self.doc.meter_arrays:
+            if not m["is_direct"] or (m["binding"] is None) == (m["result_target"] is None):
+                continue
+            res = self.model.resource(m["name"], "direct_meter")
+            span = getattr(res.decl, "span", None) if res is not None else None
+            if m["binding"] is None:
+                self.rep.error(span, f"direct_meter '{m['name']}' is read but no table has it in its "
+                                     f"'meters' property")
+            else:
+                self.rep.error(span, f"table '{m['binding']}' has direct_meter '{m['name']}' but none of its "
+                                     f"actions reads it (BMv2 needs the field its read() writes)")
+
     # ------------------------------------------------------------ program
     def run(self) -> None:
         """Lower the program: elaborate `V1Switch(p, vr, ig, eg, ck, dep)`, allocate the shared
@@ -129,6 +145,7 @@ class Lowerer:
                 step()
             except Unsupported as u:
                 self.report(u)
+        self.check_direct_meters()
         # direct resources never attached to a table have no meaning for BMv2
         self.doc.counter_arrays[:] = [c for c in self.doc.counter_arrays if not (c["is_direct"] and c.get("binding") is None)]
         self.doc.meter_arrays[:] = [m for m in self.doc.meter_arrays if not (m["is_direct"] and m.get("binding") is None)]

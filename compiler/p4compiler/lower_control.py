@@ -9,7 +9,7 @@ from .check_types import ActionRun
 from .consteval import const_value
 from .call_args import order_args
 from .context import Ctx
-from .lower_expr import Unsupported, unsupported
+from .lower_expr import Unsupported, unsupported, unsupported_by_target
 from .model import MatchFieldInfo, TableInfo
 from .scope import Symbol
 from .storage import FieldLoc, HeaderLoc, ObjLoc, ValueLoc
@@ -458,6 +458,9 @@ class ControlLowerer(Visitor):
                 obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_counter":
                     raise unsupported(p, "'counters' property that is not a direct_counter instance")
+                if obj.json["binding"] not in (None, name):
+                    raise unsupported_by_target(p, f"direct_counter '{obj.name}' in the 'counters' property of two "
+                                                   f"tables ('{obj.json['binding']}' and '{name}')")
                 obj.json["binding"] = name
                 obj.json["size"] = info.size
                 table["with_counters"] = True
@@ -467,6 +470,9 @@ class ControlLowerer(Visitor):
                 obj = self.table_object(p, ctx, name)
                 if not isinstance(obj, ObjLoc) or obj.kind != "direct_meter":
                     raise unsupported(p, "'meters' property that is not a direct_meter instance")
+                if obj.json["binding"] not in (None, name):
+                    raise unsupported_by_target(p, f"direct_meter '{obj.name}' in the 'meters' property of two "
+                                                   f"tables ('{obj.json['binding']}' and '{name}')")
                 obj.json["binding"] = name
                 obj.json["size"] = info.size
                 table["direct_meters"] = obj.name
@@ -634,7 +640,10 @@ class ControlLowerer(Visitor):
                 if m != (full ^ ((1 << (w - plen)) - 1)):
                     raise unsupported(k, "lpm entry mask that is not a prefix")
                 return {"match_type": "lpm", "key": hex_bytes(v & m, w), "prefix_length": plen}
-            if mt in ("ternary", "optional"):
+            if kinfo.match_type == "optional":
+                # P4Runtime's OPTIONAL is one value or a wildcard; p4c's P4Info refuses a mask too
+                raise unsupported(k, "'&&&' for an optional key (it matches one value or '_')")
+            if mt == "ternary":
                 return {"match_type": mt, "key": hex_bytes(v & m, w), "mask": hex_bytes(m, w)}
             raise unsupported(k, f"'&&&' for a {mt} key")
         if isinstance(k, A.Range):

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from . import ast as A
 from .call_args import order_args
-from .bmv2 import const, expr, hexstr, scalar_width
+from .bmv2 import const, expr, hex_bytes, hexstr, scalar_width
 from .check_types import TypeName
 from .consteval import const_value
 from .lower_expr import unsupported, unsupported_by_target
@@ -219,7 +219,10 @@ class ExternLowerer:
                 continue
             v = const_value(it)
             if isinstance(v, (int, bool)):
-                out.append({"type": "hexstr", "value": hexstr(int(v)), "bitwidth": scalar_width(it.type) or 8})
+                # BMv2 reads `bitwidth` bits from the hex string's bytes: "0x1" for 16 bits
+                # would read past its one byte, so write every byte ("0x0001")
+                w = scalar_width(it.type) or 8
+                out.append({"type": "hexstr", "value": hex_bytes(int(v), w), "bitwidth": w})
                 continue
             if self.lw.exprs.is_loc_expr(it):
                 loc = self.lw.exprs.loc(it, ctx)

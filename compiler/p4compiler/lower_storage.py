@@ -65,6 +65,11 @@ class StorageLowerer:
         t0 = t
         t = strip_newtype(t)
         if isinstance(t, Composite) and t.kind == "header":
+            bits = header_bits(t)
+            if bits % 8:
+                # BMv2 stores headers as whole bytes; p4c's BMv2 back end refuses the rest too
+                raise Unsupported(getattr(t.decl, "span", None), f"header '{t.tname}' has fields totaling "
+                                  f"{bits} bits (BMv2 supports only headers of whole bytes)", by_target=True)
             tn = self.lw.doc.header_type(t)
             if name in self.lw.doc.header_by_name:
                 name = self.lw.doc.fresh(name)
@@ -194,3 +199,12 @@ class StorageLowerer:
             loc = self.temp(t, base)
         ctx.env[d] = loc
         return loc
+
+
+def header_bits(t: Composite) -> int:
+    """A header's size in bits, a varbit field counted at its maximum width (as p4c does)."""
+    total = 0
+    for _, ft, _ in t.layout():
+        st = strip_newtype(ft)
+        total += st.width if isinstance(st, Varbit) else (scalar_width(st) or 0)
+    return total

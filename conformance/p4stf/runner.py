@@ -8,8 +8,10 @@ control or check commands sit between packets runs in phases, one switch run eac
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import os
+import re
 import shlex
 import signal
 import socket
@@ -92,10 +94,53 @@ def compile_program(opts: Options, p4: str, out_dir: str) -> tuple[str, str, str
     return js, info, None
 
 
+# A case that p4c cannot run as written says so in its header, and with p4c (a compiler
+# whose --version prints "Version X.Y...") it is not run, the line saying why:
+#   // needs p4c 1.2.4.12: 'for' loops          (p4c releases before 1.2.4.12 lack it)
+#   // not on p4c: <why p4c's output differs from the specification here>
+_NEEDS = re.compile(r"^//\s*needs p4c (\d+(?:\.\d+)+):\s*(.*)$", re.M)
+_NOT_ON_P4C = re.compile(r"^//\s*not on p4c:\s*(.*)$", re.M)
+
+
+@functools.lru_cache(maxsize=None)
+def p4c_version(p4c: str) -> tuple[int, ...] | None:
+    """p4c's release as printed by `--version` ("Version 1.2.4.8 (SHA: ...)"); None for
+    another compiler (p4compile has no such limits)."""
+    try:
+        out = subprocess.run(shlex.split(p4c) + ["--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"^Version (\d+(?:\.\d+)+)", out.stdout + out.stderr, re.M)
+    return tuple(int(x) for x in m.group(1).split(".")) if m else None
+
+
+def held_back(p4c: str, p4: str) -> str | None:
+    """Why this compiler, being p4c, cannot run the program as the test expects (the
+    header lines above), or None."""
+    try:
+        with open(p4, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return None
+    needs, never = _NEEDS.findall(text), _NOT_ON_P4C.findall(text)
+    have = p4c_version(p4c) if needs or never else None
+    if have is None:
+        return None
+    release = ".".join(map(str, have))
+    why = [f"p4c {release} predates {what.strip()} (p4c {v})" for v, what in needs
+           if have < tuple(int(x) for x in v.split("."))]
+    why += [f"not on p4c {release}: {what.strip()}" for what in never]
+    return "; ".join(why) or None
+
+
 def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = "") -> Result:
     t0 = time.time()
     name = name or os.path.splitext(os.path.basename(p4))[0]
     res = Result(name, area, FAIL)
+    why = held_back(opts.p4c, p4)
+    if why:
+        res.status, res.reason = NOT_RUN, why
+        return res
     try:
         cmds = stf.parse_file(stf_path)
     except (stf.StfError, OSError) as exc:

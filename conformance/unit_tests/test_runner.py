@@ -46,3 +46,21 @@ def test_missing_compiler_fails_with_message(tmp_path):
     opts.p4c = "/nonexistent/p4c"
     res = runner.run_case(opts, str(p4), str(st))
     assert res.status == runner.FAIL and "compiler not found" in res.details
+
+
+def test_case_newer_than_the_p4c_given_is_not_run_and_says_why(tmp_path):
+    # A stand-in p4c that reports release 1.2.4.8 as p4c-bm2-ss does.
+    fake = tmp_path / "p4c-old"
+    fake.write_text("#!/bin/sh\necho p4c-bm2-ss; echo 'Version 1.2.4.8 (SHA: 0 BUILD: Release)'\n")
+    fake.chmod(0o755)
+    prog = tmp_path / "loops.p4"
+    prog.write_text("// needs p4c 1.2.4.12: 'for' loops\n// needs p4c 1.2.4.8: nothing new\n")
+    stf_file = tmp_path / "loops.stf"
+    stf_file.write_text("packet 0 00\n")
+    res = runner.run_case(runner.Options(p4c=str(fake), build_dir=str(tmp_path)), str(prog), str(stf_file))
+    assert res.status == runner.NOT_RUN
+    assert res.reason == "p4c 1.2.4.8 predates 'for' loops (p4c 1.2.4.12)"
+    # p4compile (no "Version x.y" line) is never held back by such a line.
+    assert runner.held_back("true", str(prog)) is None
+    prog.write_text("// not on p4c: its JSON differs here\n")
+    assert runner.held_back(str(fake), str(prog)) == "not on p4c 1.2.4.8: its JSON differs here"

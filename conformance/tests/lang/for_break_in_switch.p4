@@ -2,6 +2,7 @@
 // a = 1 adds 1 + 100 per round and breaks in the third (203), a = 2 adds 10 and continues
 // (50), any other a adds 100 five times (500 mod 256 = 244).
 // Expected packets: by hand.
+// needs p4c 1.2.4.12: 'for' loops (P4-16 1.2.4)
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<8> b; }

@@ -2,6 +2,7 @@
 // and in a function, with `return` inside the loop: firstbig(a) is the position, from the
 // top, of a's highest set bit (0x10 -> 3), or 8 when a is 0.
 // Expected packets: by hand.
+// needs p4c 1.2.4.12: 'for' loops (P4-16 1.2.4)
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<8> b; }

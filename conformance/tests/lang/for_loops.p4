@@ -7,6 +7,7 @@
 // - a loop variable assigned outside the loop keeps its last value (n = 4 after the loop).
 // Expected packets: by hand (second packet: the stack 01 02 03 04 becomes 01 03 05 07,
 // total 16 + 8 = 24 = 0x18).
+// needs p4c 1.2.4.12: 'for' loops (P4-16 1.2.4)
 #include <core.p4>
 #include <v1model.p4>
 

@@ -3,6 +3,7 @@
 // variable (mask = mask << 1) is skipped by `break`, as in C: n is the index of a's lowest
 // set bit (8 if none) and mask that bit; after the second loop m2 + k = 8 + 3.
 // Expected packets: by hand.
+// needs p4c 1.2.4.12: 'for' loops (P4-16 1.2.4)
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<8> n; bit<8> mask; bit<8> m2; }

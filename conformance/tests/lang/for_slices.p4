@@ -3,6 +3,8 @@
 // indexed part-select `w[i +: 8]` (P4-16 1.2.4: bits i+7 down to i) in a counted loop:
 // w's bytes reversed (0x11223344 -> 0x44332211).
 // Expected packets: by hand.
+// needs p4c 1.2.4.12: 'for' loops (P4-16 1.2.4)
+// needs p4c 1.2.4.17: the indexed part-select [lo +: w] (P4-16 1.2.4)
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<8> b; bit<32> w; }

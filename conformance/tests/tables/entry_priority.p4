@@ -3,6 +3,7 @@
 // largest_priority_wins), even when that entry is written after a broader one; entries without overlap behave as usual.
 // Expected packets: by hand: b1 = 5 matches both entries, priority 20 -> port 2;
 // b1 = 6 matches only the catch-all -> port 1.
+// not on p4c: its BMv2 JSON numbers `entries` by position (first wins) and ignores `priority = N` (only @priority is read; through 1.2.5.16)
 #include <core.p4>
 #include <v1model.p4>
 

@@ -11,6 +11,7 @@
 //     100: b2 == 0x01;  (90): b2 == 0x05 -> 0x90;  95: b2 in {0x04, 0x05} -> 0x95
 //   b2 = 0x05: 90 vs 95 -> 95 wins (mark 0x95; delta 1 would give 99 -> 0x90)
 // Expected packets: by hand from the spec's pseudocode.
+// not on p4c: its BMv2 JSON numbers `entries` by position (first wins) and ignores `priority = N`, priority_delta and largest_priority_wins (through 1.2.5.16)
 #include <core.p4>
 #include <v1model.p4>
 

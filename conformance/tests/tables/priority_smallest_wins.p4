@@ -4,6 +4,7 @@
 // (largest-wins or first-wins would pick the catch-all).
 // Expected packets: by hand: b1 = 5 matches both -> priority 10 -> port 2;
 // b1 = 6 matches only the catch-all -> port 1.
+// not on p4c: its BMv2 JSON numbers `entries` by position (first wins) and ignores `priority = N` and largest_priority_wins (only @priority is read; through 1.2.5.16)
 #include <core.p4>
 #include <v1model.p4>
 

@@ -115,6 +115,11 @@ pub fn check(root: &J) -> LResult<()> {
             c.primitive(&p)?;
         }
     }
+    for calc in root.arr_opt("calculations")? {
+        for i in calc.arr_opt("input")? {
+            calc_constant(&i)?;
+        }
+    }
     for pipe in root.arr_opt("pipelines")? {
         for cond in pipe.arr_opt("conditionals")? {
             c.expr(&cond.get("expression")?)?;
@@ -295,6 +300,28 @@ impl Checker {
 
 /// BMv2's `next_tables`: exactly `__HIT__` and `__MISS__`, or one key per
 /// action of the table.
+/// A constant in a calculation's input: BMv2 copies `bitwidth` bits from the start of the
+/// hex string's bytes, so the string must have exactly the bitwidth's bytes ("0x0001" for
+/// 16 bits): with fewer BMv2 reads past them, with more it takes the wrong ones.
+fn calc_constant(i: &J) -> LResult<()> {
+    if i.v.get("type").and_then(|t| t.as_str()) != Some("hexstr") {
+        return Ok(());
+    }
+    let (Some(hex), Some(width)) = (i.v.get("value").and_then(|v| v.as_str()), i.v.get("bitwidth").and_then(|w| w.as_u64()))
+    else {
+        return Ok(()); // the loader names what is missing
+    };
+    let digits = hex.trim_start_matches("0x").len();
+    let (have, want) = (digits.div_ceil(2) as u64, width.div_ceil(8));
+    if have != want {
+        return i.get("value")?.err(format!(
+            "BMv2 reads the {want} byte(s) of a {width}-bit constant from this hex string of {have} byte(s): write all {} digits",
+            want * 2
+        ));
+    }
+    Ok(())
+}
+
 fn next_tables(t: &J) -> LResult<()> {
     let nt = t.get("next_tables")?;
     let Some(keys) = nt.v.as_object() else { return nt.err("expected an object") };

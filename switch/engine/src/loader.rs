@@ -343,7 +343,6 @@ impl L {
         let errors = ErrorCodes {
             no_error: e("NoError", 0),
             packet_too_short: e("PacketTooShort", 1),
-            no_match: e("NoMatch", 2),
             stack_out_of_bounds: e("StackOutOfBounds", 3),
             header_too_short: e("HeaderTooShort", 4),
             parser_timeout: e("ParserTimeout", 5),

@@ -336,3 +336,37 @@ fn older_2x_parser_shapes_bmv2_still_reads() {
     p[2] = 0x77;
     assert_eq!(send(&sw, 0, &p)[0].1[15], 4, "verify failed with error code 4");
 }
+
+#[test]
+fn select_without_default_and_no_matching_case_accepts() {
+    // p4c writes `transition select(h.a) { 0x99: accept; }` with no default
+    // transition; BMv2 then ends the parse, accepted with parser_error NoError
+    // (its default next state is none), where the spec would reject (NoMatch).
+    let mut v = one_action(vec![
+        prim("add_header", vec![json!({"type": "header", "value": "h2"})]),
+        assign(f("h2", "d"), f("standard_metadata", "parser_error")),
+    ]);
+    v["parsers"][0]["parse_states"][0]["transition_key"] = json!([{"type": "field", "value": ["h", "a"]}]);
+    v["parsers"][0]["parse_states"][0]["transitions"] =
+        json!([{"type": "hexstr", "value": "0x99", "mask": null, "next_state": null}]);
+    let out = send(&switch(&v), 0, &PKT);
+    let want = [&PKT[..8], &[0u8; 8][..], &PKT[8..]].concat();
+    assert_eq!(out, vec![(1, want)], "h extracted, ingress ran, parser_error = NoError (0)");
+}
+
+#[test]
+fn calculation_constant_must_have_the_bitwidths_bytes() {
+    // p4c writes a constant hash input as {"type": "hexstr", "value": "0x0001", "bitwidth": 16};
+    // BMv2 copies 16 bits from the string's bytes, so "0x1" would be read past its end.
+    let calc = |hex: &str| {
+        let mut v = one_action(vec![prim("modify_field_with_hash_based_offset", vec![
+            f("h", "c"), hx("0x0000"), json!({"type": "calculation", "value": "calc"}), hx("0x0004")])]);
+        v["calculations"] = json!([{"name": "calc", "id": 0, "algo": "crc16",
+                                    "input": [{"type": "hexstr", "value": hex, "bitwidth": 16}]}]);
+        v
+    };
+    assert!(load_program(&calc("0x0001").to_string()).is_ok());
+    let e = load_program(&calc("0x1").to_string()).unwrap_err();
+    assert_eq!(e.path, "calculations[0].input[0].value");
+    assert!(e.to_string().contains("2 byte(s) of a 16-bit constant"), "{e}");
+}

@@ -573,12 +573,12 @@ pub struct StdMeta {
     pub parser_error: Option<FieldSlot>,
 }
 
-/// Parser error codes (values from the JSON's `errors`).
+/// Parser error codes (values from the JSON's `errors`). No `NoMatch`: BMv2 never
+/// raises it (a select with no matching case ends the parse, accepted).
 #[derive(Debug, Clone, Copy)]
 pub struct ErrorCodes {
     pub no_error: u64,
     pub packet_too_short: u64,
-    pub no_match: u64,
     pub stack_out_of_bounds: u64,
     pub header_too_short: u64,
     pub parser_timeout: u64,

@@ -79,7 +79,6 @@ pub(super) fn set_valid(p: &Prog, pkt: &mut Pkt, h: usize, v: bool) {
 #[derive(Debug, Clone, Copy)]
 pub(super) enum ErrKind {
     TooShort,
-    NoMatch,
     StackOob,
     HeaderTooShort,
     Timeout,
@@ -102,7 +101,6 @@ pub(super) fn parse_and_verify(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt) {
             pkt.payload_off = cursor.min(pkt.data.len());
             match e {
                 ErrKind::TooShort => p.errors.packet_too_short,
-                ErrKind::NoMatch => p.errors.no_match,
                 ErrKind::StackOob => p.errors.stack_out_of_bounds,
                 ErrKind::HeaderTooShort => p.errors.header_too_short,
                 ErrKind::Timeout => p.errors.parser_timeout,
@@ -257,7 +255,8 @@ pub(super) fn run_parser(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, parser: &P
         // the plan's one-word select where the state has one (`run_parser`
         // runs the first parser, whose states the plan's selects follow)
         state = match c.plan.and_then(|pl| pl.selects.get(si)).and_then(Option::as_ref) {
-            Some(sel) => sel.next(&pkt.hv, &pkt.data, cursor).ok_or((ErrKind::NoMatch, cursor))?,
+            // no case matches and no default: the parse ends, accepted (see `select`)
+            Some(sel) => sel.next(&pkt.hv, &pkt.data, cursor).unwrap_or(None),
             None => select(c, w, pkt, st, cursor).map_err(|e| (e, cursor))?,
         };
     }
@@ -395,5 +394,8 @@ pub(super) fn match_transitions(c: &Ctx, st: &ParseState, key: &[u64], compresse
             return Ok(t.next);
         }
     }
-    Err(ErrKind::NoMatch)
+    // No case matches and the state has no default: BMv2 ends the parse there, accepted with
+    // parser_error NoError (its default next state is none). p4c's JSON leaves the default
+    // out of a select without one; p4compile writes the NoMatch reject the spec asks for.
+    Ok(None)
 }
