@@ -6,10 +6,12 @@
 #  - idle: CPU time (user + system, all threads) of the idle switch over IDLE_SECONDS;
 #  - attached: the stop time again with a controller attached (the venv's P4Runtime
 #    client: primary stream open, vrouter.p4 set with its P4Info, digests configured),
-#    and the status its stream ended with (RUNS times; skipped without .venv).
+#    and the status its stream ended with (RUNS times; skipped without .venv);
+#  - many ports: the stop time with MANY_PORTS veth ports (as many as the campus
+#    description has), whose XDP detach the kernel does one port at a time (RUNS times).
 # Prints the load average beside them (CPU time of an idle process does not depend on load;
 # wall-clock stop times do). Needs root. Environment: RUNS (5), IDLE_SECONDS (10),
-# SWITCH_ARGS (extra p4switch options, e.g. "--io mmap"). Option: --json FILE also writes the
+# MANY_PORTS (14; 0 skips), SWITCH_ARGS (extra p4switch options, e.g. "--io mmap"). Option: --json FILE also writes the
 # figures there under the header every benchmark's --json carries (bench/report.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,6 +19,7 @@ root=$(cd "$here/../../.." && pwd)
 bin=$root/target/release/p4switch
 prog=$root/build/vrouter.json
 runs=${RUNS:-5}
+many=${MANY_PORTS:-14}
 idle_s=${IDLE_SECONDS:-10}
 p=${NS_PREFIX:-p4si}
 addr=127.0.0.1:${GRPC_PORT:-19559}
@@ -38,12 +41,24 @@ trap cleanup EXIT
 [ -x "$bin" ] && [ -f "$prog" ] || { echo "stop-idle: run 'make build' first" >&2; exit 1; }
 "$here/netns.sh" up "$p"
 
+# The switch's ports: two by default; `many_ports` adds veth pairs inside the switch's namespace.
+port_args=(-i "1@$p-a1" -i "2@$p-b1")
+many_ports() {
+    port_args=()
+    for i in $(seq 1 "$1"); do
+        ip -n "$p-sw" link add "$p-p$i" type veth peer name "$p-q$i"
+        ip -n "$p-sw" link set "$p-q$i" up
+        ip -n "$p-sw" link set "$p-p$i" up
+        port_args+=(-i "$i@$p-p$i")
+    done
+}
+
 # Starts a switch in the background; sets $pid once its ready line is out.
 start() {
     # Emptied here, not by the background job's redirection, which may run after the first grep
     # and let it find the previous switch's ready line (then SIGTERM hit a switch still starting).
     : > "$tmp/out"
-    ip netns exec "$p-sw" "$bin" -i "1@$p-a1" -i "2@$p-b1" ${SWITCH_ARGS:-} "$prog" \
+    ip netns exec "$p-sw" "$bin" "${port_args[@]}" ${SWITCH_ARGS:-} "$prog" \
         -- --grpc-server-addr "$addr" >"$tmp/out" 2>"$tmp/err" &
     pid=$!
     for _ in $(seq 1 500); do
@@ -59,7 +74,7 @@ cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%d",
 
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "$json_copy" ]; then (cd "$root" && python3 -m bench.report machine) > "$tmp/machine.json"; fi
-stops=(); readies=(); attached=()
+stops=(); readies=(); attached=(); many_stops=()
 start
 echo "$(cat "$tmp/out")"
 sleep 1
@@ -141,6 +156,24 @@ PY
     done
 fi
 kill -TERM "$pid"; wait "$pid"; pid=""
+if [ "$many" -gt 0 ]; then
+    many_ports "$many"
+    for i in $(seq 1 "$runs"); do
+        start
+        sleep 1
+        a=$(date +%s%N)
+        kill -TERM "$pid"
+        wait "$pid" || { echo "stop-idle: exit status $?" >&2; exit 1; }
+        b=$(date +%s%N)
+        pid=""
+        # Nothing left behind: an XDP program still attached would keep the port from the kernel.
+        if ip -n "$p-sw" link show | grep -q "prog/xdp"; then
+            echo "stop-idle: an XDP program is still attached after the exit" >&2; exit 1
+        fi
+        echo "$many ports $i: exit $(( (b - a) / 1000000 )) ms after SIGTERM ($(grep -o 'io [^,]*' "$tmp/out"))"
+        many_stops+=($(( (b - a) / 1000000 )))
+    done
+fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "$json_copy" ]; then
     join() { local IFS=,; echo "$*"; }
@@ -148,7 +181,8 @@ if [ -n "$json_copy" ]; then
 {"benchmark": "bench-stop-idle", "switch_args": "${SWITCH_ARGS:-}", "idle_seconds": $idle_s,
  "idle_cpu_ns": $((t1 - t0)), "idle_wall_ns": $((s1 - s0)),
  "stop_ms": [$(join "${stops[@]}")], "new_switch_ready_ms": [$(join "${readies[@]}")],
- "attached_stop_ms": [$(join "${attached[@]}")]}
+ "attached_stop_ms": [$(join "${attached[@]}")],
+ "many_ports": $many, "many_ports_stop_ms": [$(join "${many_stops[@]}")]}
 JSON
     (cd "$root" && python3 -m bench.report save "$json_copy" --machine "$tmp/machine.json" --data "$tmp/data.json") >/dev/null
     echo "results also in $json_copy"

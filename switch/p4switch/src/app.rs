@@ -39,9 +39,13 @@ pub fn default_workers() -> usize {
 
 /// Drops every value on its own thread: closing a packet or XDP socket waits
 /// for a kernel grace period (~10 ms here), and closed one after another a
-/// switch's dozen sockets would take far longer than the stop should.
-fn close_in_parallel(parts: Vec<Box<dyn Send>>) {
-    let threads: Vec<_> = parts.into_iter().filter_map(|p| std::thread::Builder::new().spawn(move || drop(p)).ok()).collect();
+/// switch's dozen sockets would take far longer than the stop should. Join
+/// the threads returned to know they are closed.
+fn close_in_parallel(parts: Vec<Box<dyn Send>>) -> Vec<std::thread::JoinHandle<()>> {
+    parts.into_iter().filter_map(|p| std::thread::Builder::new().spawn(move || drop(p)).ok()).collect()
+}
+
+fn join_all(threads: Vec<std::thread::JoinHandle<()>>) {
     for t in threads {
         let _ = t.join();
     }
@@ -116,15 +120,20 @@ pub fn run(o: &Options) -> Result<(), String> {
     log_at!(Level::Info, "stopping");
     // Stop listening first, so a new switch can bind the address at once.
     let stopping = server.map(|s| s.begin_stop());
+    // The XDP program first (what is left of `opened` once the workers took
+    // their sockets): the kernel detaches it one port at a time under its
+    // rtnl lock, 1-10 ms a port, the longest part of a stop with many ports;
+    // the workers finish and their sockets close meanwhile.
+    let detaching = close_in_parallel(opened.into_parts());
     let mut parts = Vec::new();
     for t in threads {
         if let Ok(wio) = t.join() {
             parts.extend(wio.into_parts());
         }
     }
-    parts.extend(opened.into_parts());
     parts.extend(ports.take_sockets());
-    close_in_parallel(parts);
+    join_all(close_in_parallel(parts));
+    join_all(detaching);
     if let Some(s) = stopping {
         s.wait(STOP_GRACE);
     }

@@ -276,26 +276,31 @@ impl WorkerIo {
 }
 
 /// Everything the ports opened; dropping it closes the sockets and detaches
-/// the XDP programs.
+/// the XDP program.
 pub struct Opened {
     pub workers: Vec<WorkerIo>,
     pub mode: Chosen,
-    xdp: Vec<XdpPort>,
+    xdp: Option<Xdp>,
 }
 
 impl Opened {
-    /// The XDP programs, links and maps as separate values, to close them in parallel.
+    /// The XDP links, program and maps as separate values, to close them in parallel.
     pub fn into_parts(self) -> Vec<Box<dyn Send>> {
         let mut v: Vec<Box<dyn Send>> = self.workers.into_iter().flat_map(|w| w.into_parts()).collect();
-        v.extend(self.xdp.into_iter().map(|x| Box::new(x) as Box<dyn Send>));
+        if let Some(x) = self.xdp {
+            v.extend(x.links.into_iter().map(|l| Box::new(l) as Box<dyn Send>));
+            v.push(Box::new((x._prog, x._xsks, x._ports)));
+        }
         v
     }
 }
 
-struct XdpPort {
-    _link: BpfLink,
+/// The one XDP program of every port, its maps, and its attachment to each port.
+struct Xdp {
+    links: Vec<BpfLink>,
     _prog: BpfProgram,
-    _map: BpfMap,
+    _xsks: BpfMap,
+    _ports: BpfMap,
 }
 
 /// Opens every port of `ifaces` for `workers` workers in `mode`.
@@ -366,7 +371,7 @@ fn open_packet(ifaces: &[String], workers: usize, spread: Spread, d: Depths, rin
             w.tx.push(tx);
         }
     }
-    Ok(Opened { workers: ws, mode: if rings { Chosen::Mmap } else { Chosen::Socket }, xdp: Vec::new() })
+    Ok(Opened { workers: ws, mode: if rings { Chosen::Mmap } else { Chosen::Socket }, xdp: None })
 }
 
 /// Transmit ring slots for an egress queue of `depth` frames: room to raise
@@ -385,27 +390,35 @@ fn open_xdp_any(ifaces: &[String], workers: usize, spread: Spread, d: Depths) ->
 
 fn open_xdp(ifaces: &[String], workers: usize, spread: Spread, d: Depths, mode: XdpAttachMode) -> io::Result<Opened> {
     let mut ws: Vec<WorkerIo> = (0..workers).map(|_| WorkerIo { rx: Vec::new(), tx: Vec::new() }).collect();
-    let mut keep = Vec::new();
     let sizes = XskSizes { rx: d.rx.next_power_of_two().clamp(64, 1 << 16), tx: tx_ring_slots(d.tx).next_power_of_two(), sharers: workers as u32 };
+    // The program hashes over `choices` slots per receive queue; one
+    // choice (slot = queue) when the port has a single worker.
+    let choices = if spread == Spread::Flow { workers as u32 } else { 1 };
+    let queues: Vec<u32> = ifaces.iter().map(|i| sys::rx_queues(i)).collect();
+    let xsks = BpfMap::xskmap(queues.iter().map(|q| q * choices).sum()).map_err(|e| io::Error::new(e.kind(), format!("XSKMAP: {e}")))?;
+    let ports = BpfMap::hash_u32(8, ifaces.len() as u32, b"p4switch_ports\0\0")
+        .map_err(|e| io::Error::new(e.kind(), format!("ports map: {e}")))?;
+    let mut indexes = Vec::with_capacity(ifaces.len());
+    let mut first = 0u32;
     for (pos, iface) in ifaces.iter().enumerate() {
-        let queues = sys::rx_queues(iface);
-        // The program hashes over `choices` slots per receive queue; one
-        // choice (slot = queue) when the port has a single worker.
-        let choices = if spread == Spread::Flow { workers as u32 } else { 1 };
-        let map = BpfMap::xskmap(queues * choices).map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP: {e}")))?;
-        for q in 0..queues {
-            let first = XskSocket::open_first(iface, q, sizes)?;
+        let index = sys::ifindex(iface)?;
+        ports
+            .update(&(index as u32).to_ne_bytes(), &crate::xdpprog::port_entry(first, queues[pos]))
+            .map_err(|e| io::Error::new(e.kind(), format!("{iface}: ports map: {e}")))?;
+        indexes.push(index);
+        for q in 0..queues[pos] {
+            let owner = XskSocket::open_first(iface, q, sizes)?;
             let mut socks = Vec::with_capacity(workers);
             for _ in 1..workers {
-                socks.push(XskSocket::open_shared(iface, q, sizes, &first)?);
+                socks.push(XskSocket::open_shared(iface, q, sizes, &owner)?);
             }
-            socks.insert(0, first);
+            socks.insert(0, owner);
             for (w, s) in socks.into_iter().enumerate() {
                 // A worker outside the map keeps its (idle) receive half: the
                 // halves of one queue share the umem's fill ring.
                 if receives(spread, workers, pos, w) {
-                    let slot = if spread == Spread::Flow { q * choices + w as u32 } else { q };
-                    map.set(slot, s.raw_fd()).map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP slot: {e}")))?;
+                    let slot = first + if spread == Spread::Flow { q * choices + w as u32 } else { q };
+                    xsks.set(slot, s.raw_fd()).map_err(|e| io::Error::new(e.kind(), format!("{iface}: XSKMAP slot: {e}")))?;
                 }
                 let (rx, tx) = s.split();
                 ws[w].rx.push((pos, RxEndpoint::Xdp(rx)));
@@ -414,15 +427,17 @@ fn open_xdp(ifaces: &[String], workers: usize, spread: Spread, d: Depths, mode: 
                 }
             }
         }
-        let insns = crate::xdpprog::program(choices, map.raw_fd());
-        let prog = BpfProgram::load_xdp(&insns, true).or_else(|_| BpfProgram::load_xdp(&insns, false))
-            .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
-        let index = sys::ifindex(iface)?;
+        first += queues[pos] * choices;
+    }
+    let insns = crate::xdpprog::program(choices, xsks.raw_fd(), ports.raw_fd());
+    let prog = BpfProgram::load_xdp(&insns, true).or_else(|_| BpfProgram::load_xdp(&insns, false))?;
+    let mut links = Vec::with_capacity(ifaces.len());
+    for (iface, index) in ifaces.iter().zip(indexes) {
         let link = BpfLink::attach_xdp(&prog, index, mode)
             .map_err(|e| io::Error::new(e.kind(), format!("{iface}: attach XDP program: {e}")))?;
-        keep.push(XdpPort { _link: link, _prog: prog, _map: map });
+        links.push(link);
     }
-    Ok(Opened { workers: ws, mode: Chosen::Xdp(mode), xdp: keep })
+    Ok(Opened { workers: ws, mode: Chosen::Xdp(mode), xdp: Some(Xdp { links, _prog: prog, _xsks: xsks, _ports: ports }) })
 }
 
 #[cfg(test)]

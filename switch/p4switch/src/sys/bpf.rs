@@ -1,8 +1,9 @@
-//! The `bpf` system call, for the three objects the `xdp` ports need: an
-//! XSKMAP (slot -> AF_XDP socket), the XDP program (its instructions come
-//! from [`crate::xdpprog`]), and a link attaching the program to an
-//! interface. A link detaches the program when its descriptor is closed, so
-//! a switch that exits — or crashes — leaves no program behind.
+//! The `bpf` system call, for the objects the `xdp` ports need: an XSKMAP
+//! (slot -> AF_XDP socket), a hash map (interface -> its slots), the XDP
+//! program (its instructions come from [`crate::xdpprog`]), and a link per
+//! interface attaching the program to it. A link detaches the program when
+//! its descriptor is closed, so a switch that exits — or crashes — leaves no
+//! program behind.
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -13,6 +14,7 @@ const BPF_MAP_CREATE: libc::c_long = 0;
 const BPF_MAP_UPDATE_ELEM: libc::c_long = 2;
 const BPF_PROG_LOAD: libc::c_long = 5;
 const BPF_LINK_CREATE: libc::c_long = 28;
+const BPF_MAP_TYPE_HASH: u32 = 1;
 const BPF_MAP_TYPE_XSKMAP: u32 = 17;
 const BPF_PROG_TYPE_XDP: u32 = 6;
 const BPF_XDP: u32 = 37;
@@ -78,39 +80,58 @@ struct LinkCreate {
     flags: u32,
 }
 
-/// An XSKMAP: slot `k` holds the AF_XDP socket that receives the frames the
-/// program redirects to `k`.
+/// A map: an XSKMAP (slot `k` holds the AF_XDP socket that receives the
+/// frames the program redirects to `k`) or a hash map.
 pub struct BpfMap {
     fd: OwnedFd,
+    key_size: usize,
+    value_size: usize,
 }
 
 impl BpfMap {
-    /// A new XSKMAP with `slots` slots.
-    pub fn xskmap(slots: u32) -> io::Result<BpfMap> {
+    fn create(map_type: u32, key_size: u32, value_size: u32, entries: u32, name: &[u8; 16]) -> io::Result<BpfMap> {
         let attr = MapCreate {
-            map_type: BPF_MAP_TYPE_XSKMAP,
-            key_size: 4,
-            value_size: 4,
-            max_entries: slots.max(1),
+            map_type,
+            key_size,
+            value_size,
+            max_entries: entries.max(1),
             map_flags: 0,
             inner_map_fd: 0,
             numa_node: 0,
-            map_name: *b"p4switch_xsks\0\0\0",
+            map_name: *name,
         };
-        Ok(BpfMap { fd: owned(bpf(BPF_MAP_CREATE, &attr)?)? })
+        Ok(BpfMap { fd: owned(bpf(BPF_MAP_CREATE, &attr)?)?, key_size: key_size as usize, value_size: value_size as usize })
     }
 
-    /// Puts socket `sock` in slot `slot`.
-    pub fn set(&self, slot: u32, sock: RawFd) -> io::Result<()> {
-        let value = sock as u32;
+    /// A new XSKMAP with `slots` slots.
+    pub fn xskmap(slots: u32) -> io::Result<BpfMap> {
+        Self::create(BPF_MAP_TYPE_XSKMAP, 4, 4, slots, b"p4switch_xsks\0\0\0")
+    }
+
+    /// A new hash map of `entries` entries from u32 keys to `value_size`-byte values.
+    pub fn hash_u32(value_size: u32, entries: u32, name: &[u8; 16]) -> io::Result<BpfMap> {
+        Self::create(BPF_MAP_TYPE_HASH, 4, value_size, entries, name)
+    }
+
+    /// Sets `key` to `value` (their lengths are the map's key and value sizes).
+    pub fn update(&self, key: &[u8], value: &[u8]) -> io::Result<()> {
+        // The kernel reads the map's sizes from the two pointers.
+        if key.len() != self.key_size || value.len() != self.value_size {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "bpf map update: key or value of the wrong size"));
+        }
         let attr = MapUpdate {
             map_fd: self.fd.as_raw_fd() as u32,
             _pad: 0,
-            key: &slot as *const u32 as u64,
-            value: &value as *const u32 as u64,
+            key: key.as_ptr() as u64,
+            value: value.as_ptr() as u64,
             flags: 0,
         };
         bpf(BPF_MAP_UPDATE_ELEM, &attr).map(|_| ())
+    }
+
+    /// Puts socket `sock` in slot `slot` of an XSKMAP.
+    pub fn set(&self, slot: u32, sock: RawFd) -> io::Result<()> {
+        self.update(&slot.to_ne_bytes(), &(sock as u32).to_ne_bytes())
     }
 
     /// The map's descriptor (the program refers to it by this number).
@@ -201,6 +222,9 @@ mod tests {
     fn an_xskmap_is_created_and_a_trivial_program_loads() {
         let map = BpfMap::xskmap(4).unwrap();
         assert!(map.raw_fd() >= 0);
+        let ports = BpfMap::hash_u32(8, 2, b"test_ports\0\0\0\0\0\0").unwrap();
+        ports.update(&7u32.to_ne_bytes(), &[1; 8]).unwrap();
+        assert!(ports.update(&7u32.to_ne_bytes(), &[1; 4]).is_err(), "a short value is refused");
         // r0 = XDP_PASS (2); exit
         let insns = [0x0000_0002_0000_00b7u64, 0x0000_0000_0000_0095u64];
         BpfProgram::load_xdp(&insns, false).unwrap();
