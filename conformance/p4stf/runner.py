@@ -48,6 +48,8 @@ class Result:
     details: str = ""
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    switch: int = 1  # which of p4stf's --switch options (1 = the first)
+    compiled: tuple[str, str] | None = field(default=None, repr=False, compare=False)
 
 
 def _free_port() -> int:
@@ -92,7 +94,10 @@ def compile_program(opts: Options, p4: str, out_dir: str) -> tuple[str, str, str
     return js, info, None
 
 
-def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = "") -> Result:
+def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = "",
+             compiled: tuple[str, str] | None = None) -> Result:
+    """Compile `p4` with opts.p4c (unless `compiled` gives the (json, p4info) of an earlier
+    compile of it) and run the STF file on opts.switch."""
     t0 = time.time()
     name = name or os.path.splitext(os.path.basename(p4))[0]
     res = Result(name, area, FAIL)
@@ -102,11 +107,15 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
         res.reason = f"bad STF: {exc}"
         return res
     out_dir = os.path.join(opts.build_dir, area, name) if area else os.path.join(opts.build_dir, name)
-    js, info_path, err = compile_program(opts, p4, out_dir)
-    if err:
-        res.reason = "compile failed"
-        res.details = err
-        return res
+    if compiled is None:
+        js, info_path, err = compile_program(opts, p4, out_dir)
+        if err:
+            res.reason = "compile failed"
+            res.details = err
+            return res
+    else:
+        js, info_path = compiled
+        os.makedirs(out_dir, exist_ok=True)
     try:
         if opts.ports == "veth":
             _execute_veth(opts, cmds, js, info_path, out_dir, res)
@@ -114,7 +123,22 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
             _execute(opts, cmds, js, info_path, out_dir, res)
     finally:
         res.seconds = time.time() - t0
+    res.compiled = (js, info_path)
     return res
+
+
+def run_case_on_each(opts_list: list[Options], p4: str, stf_path: str, area: str = "",
+                     name: str = "") -> list[Result]:
+    """The case on each switch of opts_list (same compiler): compiled once, by the first,
+    and the same JSON and P4Info run on every switch. A compile failure fails them all."""
+    first = run_case(opts_list[0], p4, stf_path, area, name)
+    results = [first]
+    for opts in opts_list[1:]:
+        if first.compiled is None:
+            results.append(Result(first.name, area, FAIL, reason=first.reason, details=first.details))
+        else:
+            results.append(run_case(opts, p4, stf_path, area, name, compiled=first.compiled))
+    return results
 
 
 @dataclass
