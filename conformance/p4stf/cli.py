@@ -129,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="cases run at once (default 1; each has its own ports, build folder, "
                          "gRPC and Thrift ports and device id)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--compiled", nargs=2, metavar=("JSON", "P4INFO_BIN"),
+                    help="with PROG.p4 PROG.stf: run on this compile of PROG.p4 (BMv2 JSON, binary "
+                         "P4Info) instead of compiling it again, e.g. several STF files of one program")
     ap.add_argument("-v", "--verbose", action="store_true", help="print details of passing cases too")
     corpus = ap.add_argument_group(
         "p4c corpus", "--corpus P4C_CHECKOUT runs p4c's v1model STF samples in configurations "
@@ -172,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         if p4.endswith(".stf"):
             p4, stf_path = stf_path, p4
         cases = [("", os.path.splitext(os.path.basename(p4))[0], p4, stf_path)]
+    if a.compiled and a.all:
+        ap.error("--compiled goes with one PROG.p4 PROG.stf, not --all")
     n = len(opts_list)
     if n == 1:
         print(f"p4stf: P4C={opts.p4c} SWITCH={opts.switch}", flush=True)
@@ -186,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
             out = [Result(name, area, FAIL, reason=f"no P4 program {p4}") for _ in opts_list]
         else:
             try:
-                out = run_case_on_each(opts_list, p4, stf_path, area, name)
+                out = run_case_on_each(opts_list, p4, stf_path, area, name,
+                                       compiled=tuple(a.compiled) if a.compiled else None)
             except Exception as exc:  # one broken case must not hide the others' results
                 out = [Result(name, area, FAIL, reason=f"runner error: {type(exc).__name__}: {exc}")
                        for _ in opts_list]

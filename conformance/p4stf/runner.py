@@ -128,10 +128,11 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
 
 
 def run_case_on_each(opts_list: list[Options], p4: str, stf_path: str, area: str = "",
-                     name: str = "") -> list[Result]:
-    """The case on each switch of opts_list (same compiler): compiled once, by the first,
-    and the same JSON and P4Info run on every switch. A compile failure fails them all."""
-    first = run_case(opts_list[0], p4, stf_path, area, name)
+                     name: str = "", compiled: tuple[str, str] | None = None) -> list[Result]:
+    """The case on each switch of opts_list (same compiler): compiled once, by the first
+    (or given as `compiled`), and the same JSON and P4Info run on every switch. A compile
+    failure fails them all."""
+    first = run_case(opts_list[0], p4, stf_path, area, name, compiled=compiled)
     results = [first]
     for opts in opts_list[1:]:
         if first.compiled is None:
