@@ -69,10 +69,12 @@ run-two: build ## Two switches joined by a trunk (topo/two-switches.yaml) in min
 # that share a lane's neighbours use their own ports, veth names and folders. Every suite's
 # output is printed whole when it ends; the last lines give each step's and suite's wall time.
 TEST_BUILD := setup-apt $(VENV_STAMP) build-switch build-p4
-TEST_LANES := "nice:build-switch-tests test-switch test-fuzz" \
-              "test-controller test-compiler test-cli test-bench" \
+# test-bench and test-fuzz run cargo build (bench-switch.sh, fuzz_frames): in the Rust lane,
+# after the test build, so that they never wait on cargo's lock behind it.
+TEST_LANES := "nice:build-switch-tests test-switch test-fuzz test-bench" \
+              "test-controller test-compiler test-cli" \
               "test-conformance test-ptf test-p4src"
-test: ## Run every test suite (needs root): build, then build-switch-tests test-switch test-fuzz | test-controller test-compiler test-cli test-bench | test-conformance test-ptf test-p4src
+test: ## Run every test suite (needs root): build, then build-switch-tests test-switch test-fuzz test-bench | test-controller test-compiler test-cli | test-conformance test-ptf test-p4src
 	@mk/test-suites.sh --first "$(TEST_BUILD)" $(TEST_LANES)
 	@echo "test: all suites passed"
 
