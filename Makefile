@@ -13,6 +13,8 @@ CARGO  ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
 P4C    ?= $(CURDIR)/$(VENV)/bin/p4compile
 SWITCH ?= $(CURDIR)/target/release/p4switch
 BUILD  := build
+# Every pytest suite names its slowest tests (over 1 s), so a slow-down shows in the log.
+PYTEST := $(PY) -m pytest -q --durations=10 --durations-min=1
 export P4C SWITCH
 
 # Stamp of the Python environment: redone when a requirement or package changes.
@@ -25,7 +27,7 @@ VENV_INPUTS := requirements.txt mk/setup-venv.sh mk/p4runtime-schema.txt mk/p4ru
 P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
-.PHONY: help setup setup-apt build build-switch build-p4 run run-two test test-compiler test-vrouter \
+.PHONY: help setup setup-apt build build-switch build-switch-tests build-p4 run run-two test test-compiler test-vrouter \
         test-switch test-cli test-controller p4c-corpus p4c-errors test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-stop-idle bench-scale bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
         test-fuzz fuzz fuzz-libfuzzer clean
 
@@ -61,35 +63,52 @@ run: build ## Campus network (S1) in mininet, controlled by vrouter: ping matrix
 run-two: build ## Two switches joined by a trunk (topo/two-switches.yaml) in mininet: ping matrix across switches, iperf3 (root)
 	$(PY) topo/run_campus.py --file topo/two-switches.yaml
 
-test: build test-compiler test-switch test-cli test-controller test-conformance test-p4src test-ptf test-bench test-fuzz ## Run every test suite (needs root)
+# `make test`: the build steps one after another, then the suites in three lanes side by side
+# (mk/test-suites.sh): the Rust test build and run (CPU, at a lower priority) beside the suites
+# that mostly wait on switches and timeouts. Suites of one lane run one after another; suites
+# that share a lane's neighbours use their own ports, veth names and folders. Every suite's
+# output is printed whole when it ends; the last lines give each step's and suite's wall time.
+TEST_BUILD := setup-apt $(VENV_STAMP) build-switch build-p4
+# test-bench and test-fuzz run cargo build (bench-switch.sh, fuzz_frames): in the Rust lane,
+# after the test build, so that they never wait on cargo's lock behind it.
+TEST_LANES := "nice:build-switch-tests test-switch test-fuzz test-bench" \
+              "test-controller test-compiler test-cli" \
+              "test-conformance test-ptf test-p4src"
+test: ## Run every test suite (needs root): build, then build-switch-tests test-switch test-fuzz test-bench | test-controller test-compiler test-cli | test-conformance test-ptf test-p4src
+	@mk/test-suites.sh --first "$(TEST_BUILD)" $(TEST_LANES)
 	@echo "test: all suites passed"
 
 test-compiler: $(VENV_STAMP) ## p4compile unit tests, bad-input corpus, every P4 program in the repo
-	$(PY) -m pytest -q compiler/tests
+	$(PYTEST) compiler/tests
+
+build-switch-tests: build-switch ## Compile the Rust workspace's tests and examples (release profile), run nothing
+	@$(CARGO) test --release --workspace --quiet --no-run
 
 test-switch: build-switch ## Rust unit and integration tests of the switch (release profile)
 	@mkdir -p $(BUILD)
 	@$(CARGO) test --release --workspace > $(BUILD)/cargo-test.log 2>&1 \
-	    && grep -E '^test result' $(BUILD)/cargo-test.log \
+	    && grep -E '^ *(Running|Doc-tests) |^test result' $(BUILD)/cargo-test.log \
 	    || { tail -n 60 $(BUILD)/cargo-test.log; exit 1; }
 
 test-cli: $(VENV_STAMP) build-switch ## p4switch-cli (simple_switch_CLI commands over P4Runtime) against a real switch running vrouter.p4
-	$(PY) -m pytest -q switch/cli/tests
+	$(PYTEST) switch/cli/tests
 
 test-controller: $(VENV_STAMP) build-switch ## p4rt client library against a real p4switch
-	$(PY) -m pytest -q controller/tests
+	$(PYTEST) controller/tests
 
 test-vrouter: $(VENV_STAMP) build-switch build-p4 ## Only the vrouter controller's tests (part of test-controller)
-	$(PY) -m pytest -q controller/tests/vrouter
+	$(PYTEST) controller/tests/vrouter
 
-test-conformance: $(VENV_STAMP) build-switch ## STF runner unit tests, then the STF corpus on the selected P4C/SWITCH
-	$(PY) -m pytest -q conformance/unit_tests
-	$(VENV)/bin/p4stf -j 4 --all conformance/tests
-	@# p4switch's reference interpreter must give the same packets as its plan (the default)
-	@if [ "$(SWITCH)" = "$(CURDIR)/target/release/p4switch" ]; then \
-	    echo "test-conformance: again on p4switch --exec interp"; \
-	    $(VENV)/bin/p4stf -j 4 --all conformance/tests --build-dir $(BUILD)/conformance-interp \
-	        --switch "$(SWITCH) --exec interp"; fi
+# p4switch's reference interpreter must give the same packets as its plan (the default):
+# every case runs on both, from one compile (switch 2's files in build/conformance/switch2).
+ifeq ($(SWITCH),$(CURDIR)/target/release/p4switch)
+STF_SWITCHES := --switch "$(SWITCH)" --switch "$(SWITCH) --exec interp"
+else
+STF_SWITCHES := --switch "$(SWITCH)"
+endif
+test-conformance: $(VENV_STAMP) build-switch ## STF runner unit tests, then the STF corpus on the selected P4C/SWITCH (p4switch: plan and --exec interp)
+	$(PYTEST) conformance/unit_tests
+	$(VENV)/bin/p4stf -j 4 --all conformance/tests $(STF_SWITCHES)
 
 P4C_SRC ?=
 REF_P4C ?= $(shell command -v p4c-bm2-ss)
@@ -107,13 +126,13 @@ p4c-errors: $(VENV_STAMP) ## p4c's error corpus (testdata/p4_16_errors, p4_16_bm
 	    $(P4C_SRC)/testdata/p4_16_errors $(P4C_SRC)/testdata/p4_16_bmv_errors
 
 test-p4src: $(VENV_STAMP) build-switch ## vrouter.p4: documented contract and packet scenarios (STF)
-	$(PY) -m pytest -q p4src/tests
+	$(PYTEST) p4src/tests
 
 test-ptf: $(VENV_STAMP) build-switch ## PTF suite of vrouter.p4 over veth pairs on the selected SWITCH
 	$(PY) ptf-tests/run.py
 
 test-bench: build ## Smoke test of the benchmark harness: tiny runs, reports written, numbers sane (root)
-	$(PY) -m pytest -q bench/tests
+	$(PYTEST) bench/tests
 
 BENCH_ARGS ?=
 BENCH_PROFILE ?= --standard
@@ -175,7 +194,7 @@ bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program
 test-fuzz: build ## Deterministic fuzz smoke: 300,000 frames through vrouter.p4 as vrouter configures it (coverage line), its coverage test, 1,000 P4 mutants through p4compile (10,000 malformed P4Runtime requests run in test-switch)
 	@$(CARGO) build --release --quiet -p p4runtime-server --example fuzz_frames
 	$(PY) fuzz/frames.py --frames 300000 --seed 1
-	$(PY) -m pytest -q fuzz/tests
+	$(PYTEST) fuzz/tests
 	$(PY) fuzz/p4_mutants.py --count 1000 --seed 1
 
 FUZZ_SEED ?= $(shell date +%s)

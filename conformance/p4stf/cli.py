@@ -7,7 +7,7 @@ import os
 import shutil
 import sys
 
-from .runner import FAIL, NOT_RUN, PASS, Options, Result, run_case
+from .runner import FAIL, NOT_RUN, PASS, Options, Result, run_case_on_each
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _REPO = os.path.dirname(os.path.dirname(_HERE))
@@ -68,9 +68,10 @@ def discover(root: str) -> list[tuple[str, str, str, str]]:
     return sorted(cases)
 
 
-def _print_result(r: Result, verbose: bool) -> None:
+def _print_result(r: Result, verbose: bool, n_switches: int = 1) -> None:
     tag = {PASS: "PASS", FAIL: "FAIL", NOT_RUN: "NOT RUN"}[r.status]
-    line = f"{tag:8} {r.area + '/' if r.area else ''}{r.name} ({r.seconds:.1f}s)"
+    on = f" [switch {r.switch}]" if n_switches > 1 else ""
+    line = f"{tag:8} {r.area + '/' if r.area else ''}{r.name}{on} ({r.seconds:.1f}s)"
     if r.reason:
         line += f": {r.reason}"
     print(line, flush=True)
@@ -112,7 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-k", metavar="TEXT", action="append", default=[],
                     help="with --all: only cases whose area/name contains TEXT (repeatable)")
     ap.add_argument("--p4c", default=None, help="compiler command (default $P4C or p4compile)")
-    ap.add_argument("--switch", default=None, help="switch command (default $SWITCH or p4switch)")
+    ap.add_argument("--switch", action="append", default=None,
+                    help="switch command (default $SWITCH or p4switch); repeat it to run every "
+                         "case on each switch from one compile (switch 2's files go to "
+                         "BUILD_DIR/switch2, ...), with a summary per switch")
     ap.add_argument("--build-dir", default=os.path.join("build", "conformance"),
                     help="where compiled programs, pcaps and switch logs go (default %(default)s)")
     ap.add_argument("--wait", type=float, default=2.0,
@@ -125,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="cases run at once (default 1; each has its own ports, build folder, "
                          "gRPC and Thrift ports and device id)")
     ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    ap.add_argument("--compiled", nargs=2, metavar=("JSON", "P4INFO_BIN"),
+                    help="with PROG.p4 PROG.stf: run on this compile of PROG.p4 (BMv2 JSON, binary "
+                         "P4Info) instead of compiling it again, e.g. several STF files of one program")
     ap.add_argument("-v", "--verbose", action="store_true", help="print details of passing cases too")
     corpus = ap.add_argument_group(
         "p4c corpus", "--corpus P4C_CHECKOUT runs p4c's v1model STF samples in configurations "
@@ -137,9 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     corpus.add_argument("--report", metavar="FILE.md", help="write the Markdown report here")
     a = ap.parse_args(argv)
     sys.stdout = _QuietPipe(sys.stdout)
-    opts = Options(p4c=a.p4c or _default_p4c(), switch=a.switch or _default_switch(),
-                   build_dir=a.build_dir, wait=a.wait, ports=a.ports)
+    switches = a.switch or [_default_switch()]
+    opts_list = [Options(p4c=a.p4c or _default_p4c(), switch=sw,
+                         build_dir=a.build_dir if k == 0 else os.path.join(a.build_dir, f"switch{k + 1}"),
+                         wait=a.wait, ports=a.ports) for k, sw in enumerate(switches)]
+    opts = opts_list[0]
     if a.corpus:
+        if len(switches) > 1:
+            ap.error("--corpus takes one --switch (the configurations name the others)")
         from . import corpus as corpus_mod
         build = a.build_dir if a.build_dir != ap.get_default("build_dir") else os.path.join("build", "p4c-corpus")
         shown = ["p4stf"] + [x for x in (argv if argv is not None else sys.argv[1:])]
@@ -163,37 +175,58 @@ def main(argv: list[str] | None = None) -> int:
         if p4.endswith(".stf"):
             p4, stf_path = stf_path, p4
         cases = [("", os.path.splitext(os.path.basename(p4))[0], p4, stf_path)]
-    print(f"p4stf: P4C={opts.p4c} SWITCH={opts.switch}", flush=True)
-    def one(case) -> Result:
+    if a.compiled and a.all:
+        ap.error("--compiled goes with one PROG.p4 PROG.stf, not --all")
+    n = len(opts_list)
+    if n == 1:
+        print(f"p4stf: P4C={opts.p4c} SWITCH={opts.switch}", flush=True)
+    else:
+        print(f"p4stf: P4C={opts.p4c}, each case compiled once and run on {n} switches:", flush=True)
+        for k, o in enumerate(opts_list, 1):
+            print(f"p4stf: switch {k}: {o.switch}", flush=True)
+
+    def one(case) -> list[Result]:
         area, name, p4, stf_path = case
         if not os.path.exists(p4):
-            return Result(name, area, FAIL, reason=f"no P4 program {p4}")
-        try:
-            return run_case(opts, p4, stf_path, area, name)
-        except Exception as exc:  # one broken case must not hide the others' results
-            return Result(name, area, FAIL, reason=f"runner error: {type(exc).__name__}: {exc}")
+            out = [Result(name, area, FAIL, reason=f"no P4 program {p4}") for _ in opts_list]
+        else:
+            try:
+                out = run_case_on_each(opts_list, p4, stf_path, area, name,
+                                       compiled=tuple(a.compiled) if a.compiled else None)
+            except Exception as exc:  # one broken case must not hide the others' results
+                out = [Result(name, area, FAIL, reason=f"runner error: {type(exc).__name__}: {exc}")
+                       for _ in opts_list]
+        for k, r in enumerate(out, 1):
+            r.switch = k
+        return out
 
     results = []
     try:
         if a.jobs <= 1:
             for case in cases:
-                results.append(one(case))
-                _print_result(results[-1], a.verbose)
+                for r in one(case):
+                    results.append(r)
+                    _print_result(r, a.verbose, n)
         else:
             from concurrent.futures import ThreadPoolExecutor, as_completed
             with ThreadPoolExecutor(max_workers=a.jobs) as pool:
                 for fut in as_completed([pool.submit(one, c) for c in cases]):
-                    results.append(fut.result())
-                    _print_result(results[-1], a.verbose)
+                    for r in fut.result():
+                        results.append(r)
+                        _print_result(r, a.verbose, n)
     except KeyboardInterrupt:
         print("interrupted")
         return 130
-    results.sort(key=lambda r: (r.area, r.name))
-    print()
-    print(summary(results))
+    results.sort(key=lambda r: (r.switch, r.area, r.name))
+    for k, o in enumerate(opts_list, 1):
+        print()
+        if n > 1:
+            print(f"switch {k}: {o.switch}")
+        print(summary([r for r in results if r.switch == k]))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump([r.__dict__ for r in results], f, indent=1)
+            json.dump([{key: v for key, v in r.__dict__.items() if key != "compiled"} for r in results],
+                      f, indent=1)
     return 1 if any(r.status == FAIL for r in results) else 0
 
 

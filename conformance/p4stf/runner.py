@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import os
 import re
 import shlex
@@ -17,7 +18,7 @@ import signal
 import socket
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import compare, pcap, stf
 from .control import ControlError, Controller, wait_for_port
@@ -50,6 +51,10 @@ class Result:
     details: str = ""
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    switch: int = 1  # which of p4stf's --switch options (1 = the first)
+    # Seconds the control commands took when they did not fit in the --use-files window.
+    programming_s: float = field(default=0.0, repr=False, compare=False)
+    compiled: tuple[str, str] | None = field(default=None, repr=False, compare=False)
 
 
 def _free_port() -> int:
@@ -133,7 +138,10 @@ def held_back(p4c: str, p4: str) -> str | None:
     return "; ".join(why) or None
 
 
-def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = "") -> Result:
+def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = "",
+             compiled: tuple[str, str] | None = None, retried: bool = False) -> Result:
+    """Compile `p4` with opts.p4c (unless `compiled` gives the (json, p4info) of an earlier
+    compile of it) and run the STF file on opts.switch."""
     t0 = time.time()
     name = name or os.path.splitext(os.path.basename(p4))[0]
     res = Result(name, area, FAIL)
@@ -147,11 +155,15 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
         res.reason = f"bad STF: {exc}"
         return res
     out_dir = os.path.join(opts.build_dir, area, name) if area else os.path.join(opts.build_dir, name)
-    js, info_path, err = compile_program(opts, p4, out_dir)
-    if err:
-        res.reason = "compile failed"
-        res.details = err
-        return res
+    if compiled is None:
+        js, info_path, err = compile_program(opts, p4, out_dir)
+        if err:
+            res.reason = "compile failed"
+            res.details = err
+            return res
+    else:
+        js, info_path = compiled
+        os.makedirs(out_dir, exist_ok=True)
     try:
         if opts.ports == "veth":
             _execute_veth(opts, cmds, js, info_path, out_dir, res)
@@ -159,7 +171,34 @@ def run_case(opts: Options, p4: str, stf_path: str, area: str = "", name: str = 
             _execute(opts, cmds, js, info_path, out_dir, res)
     finally:
         res.seconds = time.time() - t0
+    res.compiled = (js, info_path)
+    if res.programming_s and not retried:
+        # The switch read its packets before the control commands were done (a busy
+        # machine): nothing was checked yet. Run the case once more with a window long
+        # enough for them; that run decides, and the line says it was needed.
+        wait = float(math.ceil(res.programming_s * 1.5) + 1)
+        again = run_case(replace(opts, wait=wait), p4, stf_path, area, name, (js, info_path), retried=True)
+        again.seconds += res.seconds
+        note = f"run again with --wait {wait:g}: programming took {res.programming_s:.1f}s"
+        again.reason = f"{again.reason}; {note}" if again.reason else note
+        return again
     return res
+
+
+def run_case_on_each(opts_list: list[Options], p4: str, stf_path: str, area: str = "",
+                     name: str = "", compiled: tuple[str, str] | None = None) -> list[Result]:
+    """The case on each switch of opts_list (same compiler): compiled once, by the first
+    (or given as `compiled`), and the same JSON and P4Info run on every switch. A compile
+    failure fails them all."""
+    first = run_case(opts_list[0], p4, stf_path, area, name, compiled=compiled)
+    results = [first]
+    for opts in opts_list[1:]:
+        if first.compiled is None:
+            # Not compiled: held back for this compiler (NOT_RUN) or a compile failure (FAIL).
+            results.append(Result(first.name, area, first.status, reason=first.reason, details=first.details))
+        else:
+            results.append(run_case(opts, p4, stf_path, area, name, compiled=first.compiled))
+    return results
 
 
 @dataclass
@@ -375,6 +414,7 @@ class _PhaseRun:
             ctl.close()
             res.reason = (f"programming took {spent:.1f}s, longer than the switch's --use-files wait "
                           f"({opts.wait:.0f}s); rerun with a larger --wait")
+            res.programming_s = spent
             return None
         return ctl
 

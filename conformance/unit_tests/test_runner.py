@@ -64,3 +64,35 @@ def test_case_newer_than_the_p4c_given_is_not_run_and_says_why(tmp_path):
     assert runner.held_back("true", str(prog)) is None
     prog.write_text("// not on p4c: its JSON differs here\n")
     assert runner.held_back(str(fake), str(prog)) == "not on p4c 1.2.4.8: its JSON differs here"
+
+
+def test_each_switch_runs_the_one_compile(tmp_path):
+    # A compiler that counts its runs and writes empty outputs; switches that exit at once (no
+    # packet expected, no control command: each run passes without a real switch).
+    calls = tmp_path / "calls"
+    p4c = tmp_path / "p4c.py"
+    p4c.write_text("import sys\nopen(sys.argv[3], 'w').close()\n"
+                   "for f in sys.argv[5].split(','):\n    open(f, 'w').close()\n"
+                   f"open({str(calls)!r}, 'a').write('x')\n")
+    p4, st = tmp_path / "a.p4", tmp_path / "a.stf"
+    p4.write_text("")
+    st.write_text("packet 0 00\n")
+    first = _opts(tmp_path / "one")
+    first.p4c = f"{sys.executable} {p4c}"
+    second = _opts(tmp_path / "two")
+    second.p4c = "/nonexistent/p4c"   # never run: the second switch gets the first's compile
+    res = runner.run_case_on_each([first, second], str(p4), str(st), "area", "a")
+    assert [r.status for r in res] == [runner.PASS, runner.PASS]
+    assert calls.read_text() == "x"
+    assert res[1].compiled == res[0].compiled and (tmp_path / "two" / "area" / "a").is_dir()
+
+
+def test_a_compile_failure_fails_the_case_on_every_switch(tmp_path):
+    p4, st = tmp_path / "a.p4", tmp_path / "a.stf"
+    p4.write_text("")
+    st.write_text("packet 0 00\n")
+    opts = _opts(tmp_path)
+    opts.p4c = "/nonexistent/p4c"
+    res = runner.run_case_on_each([opts, _opts(tmp_path / "two")], str(p4), str(st))
+    assert [r.status for r in res] == [runner.FAIL, runner.FAIL]
+    assert all("compiler not found" in r.details for r in res)

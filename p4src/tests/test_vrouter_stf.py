@@ -3,7 +3,7 @@
 Each case builds an STF file: the table entries of a small network (below),
 packets made with scapy, and the packets expected out, also made with scapy
 from what docs/p4-program.md says must happen (never copied from a switch).
-p4stf compiles the program with $P4C and runs it on $SWITCH with pcap ports.
+The program is compiled once with $P4C (conftest); p4stf runs each case on $SWITCH with pcap ports.
 These are the program author's smoke tests; the full suite is ptf-tests/.
 
 Network (ports):
@@ -423,10 +423,12 @@ CASES = {name[5:]: fn for name, fn in sorted(globals().items()) if name.startswi
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_vrouter_stf(name, tmp_path):
+def test_vrouter_stf(name, tmp_path, vrouter_build):
     stf = tmp_path / f"{name}.stf"
     stf.write_text(CASES[name]().stf())
-    proc = subprocess.run([P4STF, "--build-dir", str(tmp_path / "build"), str(PROGRAM), str(stf)],
+    # The session's one compile of vrouter.p4 with $P4C (conftest), not one per scenario.
+    proc = subprocess.run([P4STF, "--build-dir", str(tmp_path / "build"), "--compiled", *map(str, vrouter_build),
+                           str(PROGRAM), str(stf)],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     report = "\n".join(l for l in proc.stdout.splitlines() if not l.strip().startswith("skipped:"))
     assert proc.returncode == 0, f"{name}:\n{report}\n{proc.stderr}\n(STF kept in {stf})"
