@@ -351,7 +351,7 @@ pub enum Index {
     /// the plan's while there are at most as many lengths as key bytes), and
     /// for a key of one LPM field of at most 64 bits the plan's trie, built
     /// when a table first has more lengths than key bytes.
-    Lpm { off: u32, nl: u32, width: u32, groups: Vec<(u32, ValueTable)>, trie: Option<Box<LpmTrie>>, trie_fits: bool },
+    Lpm { off: u32, nl: u32, width: u32, groups: Vec<(u32, ValueTable)>, trie: Option<Box<LpmTrie<Entry>>>, trie_fits: bool },
     /// Groups by mask, best priority first, and the control-plane index:
     /// hash of (value, mask, ranges, priority) -> entries.
     Ternary { groups: Vec<HGroup>, by_key: IdMap<u64, Bucket> },
@@ -406,7 +406,7 @@ impl TableState {
             TableImpl::Lpm => {
                 let k = t.keys.iter().find(|k| k.kind == MatchKind::Lpm);
                 let (off, nl, width) = k.map_or((0, 1, 1), |k| (k.off, k.nlimbs, k.width));
-                let trie_fits = t.keys.len() == 1 && t.key_limbs == 1 && LpmTrie::new(width).is_some();
+                let trie_fits = t.keys.len() == 1 && t.key_limbs == 1 && LpmTrie::<Entry>::new(width).is_some();
                 Index::Lpm { off, nl, width, groups: Vec::new(), trie: None, trie_fits }
             }
             TableImpl::Ternary => Index::Ternary { groups: Vec::new(), by_key: IdMap::default() },
@@ -457,14 +457,14 @@ impl TableState {
                     }
                 };
                 if let Some(t) = trie {
-                    t.insert(&e);
+                    t.insert(e.value.first().copied().unwrap_or(0), plen, &e);
                 }
                 vt_insert(&mut groups[gi].1, e);
                 // the trie pays (and costs its memory) only with more lengths than key bytes
                 if trie.is_none() && *trie_fits && groups.len() > width.div_ceil(8) as usize {
                     if let Some(mut t) = LpmTrie::new(*width) {
                         for x in groups.iter().flat_map(|g| g.1.iter()) {
-                            t.insert(x);
+                            t.insert(x.value.first().copied().unwrap_or(0), x.prefix_len as u32, x);
                         }
                         *trie = Some(Box::new(t));
                     }
@@ -498,7 +498,7 @@ impl TableState {
             Index::Exact(m) => vt_remove(m, e),
             Index::Lpm { groups, trie, .. } => {
                 if let Some(t) = trie {
-                    t.remove(e);
+                    t.remove(e.value.first().copied().unwrap_or(0), e.prefix_len as u32, e);
                 }
                 if let Some(gi) = groups.iter().position(|g| g.0 == e.prefix_len as u32) {
                     vt_remove(&mut groups[gi].1, e);
