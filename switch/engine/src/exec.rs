@@ -547,7 +547,7 @@ pub(crate) mod tests {
 
 #[cfg(test)]
 #[path = "exec_tests.rs"]
-mod behaviour;
+pub(crate) mod behaviour;
 
 #[cfg(test)]
 #[path = "p4c_shapes_tests.rs"]

@@ -28,6 +28,7 @@ mod lpm_trie;
 mod plan;
 mod program;
 mod runtime;
+mod small_scan;
 mod stats;
 mod table;
 mod types;

@@ -18,6 +18,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("hash", 0),
     ("stats", 0),
     ("lpm_trie", 0),
+    ("small_scan", 0),
     // JSON reading, the loaded program (pure data), extern cells
     ("json", 1),
     ("program", 1),
