@@ -8,7 +8,6 @@
 //! loader (in range by construction) or is checked (`get`), dynamic header
 //! references out of range read as 0 / invalid and writes to them are ignored.
 
-use crate::plan::fast::Fast;
 use num_bigint::BigInt;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
@@ -133,16 +132,6 @@ pub struct Env<'a> {
     /// Parser cursor (bytes) for lookahead.
     pub cursor: usize,
     pub regs: &'a [crate::externs::RegArray],
-    /// The plan's expression shortcuts by `CExpr::id` (empty: interpreter).
-    pub fast: &'a [Fast],
-}
-
-impl Env<'_> {
-    /// The plan's shortcut for `c` (`Tree` when interpreting).
-    #[inline(always)]
-    pub(crate) fn fast_of(&self, c: &CExpr) -> &Fast {
-        self.fast.get(c.id as usize).unwrap_or(&Fast::Tree)
-    }
 }
 
 pub fn resolve_hdr(e: &Env, pkt: &Pkt, h: &HdrRef) -> Option<usize> {
@@ -490,13 +479,11 @@ pub fn eval_big(e: &Env, pkt: &Pkt, x: &Expr) -> BigInt {
     }
 }
 
-/// Evaluates a compiled expression as an i128 (big results are truncated to
-/// their low 128 bits, two's complement).
+/// Evaluates a compiled expression's tree as an i128 (big results are
+/// truncated to their low 128 bits, two's complement). The plan's shortcuts
+/// are tried by the caller (`exec::expr`), not here: `eval` sits below `plan`.
 #[inline]
-pub fn eval_c(e: &Env, pkt: &Pkt, c: &CExpr) -> i128 {
-    if let Some(v) = crate::plan::fast::value(e, pkt, e.fast_of(c)) {
-        return v;
-    }
+pub fn tree_c(e: &Env, pkt: &Pkt, c: &CExpr) -> i128 {
     if c.narrow {
         eval_i128(e, pkt, &c.e)
     } else {
@@ -507,15 +494,9 @@ pub fn eval_c(e: &Env, pkt: &Pkt, c: &CExpr) -> i128 {
     }
 }
 
+/// A compiled expression's tree as a condition (non-zero = true).
 #[inline]
-pub fn eval_bool(e: &Env, pkt: &Pkt, c: &CExpr) -> bool {
-    let f = e.fast_of(c);
-    if let Fast::Bool(b) = f {
-        return crate::plan::fast::test(e, pkt, b);
-    }
-    if let Some(v) = crate::plan::fast::value(e, pkt, f) {
-        return v != 0;
-    }
+pub fn tree_bool(e: &Env, pkt: &Pkt, c: &CExpr) -> bool {
     if c.narrow {
         eval_i128(e, pkt, &c.e) != 0
     } else {
@@ -561,13 +542,9 @@ pub fn lvalue_slot(e: &Env, pkt: &Pkt, lv: &LValue) -> Option<FieldSlot> {
     }
 }
 
-/// `dst = src`, exact at any width.
-pub fn assign(e: &Env, pkt: &mut Pkt, dst: &LValue, src: &CExpr) {
+/// `dst = src` through the tree, exact at any width.
+pub fn tree_assign(e: &Env, pkt: &mut Pkt, dst: &LValue, src: &CExpr) {
     let Some(f) = lvalue_slot(e, pkt, dst) else { return };
-    if let Some(v) = crate::plan::fast::value(e, pkt, e.fast_of(src)) {
-        store_i128(pkt, f, v);
-        return;
-    }
     if src.narrow {
         let v = eval_i128(e, pkt, &src.e);
         store_i128(pkt, f, v);

@@ -25,10 +25,12 @@ use crate::table::EAction;
 // One file per stage; this file runs a frame through them (traffic manager).
 mod control;
 mod deparser;
+mod expr;
 mod parser;
 mod primitives;
 use control::*;
 use deparser::*;
+use expr::*;
 use parser::*;
 use primitives::*;
 
@@ -159,9 +161,9 @@ struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    fn env<'b>(&'b self, params: &'b [u64], cursor: usize) -> Env<'b> {
+    fn env<'b>(&'b self, params: &'b [u64], cursor: usize) -> Scope<'b> {
         let fast = self.plan.map_or(&[][..], |pl| &pl.fast[..]);
-        Env { prog: self.p, params, cursor, regs: &self.rt.registers, fast }
+        Scope { env: Env { prog: self.p, params, cursor, regs: &self.rt.registers }, fast }
     }
 }
 
@@ -545,7 +547,7 @@ pub(crate) mod tests {
 
 #[cfg(test)]
 #[path = "exec_tests.rs"]
-mod behaviour;
+pub(crate) mod behaviour;
 
 #[cfg(test)]
 #[path = "p4c_shapes_tests.rs"]

@@ -238,7 +238,7 @@ fn jumps_and_exit() {
 
 // ----- tables ------------------------------------------------------------------
 
-pub(super) fn table_prog(match_kinds: &[&str], with_prio_actions: bool) -> Value {
+pub(crate) fn table_prog(match_kinds: &[&str], with_prio_actions: bool) -> Value {
     let mut v = base();
     v["actions"] = json!([
         action("set_a", 0, &[("v", 8)], vec![assign(f("h", "a"), rd(0)), assign(f("standard_metadata", "egress_spec"), hx("0x2"))]),

@@ -3,9 +3,11 @@
 //! v1model / simple_switch semantics. See [`api`] for the contract used by the
 //! port layer and the P4Runtime server.
 //!
-//! Module map: `bmv2_shapes` (what BMv2's loader refuses, checked first),
+//! Module map (each imports only lower layers: `tests/layers.rs`):
+//! `bmv2_shapes` (what BMv2's loader refuses, checked first),
 //! `loader` (JSON -> `program`), `eval` (header vector and
-//! expressions), `exec` (traffic manager; `exec/` parser, control flow, primitives, deparser),
+//! expression trees), `exec` (traffic manager; `exec/` parser, control flow,
+//! primitives, deparser, and `expr`: the plan's expression shortcut, else the tree),
 //! `plan` (compiled from the program: expression shortcuts, both pipelines as
 //! one step array, short assignments; the interpreter runs without it), `table` (match indexes), `externs` (counters, meters, registers), `hash`
 //! (calculations), `runtime` (state + control-plane operations), `stats` (table hits/misses
@@ -26,6 +28,7 @@ mod lpm_trie;
 mod plan;
 mod program;
 mod runtime;
+mod small_scan;
 mod stats;
 mod table;
 mod types;

@@ -9,10 +9,11 @@
 //! prefixes covering it; deeper nodes hold longer prefixes, so the last slot
 //! hit on the way down is the answer. Inserting or removing a prefix
 //! recomputes only the slots it covers, from the node's own prefix list.
+//!
+//! Generic over what a prefix leads to (`table::Entry`), so this module
+//! sits below `table` and imports nothing of the crate.
 
 use std::sync::Arc;
-
-use crate::table::Entry;
 
 /// One slot of a node: the best own prefix covering it (1 + index in
 /// `entries`, 0: none) and the child node (0: none; the root is no child).
@@ -22,8 +23,7 @@ struct Slot {
     child: u32,
 }
 
-#[derive(Clone)]
-pub struct LpmTrie {
+pub struct LpmTrie<T> {
     /// Field width rounded up to whole bytes, and the shift that aligns a
     /// value's top bit with it.
     bits: u32,
@@ -34,13 +34,27 @@ pub struct LpmTrie {
     /// node 0..=8, 1 + entry index).
     own: Vec<Vec<(u8, u8, u32)>>,
     /// The entries, by index (`None`: free, reused by the next insert).
-    entries: Vec<Option<Arc<Entry>>>,
+    entries: Vec<Option<Arc<T>>>,
     free: Vec<u32>,
 }
 
-impl LpmTrie {
+// (not derived: that would ask `T: Clone`; the trie clones pointers)
+impl<T> Clone for LpmTrie<T> {
+    fn clone(&self) -> Self {
+        LpmTrie {
+            bits: self.bits,
+            pad: self.pad,
+            slots: self.slots.clone(),
+            own: self.own.clone(),
+            entries: self.entries.clone(),
+            free: self.free.clone(),
+        }
+    }
+}
+
+impl<T> LpmTrie<T> {
     /// A trie for an LPM field of `width` bits, if it fits (1..=64).
-    pub fn new(width: u32) -> Option<LpmTrie> {
+    pub fn new(width: u32) -> Option<LpmTrie<T>> {
         if width == 0 || width > 64 {
             return None;
         }
@@ -56,9 +70,9 @@ impl LpmTrie {
 
     /// The node of a prefix (created if `create`), its first slot and its
     /// length within the node.
-    fn place(&mut self, e: &Entry, create: bool) -> Option<(usize, usize, u32)> {
-        let v = e.value.first().copied().unwrap_or(0) << self.pad;
-        let len = (e.prefix_len as u32).min(self.bits - self.pad);
+    fn place(&mut self, value: u64, prefix_len: u32, create: bool) -> Option<(usize, usize, u32)> {
+        let v = value << self.pad;
+        let len = prefix_len.min(self.bits - self.pad);
         let depth = if len == 0 { 0 } else { (len - 1) / 8 };
         let mut n = 0usize;
         for d in 0..depth {
@@ -92,8 +106,9 @@ impl LpmTrie {
         }
     }
 
-    pub fn insert(&mut self, e: &Arc<Entry>) {
-        let Some((n, start, r)) = self.place(e, true) else { return };
+    /// Adds the prefix `value/prefix_len` (value: the field, bits beyond the prefix zero) leading to `e`.
+    pub fn insert(&mut self, value: u64, prefix_len: u32, e: &Arc<T>) {
+        let Some((n, start, r)) = self.place(value, prefix_len, true) else { return };
         let i = match self.free.pop() {
             Some(i) => {
                 self.entries[i as usize] = Some(e.clone());
@@ -109,8 +124,9 @@ impl LpmTrie {
         self.recompute(n, start, 1 << (8 - r));
     }
 
-    pub fn remove(&mut self, e: &Arc<Entry>) {
-        let Some((n, start, r)) = self.place(e, false) else { return };
+    /// Removes the prefix `value/prefix_len` leading to `e` (the same `Arc`).
+    pub fn remove(&mut self, value: u64, prefix_len: u32, e: &Arc<T>) {
+        let Some((n, start, r)) = self.place(value, prefix_len, false) else { return };
         let entries = &mut self.entries;
         let free = &mut self.free;
         self.own[n].retain(|&(_, _, i)| {
@@ -133,7 +149,7 @@ impl LpmTrie {
 
     /// The entry of the longest prefix matching `v` (the field's value).
     #[inline]
-    pub fn lookup(&self, v: u64) -> Option<&Arc<Entry>> {
+    pub fn lookup(&self, v: u64) -> Option<&Arc<T>> {
         let v = v << self.pad;
         let mut best = 0;
         let mut n = 0usize;

@@ -80,7 +80,8 @@ struct Spare {
 }
 
 impl TableSlot {
-    fn new(st: TableState, t: &crate::program::Table) -> TableSlot {
+    fn new(mut st: TableState, t: &crate::program::Table) -> TableSlot {
+        st.seal();
         TableSlot { cur: ArcSwap::from_pointee(st), spare: Mutex::new(Spare::default()), table: t.clone() }
     }
 
@@ -169,7 +170,11 @@ impl TableSlot {
             // a staged copy without changes equals `cur`: it stays staged
             return;
         }
-        if let Some(next) = sp.copy.take() {
+        if let Some(mut next) = sp.copy.take() {
+            // only ours while staged: choose the plan's structures for it
+            if let Some(st) = Arc::get_mut(&mut next) {
+                st.seal();
+            }
             sp.copy = Some(self.cur.swap(next));
         }
         // the ops staged are now the ones the previous snapshot lacks

@@ -15,7 +15,7 @@
 //! No-panic contract: slots come from the loader; reads use checked access
 //! and read 0 out of range, like `Pkt::get`.
 
-use crate::eval::{eval_big, eval_i128, Env, Pkt};
+use crate::eval::{tree_bool, Env, Pkt};
 use crate::program::*;
 
 /// The pre-classified form of a [`CExpr`].
@@ -224,15 +224,6 @@ fn test_slow(e: &Env, pkt: &Pkt, b: &Bx) -> bool {
     }
 }
 
-fn tree_bool(e: &Env, pkt: &Pkt, x: &CExpr) -> bool {
-    if x.narrow {
-        eval_i128(e, pkt, &x.e) != 0
-    } else {
-        use num_traits::Zero;
-        !eval_big(e, pkt, &x.e).is_zero()
-    }
-}
-
 /// The value of a classified expression, or `None` for [`Fast::Tree`].
 #[inline]
 pub fn value(e: &Env, pkt: &Pkt, f: &Fast) -> Option<i128> {
@@ -248,6 +239,7 @@ pub fn value(e: &Env, pkt: &Pkt, f: &Fast) -> Option<i128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::{eval_big, eval_i128};
 
     fn f(slot: u32, width: u32, signed: bool) -> Expr {
         Expr::Field(FieldSlot { slot, width, signed, varbit: false })
@@ -309,7 +301,7 @@ mod tests {
                 pkt.valid = vec![a & 1 == 1, b & 1 == 0];
                 // action data is stored masked to each parameter's width
                 let params = [b & 0x1ff, c];
-                let env = Env { prog: &prog, params: &params, cursor: 0, regs: &regs, fast: &[] };
+                let env = Env { prog: &prog, params: &params, cursor: 0, regs: &regs };
                 for x in &exprs {
                     let fast = classify(x, true);
                     let want = eval_i128(&env, &pkt, x);
