@@ -7,12 +7,14 @@
 //! `loader` (JSON -> `program`), `eval` (header vector and
 //! expressions), `exec` (traffic manager; `exec/` parser, control flow, primitives, deparser),
 //! `plan` (compiled from the program: expression shortcuts, both pipelines as
-//! one step array, short assignments; the interpreter runs without it), `table` (match indexes), `externs` (counters, meters, registers), `hash`
+//! one step array, short assignments; the interpreter runs without it), `table` (match indexes), `externs` (counters, meters, registers), `action_locks`
+//! (an action's registers locked for its extent, as BMv2 does), `hash`
 //! (calculations), `runtime` (state + control-plane operations), `stats` (table hits/misses
 //! and meter colours per worker, for metrics).
 
 #![forbid(unsafe_code)]
 
+mod action_locks;
 pub mod api;
 mod bits;
 mod bmv2_shapes;
