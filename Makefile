@@ -28,7 +28,7 @@ P4_PROGRAMS := $(wildcard p4src/*.p4)
 P4_OUTPUTS  := $(patsubst p4src/%.p4,$(BUILD)/%.json,$(P4_PROGRAMS))
 
 .PHONY: help setup setup-apt build build-switch build-switch-tests build-p4 run run-two test test-compiler test-vrouter \
-        test-switch test-cli test-controller p4c-corpus p4c-errors test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-stop-idle bench-scale bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
+        test-switch test-cli test-controller p4c-corpus p4c-errors test-conformance test-p4src test-ptf test-bench bench bench-s1 bench-s2 bench-s3 bench-s4 bench-s5 bench-report bench-switch bench-fairness bench-stop-idle bench-scale bench-controller bench-learning bench-recovery bench-compiler bench-gen soak \
         test-fuzz fuzz fuzz-libfuzzer clean
 
 help: ## List the targets (this text)
@@ -172,6 +172,10 @@ SCALE_RUNS ?= 3
 bench-scale: build-switch build-p4 ## 1M IPv4 routes over P4Runtime: server entries/s, p4switch bytes/route, p4rt end to end, in-process pps 1M vs 10 routes
 	@$(CARGO) build --release --quiet -p p4runtime-server --example scale_load
 	$(PY) switch/runtime/bench/scale.py --routes $(SCALE_ROUTES) --runs $(SCALE_RUNS)
+
+FAIRNESS_ARGS ?=
+bench-fairness: build-switch ## Several p4switches on one machine: each offered the same overload, forwarded pps, CPU s and Jain's index per switch count (2, 3); idle CPU each (root)
+	$(PY) -m bench.fairness $(FAIRNESS_ARGS)
 
 bench-stop-idle: build-switch build-p4 ## p4switch: time from SIGTERM to exit and rebinding the gRPC port, idle CPU over 10 s with 2 ports (root)
 	switch/p4switch/bench/stop-idle.sh

@@ -9,12 +9,14 @@
 //! expression trees), `exec` (traffic manager; `exec/` parser, control flow,
 //! primitives, deparser, and `expr`: the plan's expression shortcut, else the tree),
 //! `plan` (compiled from the program: expression shortcuts, both pipelines as
-//! one step array, short assignments; the interpreter runs without it), `table` (match indexes), `externs` (counters, meters, registers), `hash`
+//! one step array, short assignments; the interpreter runs without it), `table` (match indexes), `externs` (counters, meters, registers), `action_locks`
+//! (an action's registers locked for its extent, as BMv2 does), `hash`
 //! (calculations), `runtime` (state + control-plane operations), `stats` (table hits/misses
 //! and meter colours per worker, for metrics).
 
 #![forbid(unsafe_code)]
 
+mod action_locks;
 pub mod api;
 mod bits;
 mod bmv2_shapes;

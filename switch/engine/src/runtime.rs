@@ -206,6 +206,8 @@ pub struct Runtime {
     pub counters: Vec<Box<[CounterCell]>>,
     pub meters: Vec<Box<[Mutex<MeterCell>]>>,
     pub registers: Vec<RegArray>,
+    /// The register lock groups each action holds while it runs.
+    pub action_locks: crate::action_locks::ActionLocks,
     pub pre: ArcSwap<Pre>,
     /// Per value set: (value limbs, mask limbs).
     pub vsets: Vec<ArcSwap<Vec<(Vec<u64>, Vec<u64>)>>>,
@@ -247,6 +249,7 @@ impl Runtime {
             counters: prog.counters.iter().map(|c| new_counter_array(if c.direct_table.is_some() { 0 } else { c.size })).collect(),
             meters: prog.meters.iter().map(|m| new_meter_array(if m.direct_table.is_some() { 0 } else { m.size })).collect(),
             registers: prog.registers.iter().map(|r| RegArray::new(r.size, r.width)).collect(),
+            action_locks: crate::action_locks::ActionLocks::new(&prog),
             pre: ArcSwap::from_pointee(Pre::default()),
             vsets: prog.value_sets.iter().map(|_| ArcSwap::from_pointee(Vec::new())).collect(),
             stats: crate::stats::Registry::new(prog.tables.len(), prog.meters.len()),

@@ -9,5 +9,7 @@ cleanup() {
     "$here/netns.sh" down "$p"; rm -rf "$tmp"
 }
 trap cleanup EXIT
-python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3.json" > "$tmp/l3.json"
+# MKPROG_ARGS: mkprog.py's options (--acl, --count).
+# shellcheck disable=SC2086
+python3 "$here/mkprog.py" "$root/switch/engine/fixtures/l3.json" ${MKPROG_ARGS:-} > "$tmp/l3.json"
 "$here/netns.sh" up "$p"

@@ -3,9 +3,12 @@ can run them without a controller: 10,000 routes in MyIngress.ipv4_lpm (the
 distribution of the engine's in-process benchmark: 9,000 /24, 800 /16, 150 /32,
 50 /8, including 10.0.1.0/24 for the generator's traffic), 256 next hops all
 leaving on port 2, and with --acl 10,000 ternary entries in MyIngress.acl that
-the generator's UDP traffic does not match.
+the generator's UDP traffic does not match. With --count every forwarded frame
+also counts itself in one register cell, `n = frames[0]; frames[0] = n + 1` in
+the next-hop action: a read-modify-write that every worker does on the same
+cell (the worst case for the engine's per-action register lock).
 
-usage: python3 mkprog.py IN.json [--acl] > OUT.json   (standard library only)
+usage: python3 mkprog.py IN.json [--acl] [--count] > OUT.json   (standard library only)
 """
 import json
 import sys
@@ -86,6 +89,17 @@ def main():
         tables["MyIngress.acl"]["entries"] = [
             {"match_key": k, "action_entry": {"action_id": aid["MyIngress.acl_deny"], "action_data": []},
              "priority": p} for k, p in acl()]
+    if "--count" in sys.argv:
+        prog["header_types"][0]["fields"].append(["count_n", 32, False])
+        prog["register_arrays"] = [{"name": "MyIngress.frames", "id": 0, "size": 1, "bitwidth": 32}]
+        reg = {"type": "register_array", "value": "MyIngress.frames"}
+        n = {"type": "field", "value": ["scalars", "count_n"]}
+        plus1 = {"type": "expression", "value": {"type": "expression", "value": {
+            "op": "&", "left": {"type": "expression", "value": {"op": "+", "left": n, "right": {"type": "hexstr", "value": "0x1"}}},
+            "right": {"type": "hexstr", "value": "0xffffffff"}}}}
+        act = next(a for a in prog["actions"] if a["name"] == "MyIngress.set_dmac_port")
+        act["primitives"] += [{"op": "register_read", "parameters": [n, reg, {"type": "hexstr", "value": "0x0"}]},
+                              {"op": "register_write", "parameters": [reg, {"type": "hexstr", "value": "0x0"}, plus1]}]
     json.dump(prog, sys.stdout)
 
 

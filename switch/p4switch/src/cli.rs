@@ -85,7 +85,7 @@ pub struct Options {
     pub workers: Option<usize>,
     /// `--io`: how ports move frames (see [`crate::io`]).
     pub io: IoMode,
-    /// `--spread`: None = auto (see [`Spread::for_program`]).
+    /// `--spread`: None = auto (see [`Spread::auto`]).
     pub spread: Option<Spread>,
     /// `--queue-depth`: egress queue per port, frames.
     pub queue_depth: u32,
@@ -163,10 +163,10 @@ options:
                               debug and trace log every packet's path
       --workers N             packet-processing threads (default: the number of CPUs)
       --spread MODE           auto|flow|port: a port's frames shared among the workers by
-                              flow hash (each flow stays in order), or all to one worker
-                              (meters and registers see them in arrival order, as in BMv2);
-                              default auto: port if the program has meters or registers or
-                              comes later over P4Runtime, else flow
+                              flow hash (each flow stays in order; an action's registers are
+                              locked while it runs, as in BMv2), or all to one worker (meters
+                              and registers also see different flows in arrival order);
+                              default auto = flow
       --io MODE               auto|xdp|mmap|socket: AF_XDP, AF_PACKET rings, or plain AF_PACKET
                               sockets (default auto: the first that works, in that order)
       --queue-depth N         egress queue per port in frames (default 256; beyond it frames

@@ -13,8 +13,8 @@
 //! - **socket**: AF_PACKET sockets without rings, `recvmmsg`/`sendmmsg`,
 //!   fanout as above; works wherever AF_PACKET does.
 //!
-//! `--spread flow` shares a port's frames among the workers by flow hash;
-//! `--spread port` gives each port one worker (see [`Spread`]).
+//! `--spread flow` (the default) shares a port's frames among the workers by
+//! flow hash; `--spread port` gives each port one worker (see [`Spread`]).
 //!
 //! `auto` takes the first that opens on every port, in that order, and logs
 //! which and why (the ready line says which). The order is the measured one:
@@ -67,14 +67,14 @@ pub enum Spread {
 }
 
 impl Spread {
-    /// `auto`: [`Spread::Port`] when frames of different flows can meet the
-    /// same state (the program has meters or registers, or is not known yet
-    /// because it comes later over P4Runtime), else [`Spread::Flow`].
-    pub fn for_program(info: Option<&p4engine::ProgramInfo>) -> Spread {
-        match info {
-            Some(i) if i.meters.is_empty() && i.registers.is_empty() => Spread::Flow,
-            _ => Spread::Port,
-        }
+    /// `auto`: [`Spread::Flow`] for every program, also those with registers
+    /// and meters: the engine holds an action's registers for the extent of
+    /// the action (BMv2's guarantee), meter cells are updated under a lock and
+    /// counters are atomic, so two workers lose no update and a flow stays in
+    /// order. What flow spreading gives up is the arrival order *across* flows
+    /// at a shared meter or register; `--spread port` keeps it.
+    pub fn auto() -> Spread {
+        Spread::Flow
     }
 }
 
@@ -443,20 +443,10 @@ fn open_xdp(ifaces: &[String], workers: usize, spread: Spread, d: Depths, mode: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use p4engine::{MeterInfo, MeterUnit, ProgramInfo, RegisterInfo};
 
     #[test]
-    fn auto_spread_keeps_a_port_on_one_worker_when_frames_can_share_state() {
-        let stateless = ProgramInfo::default();
-        assert_eq!(Spread::for_program(Some(&stateless)), Spread::Flow);
-        let mut metered = ProgramInfo::default();
-        metered.meters.push(MeterInfo { name: "m".into(), id: 1, size: 4, unit: MeterUnit::Packets, direct_table: None });
-        assert_eq!(Spread::for_program(Some(&metered)), Spread::Port);
-        let mut registered = ProgramInfo::default();
-        registered.registers.push(RegisterInfo { name: "r".into(), id: 2, size: 4, bitwidth: 32 });
-        assert_eq!(Spread::for_program(Some(&registered)), Spread::Port);
-        // Not known yet (it comes over P4Runtime): the safe choice.
-        assert_eq!(Spread::for_program(None), Spread::Port);
+    fn auto_spreads_by_flow() {
+        assert_eq!(Spread::auto(), Spread::Flow);
     }
 
     #[test]

@@ -349,7 +349,8 @@ pub(super) fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: us
         if w.tracing() {
             w.emit(&format!("action {}", a.name));
         }
-        match c.plan {
+        // Registers the action touches stay locked until it ends (BMv2's guarantee).
+        c.rt.action_locks.hold(c.rt.action_locks.of(action), || match c.plan {
             Some(plan) => {
                 if let Some(Some((s, n))) = plan.flow.actions.get(action) {
                     let (s, n) = (*s as usize, *n as usize);
@@ -359,7 +360,7 @@ pub(super) fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: us
                 }
             }
             None => run_prims(c, w, pkt, &a.prims, data, 0),
-        }
+        })
     }
 }
 
