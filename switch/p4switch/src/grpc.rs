@@ -153,8 +153,20 @@ pub fn cap_warning(before: &DigestStats, after: &DigestStats, over: Duration) ->
 /// One line with every digest counter.
 pub fn digest_summary(s: &DigestStats) -> String {
     format!(
-        "digests: {} sent in {} lists, {} dropped by the rate limit ({}/s), {} repeats suppressed until acknowledged, {} not configured, {} lost to a full queue",
-        s.accepted, s.lists, s.rate_dropped, s.max_rate, s.suppressed, s.unconfigured, s.queue_overflow
+        "digests: {} sent in {} lists, {} dropped by the rate limit ({}/s), {} repeats suppressed until acknowledged, \
+         {} not configured, {} lost to a full queue, {} raised before a P4Runtime pipeline, {} lost to full streams, \
+         {} with no primary controller, {} discarded pending",
+        s.accepted,
+        s.lists,
+        s.rate_dropped,
+        s.max_rate,
+        s.suppressed,
+        s.unconfigured,
+        s.queue_overflow,
+        s.no_pipeline,
+        s.stream_full,
+        s.no_primary,
+        s.discarded
     )
 }
 

@@ -103,8 +103,29 @@ pub struct Device {
     next_stream: AtomicU64,
     worker: Mutex<Worker>,
     epoch: Instant,
+    /// Digests lost outside the batcher (see [`DigestStats`]).
+    lost: DigestLosses,
     /// Counters for metrics.
     pub stats: ServerStats,
+}
+
+/// Digest data lost on the way from the engine to the streams, where the
+/// batcher does not see it.
+#[derive(Default)]
+struct DigestLosses {
+    no_pipeline: AtomicU64,
+    stream_full: AtomicU64,
+    no_primary: AtomicU64,
+}
+
+/// What became of one message for one stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    Buffered,
+    /// The stream's buffer (4,096 messages) was full: dropped.
+    Full,
+    /// The stream has ended (or was never there): dropped.
+    Gone,
 }
 
 impl Device {
@@ -123,6 +144,7 @@ impl Device {
             next_stream: AtomicU64::new(1),
             worker: Mutex::new(worker),
             epoch: Instant::now(),
+            lost: DigestLosses::default(),
             stats: ServerStats::default(),
         }
     }
@@ -1266,29 +1288,41 @@ impl Device {
         }
     }
 
-    fn send(&self, stream: u64, update: Out) {
+    fn send(&self, stream: u64, update: Out) -> Sent {
         let tx = lock(&self.streams).get(&stream).cloned();
-        if let Some(tx) = tx {
-            // A controller that does not read its stream loses messages rather
-            // than stalling the switch.
-            let _ = tx.try_send(Ok(p4v1::StreamMessageResponse { update: Some(update) }));
+        let Some(tx) = tx else { return Sent::Gone };
+        // A controller that does not read its stream loses messages rather
+        // than stalling the switch.
+        match tx.try_send(Ok(p4v1::StreamMessageResponse { update: Some(update) })) {
+            Ok(()) => Sent::Buffered,
+            Err(mpsc::error::TrySendError::Full(_)) => Sent::Full,
+            Err(mpsc::error::TrySendError::Closed(_)) => Sent::Gone,
         }
     }
 
     fn send_to_primaries(&self, update: Out) {
         let targets = lock(&self.arbitration).primary_streams(self.device_id());
         let st = &self.stats;
+        let digests = match &update {
+            Out::Digest(d) => d.data.len() as u64,
+            _ => 0,
+        };
         match (&update, targets.is_empty()) {
             (Out::Packet(_), false) => ServerStats::add(&st.packet_ins, 1),
             (Out::Packet(_), true) => ServerStats::add(&st.packet_ins_dropped, 1),
-            (Out::Digest(d), false) => {
+            (Out::Digest(_), false) => {
                 ServerStats::add(&st.digest_lists, 1);
-                ServerStats::add(&st.digests, d.data.len() as u64);
+                ServerStats::add(&st.digests, digests);
             }
+            (Out::Digest(_), true) => ServerStats::add(&self.lost.no_primary, digests),
             _ => {}
         }
         for s in targets {
-            self.send(s, update.clone());
+            match self.send(s, update.clone()) {
+                Sent::Buffered => {}
+                Sent::Full => ServerStats::add(&self.lost.stream_full, digests),
+                Sent::Gone => ServerStats::add(&self.lost.no_primary, digests),
+            }
         }
     }
 
@@ -1452,7 +1486,14 @@ impl Device {
 
     /// What became of the digests raised so far (sent, capped, suppressed).
     pub fn digest_stats(&self) -> DigestStats {
-        DigestStats { queue_overflow: self.switch.digests_overflowed(), ..lock(&self.digests).stats() }
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        DigestStats {
+            queue_overflow: self.switch.digests_overflowed(),
+            no_pipeline: n(&self.lost.no_pipeline),
+            stream_full: n(&self.lost.stream_full),
+            no_primary: n(&self.lost.no_primary),
+            ..lock(&self.digests).stats()
+        }
     }
 
     /// Moves queued digests from the engine into lists and sends the lists
@@ -1464,12 +1505,19 @@ impl Device {
         let next = {
             let mut b = lock(&self.digests);
             let now = self.now_ns();
-            if let Some(p) = &schema {
-                for d in raised {
-                    let Some(id) = p.schema.digest_by_engine_name.get(&d.learn_list) else { continue };
-                    let data = d.values.iter().map(|v| canonical::canonical(v)).collect();
-                    lists.extend(b.push(*id, data, now));
+            match &schema {
+                Some(p) => {
+                    for d in raised {
+                        let Some(id) = p.schema.digest_by_engine_name.get(&d.learn_list) else {
+                            b.count_unconfigured(1); // the P4Info names no such digest
+                            continue;
+                        };
+                        let data = d.values.iter().map(|v| canonical::canonical(v)).collect();
+                        lists.extend(b.push(*id, data, now));
+                    }
                 }
+                // a program from the command line: no P4Info, no digest config
+                None => ServerStats::add(&self.lost.no_pipeline, raised.len() as u64),
             }
             lists.extend(b.tick(now));
             b.next_deadline()
