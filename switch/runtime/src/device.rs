@@ -7,9 +7,9 @@
 #![allow(deprecated, clippy::result_large_err)]
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::time::{Duration, Instant};
 
 use p4engine::{
     ApiError, CloneSession, EntryAction, EntryData, Group, MatchKey, Member, MulticastGroup, Replica, Switch,
@@ -105,6 +105,12 @@ pub struct Device {
     epoch: Instant,
     /// Digests lost outside the batcher (see [`DigestStats`]).
     lost: DigestLosses,
+    /// Set by [`Device::stop_changes`]: Writes skip their remaining updates,
+    /// new ones are refused.
+    stopping: AtomicBool,
+    /// Writes and SetForwardingPipelineConfigs running, and the signal that
+    /// one ended.
+    changing: (Mutex<u32>, Condvar),
     /// Counters for metrics.
     pub stats: ServerStats,
 }
@@ -145,6 +151,8 @@ impl Device {
             worker: Mutex::new(worker),
             epoch: Instant::now(),
             lost: DigestLosses::default(),
+            stopping: AtomicBool::new(false),
+            changing: (Mutex::new(0), Condvar::new()),
             stats: ServerStats::default(),
         }
     }
@@ -183,6 +191,42 @@ impl Device {
     }
 
     // ------------------------------------------------------------------
+    // Stopping: changes in flight end at the next update
+    // ------------------------------------------------------------------
+
+    /// Counts a Write or SetForwardingPipelineConfig in flight until the guard
+    /// is dropped; refused once the switch is stopping.
+    fn begin_change(&self) -> RtResult<ChangeGuard<'_>> {
+        let mut n = lock(&self.changing.0);
+        if self.stopping.load(Ordering::Relaxed) {
+            return Err(RtError::new(Code::Unavailable, "switch shutting down"));
+        }
+        *n += 1;
+        Ok(ChangeGuard(self))
+    }
+
+    /// Writes and SetForwardingPipelineConfigs running now.
+    pub fn changes_in_flight(&self) -> u32 {
+        *lock(&self.changing.0)
+    }
+
+    /// The switch is stopping: refuses new Writes and SetForwardingPipelineConfigs,
+    /// makes a Write in flight answer its remaining updates UNAVAILABLE
+    /// without applying them (what it applied stays, published), and waits
+    /// up to `within` for the changes in flight to end. Returns whether they
+    /// did; false only if one update or pipeline load outlasts `within`.
+    pub fn stop_changes(&self, within: Duration) -> bool {
+        let (count, ended) = &self.changing;
+        let n = {
+            let n = lock(count);
+            self.stopping.store(true, Ordering::Relaxed);
+            n
+        };
+        let (n, _) = ended.wait_timeout_while(n, within, |n| *n > 0).unwrap_or_else(|e| e.into_inner());
+        *n == 0
+    }
+
+    // ------------------------------------------------------------------
     // Capabilities and pipeline config
     // ------------------------------------------------------------------
 
@@ -201,6 +245,7 @@ impl Device {
 
     pub fn set_pipeline(&self, req: &p4v1::SetForwardingPipelineConfigRequest) -> RtResult<()> {
         use p4v1::set_forwarding_pipeline_config_request::Action as A;
+        let _change = self.begin_change()?;
         lock(&self.arbitration).check_primary(
             self.device_id(),
             req.device_id,
@@ -272,6 +317,8 @@ impl Device {
     /// see half an update, and the answer comes after everything is visible.
     pub fn write(&self, req: &p4v1::WriteRequest) -> Result<(), tonic::Status> {
         use p4v1::write_request::Atomicity;
+        // a stopping switch refuses first: nothing else about the request matters
+        let _change = self.begin_change()?;
         lock(&self.arbitration).check_primary(
             self.device_id(),
             req.device_id,
@@ -292,8 +339,15 @@ impl Device {
         let p = self.require_pipeline()?;
         let mut books = lock(&self.books);
         let mut batch = self.switch.table_batch();
-        let results: Vec<Option<RtError>> =
-            req.updates.iter().map(|u| self.apply(&p, &mut books, &mut batch, u).err()).collect();
+        let results: Vec<Option<RtError>> = req
+            .updates
+            .iter()
+            .map(|u| match self.stopping.load(Ordering::Relaxed) {
+                // the client is being cut off: end soon, and leave the state as it stands
+                true => Some(RtError::new(Code::Unavailable, "switch shutting down: not applied")),
+                false => self.apply(&p, &mut books, &mut batch, u).err(),
+            })
+            .collect();
         batch.publish();
         drop(batch);
         match batch_status(&results) {
@@ -1559,6 +1613,17 @@ impl Device {
             table_entry: entries,
             timestamp: ts,
         }));
+    }
+}
+
+/// Ends one change in flight (see [`Device::stop_changes`]).
+struct ChangeGuard<'a>(&'a Device);
+
+impl Drop for ChangeGuard<'_> {
+    fn drop(&mut self) {
+        let (count, ended) = &self.0.changing;
+        *lock(count) -= 1;
+        ended.notify_all();
     }
 }
 
