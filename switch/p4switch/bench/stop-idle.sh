@@ -98,49 +98,12 @@ done
 
 py=$root/.venv/bin/python
 if [ -x "$py" ]; then
-    # A controller in the switch's namespace; touches $tmp/ready once set up, then
-    # prints how its stream ended.
-    cat > "$tmp/ctl.py" <<'PY'
-import queue, sys
-import grpc
-from google.protobuf import text_format
-from p4.config.v1 import p4info_pb2
-from p4.v1 import p4runtime_pb2 as p, p4runtime_pb2_grpc as g
-addr, json_path, info_path, ready = sys.argv[1:5]
-stub = g.P4RuntimeStub(grpc.insecure_channel(addr))
-q = queue.Queue()
-arb = p.StreamMessageRequest()
-arb.arbitration.device_id = 0
-arb.arbitration.election_id.low = 1
-q.put(arb)
-stream = stub.StreamChannel(iter(q.get, None))
-next(stream)
-info = text_format.Parse(open(info_path).read(), p4info_pb2.P4Info())
-req = p.SetForwardingPipelineConfigRequest(device_id=0, action=p.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT)
-req.election_id.low = 1
-req.config.p4info.CopyFrom(info)
-req.config.p4_device_config = open(json_path, "rb").read()
-stub.SetForwardingPipelineConfig(req)
-w = p.WriteRequest(device_id=0)
-w.election_id.low = 1
-for d in info.digests:
-    u = w.updates.add(type=p.Update.INSERT)
-    u.entity.digest_entry.digest_id = d.preamble.id
-    u.entity.digest_entry.config.max_list_size = 1
-    u.entity.digest_entry.config.ack_timeout_ns = 10**9
-if w.updates:
-    stub.Write(w)
-open(ready, "w").close()
-try:
-    for _ in stream:
-        pass
-    print("stream ended without a status")
-except grpc.RpcError as e:
-    print(f"stream ended {e.code().name} \"{e.details()}\"")
-PY
+    # A controller in the switch's namespace (switch/runtime/tools/primary.py, the set-up
+    # smoke_check.py uses too): touches $tmp/ready once set up, then prints how its stream ended.
     for i in $(seq 1 "$runs"); do
         rm -f "$tmp/ready"
-        ip netns exec "$p-sw" "$py" "$tmp/ctl.py" "$addr" "$prog" "${prog%.json}.p4info.txtpb" "$tmp/ready" >"$tmp/ctl" 2>&1 &
+        ip netns exec "$p-sw" "$py" "$root/switch/runtime/tools/primary.py" "$addr" "$prog" "${prog%.json}.p4info.txtpb" \
+            --digests --ready "$tmp/ready" >"$tmp/ctl" 2>&1 &
         ctl=$!
         for _ in $(seq 1 1000); do [ -e "$tmp/ready" ] && break; kill -0 "$ctl" 2>/dev/null || break; sleep 0.01; done
         [ -e "$tmp/ready" ] || { echo "stop-idle: the controller did not set up: $(cat "$tmp/ctl")" >&2; exit 1; }

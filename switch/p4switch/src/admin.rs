@@ -98,6 +98,14 @@ pub struct DigestReply {
     pub unconfigured: u64,
     #[prost(uint64, tag = "7")]
     pub queue_overflow: u64,
+    #[prost(uint64, tag = "8")]
+    pub no_pipeline: u64,
+    #[prost(uint64, tag = "9")]
+    pub stream_full: u64,
+    #[prost(uint64, tag = "10")]
+    pub no_primary: u64,
+    #[prost(uint64, tag = "11")]
+    pub discarded: u64,
 }
 
 impl From<DigestStats> for DigestReply {
@@ -110,6 +118,10 @@ impl From<DigestStats> for DigestReply {
             suppressed: s.suppressed,
             unconfigured: s.unconfigured,
             queue_overflow: s.queue_overflow,
+            no_pipeline: s.no_pipeline,
+            stream_full: s.stream_full,
+            no_primary: s.no_primary,
+            discarded: s.discarded,
         }
     }
 }
@@ -326,6 +338,7 @@ mod tests {
         let _ = slot.set(Arc::new(dev));
         let r = digests(&slot, 0, &GetDigestsRequest { device_id: 0 }).unwrap();
         assert_eq!((r.max_rate, r.sent, r.rate_dropped), (250, 0, 0));
+        assert_eq!((r.no_pipeline, r.stream_full, r.no_primary, r.discarded), (0, 0, 0, 0));
         assert_eq!(digests(&slot, 0, &GetDigestsRequest { device_id: 4 }).unwrap_err().code(), Code::NotFound);
     }
 

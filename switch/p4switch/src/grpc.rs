@@ -42,8 +42,7 @@ impl Server {
         let (done, done_rx) = channel();
         if let Some(h) = self.handle.take() {
             let _ = std::thread::Builder::new().name("p4rt-stop".into()).spawn(move || {
-                h.shutdown();
-                let _ = done.send(());
+                let _ = done.send(h.shutdown());
             });
         }
         drop(self.stop_watch.take());
@@ -57,17 +56,23 @@ impl Server {
 /// A server that is shutting down.
 pub struct Stopping {
     started: Instant,
-    done: Receiver<()>,
+    done: Receiver<p4runtime_server::Stopped>,
 }
 
 impl Stopping {
     /// Waits for the server threads until `grace` after the stop began (the
-    /// switch closed its ports meanwhile); what is left (a Write still
-    /// applying) ends with the process.
+    /// switch closed its ports meanwhile). A Write in flight stops at its
+    /// next update, so it is done well within that, unless one update or a
+    /// pipeline load takes longer: then it ends with the process.
     pub fn wait(self, grace: Duration) {
         let left = grace.saturating_sub(self.started.elapsed());
-        if let Err(RecvTimeoutError::Timeout) = self.done.recv_timeout(left) {
-            log_at!(Level::Debug, "P4Runtime server still stopping {grace:?} after the stop; not waiting");
+        match self.done.recv_timeout(left) {
+            Ok(s) if !s.changes_ended => log_at!(Level::Debug, "P4Runtime server stopped; a change in flight was left running"),
+            Ok(s) => log_at!(Level::Debug, "P4Runtime server stopped in {:?}", s.took),
+            Err(RecvTimeoutError::Timeout) => {
+                log_at!(Level::Debug, "P4Runtime server still stopping {grace:?} after the stop; not waiting")
+            }
+            Err(RecvTimeoutError::Disconnected) => {}
         }
     }
 }
@@ -153,8 +158,20 @@ pub fn cap_warning(before: &DigestStats, after: &DigestStats, over: Duration) ->
 /// One line with every digest counter.
 pub fn digest_summary(s: &DigestStats) -> String {
     format!(
-        "digests: {} sent in {} lists, {} dropped by the rate limit ({}/s), {} repeats suppressed until acknowledged, {} not configured, {} lost to a full queue",
-        s.accepted, s.lists, s.rate_dropped, s.max_rate, s.suppressed, s.unconfigured, s.queue_overflow
+        "digests: {} sent in {} lists, {} dropped by the rate limit ({}/s), {} repeats suppressed until acknowledged, \
+         {} not configured, {} lost to a full queue, {} raised before a P4Runtime pipeline, {} lost to full streams, \
+         {} with no primary controller, {} discarded pending",
+        s.accepted,
+        s.lists,
+        s.rate_dropped,
+        s.max_rate,
+        s.suppressed,
+        s.unconfigured,
+        s.queue_overflow,
+        s.no_pipeline,
+        s.stream_full,
+        s.no_primary,
+        s.discarded
     )
 }
 

@@ -148,7 +148,9 @@ impl Live {
                 "p4switch_p4runtime_digest_drops_total",
                 "Digest data not sent, by reason (rate: over --max-digest-rate; repeat: sent and not yet \
                  acknowledged; unconfigured: no controller configured the digest; queue: the data plane's \
-                 queue was full)",
+                 queue was full; no_pipeline: no P4Runtime pipeline set; stream_full: a primary's stream \
+                 buffer was full; no_primary: no primary when the list was due; discarded: pending when the \
+                 digest was deleted or a new pipeline set)",
                 &["reason"],
             ),
         }
@@ -222,7 +224,16 @@ impl Live {
             self.digest_lists.with_label_values::<&str>(&[]).inc_by(load(&s.digest_lists));
             self.digests.with_label_values::<&str>(&[]).inc_by(load(&s.digests));
             let ds = d.digest_stats();
-            for (reason, n) in [("rate", ds.rate_dropped), ("repeat", ds.suppressed), ("unconfigured", ds.unconfigured), ("queue", ds.queue_overflow)] {
+            for (reason, n) in [
+                ("rate", ds.rate_dropped),
+                ("repeat", ds.suppressed),
+                ("unconfigured", ds.unconfigured),
+                ("queue", ds.queue_overflow),
+                ("no_pipeline", ds.no_pipeline),
+                ("stream_full", ds.stream_full),
+                ("no_primary", ds.no_primary),
+                ("discarded", ds.discarded),
+            ] {
                 self.digest_drops.with_label_values(&[reason]).inc_by(n);
             }
         }

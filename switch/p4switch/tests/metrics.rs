@@ -81,7 +81,7 @@ fn table_hits_misses_and_process_metrics_are_served_in_text_format() {
     assert!(sample(&text, "process_cpu_seconds_total").is_some(), "{text}");
     assert_eq!(sample(&text, "p4switch_p4runtime_packet_out_total"), Some(0.0), "{text}");
     // nothing learned in this program: every drop reason is there, at zero
-    for reason in ["rate", "repeat", "unconfigured"] {
+    for reason in ["rate", "repeat", "unconfigured", "queue", "no_pipeline", "stream_full", "no_primary", "discarded"] {
         let name = format!(r#"p4switch_p4runtime_digest_drops_total{{reason="{reason}"}}"#);
         assert_eq!(sample(&text, &name), Some(0.0), "{text}");
     }
@@ -89,6 +89,50 @@ fn table_hits_misses_and_process_metrics_are_served_in_text_format() {
     assert!(!text.contains("p4switch_port_"), "{text}");
     let (status, _) = get(&addr, "/other");
     assert_eq!(status, "HTTP/1.1 404 Not Found");
+}
+
+/// Issue 17: a program from the command line raises digests before any
+/// controller set a P4Runtime pipeline: none can be configured, none is sent,
+/// and each is counted (`reason="no_pipeline"`), not lost silently.
+#[test]
+fn digests_raised_before_a_p4runtime_pipeline_are_counted() {
+    let dir = TempDir::new("metrics-digests");
+    let mut p = Prog::new();
+    p.action("MyIngress.learn", &[], vec![prim("generate_digest", vec![hexv("0x1"), hexv("0x1")]), set_port(2)]);
+    p.j["field_lists"] = json!([{"id": 1, "name": "empty", "elements": []}]);
+    p.j["learn_lists"] = json!([{"id": 1, "name": "learn_t", "elements": [fld("ethernet", "srcAddr")]}]);
+    p.keyless(0, "MyIngress.t_learn", "MyIngress.learn", vec![], None);
+    p.init(0, "MyIngress.t_learn");
+    std::fs::write(dir.0.join("p.json"), p.j.to_string()).unwrap();
+    const FRAMES: u8 = 25;
+    let mut w = p4switch::pcap::Writer::create(&dir.0.join("p1_in.pcap")).unwrap();
+    for i in 0..FRAMES {
+        w.write(i as u64 + 1, &eth(mac(1), mac(i), 0x0800, b"learn me")).unwrap();
+    }
+    w.flush().unwrap();
+    drop(w);
+    p4switch::pcap::Writer::create(&dir.0.join("p2_in.pcap")).unwrap();
+    let (_sw, line) = Running::start(
+        Command::new(switch_bin())
+            .current_dir(&dir.0)
+            .args(["--use-files", "0", "-i", "1@p1", "-i", "2@p2", "--metrics-addr", "127.0.0.1:0", "p.json"])
+            .args(["--", "--grpc-server-addr", "127.0.0.1:0"]),
+    );
+    let addr = line.split("metrics on http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("{line}")).to_string();
+    let drops = |text: &str, reason: &str| sample(text, &format!(r#"p4switch_p4runtime_digest_drops_total{{reason="{reason}"}}"#));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let text = loop {
+        let (_, text) = get(&addr, "/metrics");
+        if drops(&text, "no_pipeline") == Some(FRAMES as f64) || Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(drops(&text, "no_pipeline"), Some(FRAMES as f64), "{text}");
+    for reason in ["rate", "repeat", "unconfigured", "queue", "stream_full", "no_primary", "discarded"] {
+        assert_eq!(drops(&text, reason), Some(0.0), "{reason}: {text}");
+    }
+    assert_eq!(sample(&text, "p4switch_p4runtime_digest_entries_total"), Some(0.0), "{text}");
 }
 
 #[test]

@@ -7,9 +7,9 @@
 #![allow(deprecated, clippy::result_large_err)]
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock};
+use std::time::{Duration, Instant};
 
 use p4engine::{
     ApiError, CloneSession, EntryAction, EntryData, Group, MatchKey, Member, MulticastGroup, Replica, Switch,
@@ -103,8 +103,35 @@ pub struct Device {
     next_stream: AtomicU64,
     worker: Mutex<Worker>,
     epoch: Instant,
+    /// Digests lost outside the batcher (see [`DigestStats`]).
+    lost: DigestLosses,
+    /// Set by [`Device::stop_changes`]: Writes skip their remaining updates,
+    /// new ones are refused.
+    stopping: AtomicBool,
+    /// Writes and SetForwardingPipelineConfigs running, and the signal that
+    /// one ended.
+    changing: (Mutex<u32>, Condvar),
     /// Counters for metrics.
     pub stats: ServerStats,
+}
+
+/// Digest data lost on the way from the engine to the streams, where the
+/// batcher does not see it.
+#[derive(Default)]
+struct DigestLosses {
+    no_pipeline: AtomicU64,
+    stream_full: AtomicU64,
+    no_primary: AtomicU64,
+}
+
+/// What became of one message for one stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    Buffered,
+    /// The stream's buffer (4,096 messages) was full: dropped.
+    Full,
+    /// The stream has ended (or was never there): dropped.
+    Gone,
 }
 
 impl Device {
@@ -123,6 +150,9 @@ impl Device {
             next_stream: AtomicU64::new(1),
             worker: Mutex::new(worker),
             epoch: Instant::now(),
+            lost: DigestLosses::default(),
+            stopping: AtomicBool::new(false),
+            changing: (Mutex::new(0), Condvar::new()),
             stats: ServerStats::default(),
         }
     }
@@ -161,6 +191,42 @@ impl Device {
     }
 
     // ------------------------------------------------------------------
+    // Stopping: changes in flight end at the next update
+    // ------------------------------------------------------------------
+
+    /// Counts a Write or SetForwardingPipelineConfig in flight until the guard
+    /// is dropped; refused once the switch is stopping.
+    fn begin_change(&self) -> RtResult<ChangeGuard<'_>> {
+        let mut n = lock(&self.changing.0);
+        if self.stopping.load(Ordering::Relaxed) {
+            return Err(RtError::new(Code::Unavailable, "switch shutting down"));
+        }
+        *n += 1;
+        Ok(ChangeGuard(self))
+    }
+
+    /// Writes and SetForwardingPipelineConfigs running now.
+    pub fn changes_in_flight(&self) -> u32 {
+        *lock(&self.changing.0)
+    }
+
+    /// The switch is stopping: refuses new Writes and SetForwardingPipelineConfigs,
+    /// makes a Write in flight answer its remaining updates UNAVAILABLE
+    /// without applying them (what it applied stays, published), and waits
+    /// up to `within` for the changes in flight to end. Returns whether they
+    /// did; false only if one update or pipeline load outlasts `within`.
+    pub fn stop_changes(&self, within: Duration) -> bool {
+        let (count, ended) = &self.changing;
+        let n = {
+            let n = lock(count);
+            self.stopping.store(true, Ordering::Relaxed);
+            n
+        };
+        let (n, _) = ended.wait_timeout_while(n, within, |n| *n > 0).unwrap_or_else(|e| e.into_inner());
+        *n == 0
+    }
+
+    // ------------------------------------------------------------------
     // Capabilities and pipeline config
     // ------------------------------------------------------------------
 
@@ -179,6 +245,7 @@ impl Device {
 
     pub fn set_pipeline(&self, req: &p4v1::SetForwardingPipelineConfigRequest) -> RtResult<()> {
         use p4v1::set_forwarding_pipeline_config_request::Action as A;
+        let _change = self.begin_change()?;
         lock(&self.arbitration).check_primary(
             self.device_id(),
             req.device_id,
@@ -250,6 +317,8 @@ impl Device {
     /// see half an update, and the answer comes after everything is visible.
     pub fn write(&self, req: &p4v1::WriteRequest) -> Result<(), tonic::Status> {
         use p4v1::write_request::Atomicity;
+        // a stopping switch refuses first: nothing else about the request matters
+        let _change = self.begin_change()?;
         lock(&self.arbitration).check_primary(
             self.device_id(),
             req.device_id,
@@ -270,8 +339,15 @@ impl Device {
         let p = self.require_pipeline()?;
         let mut books = lock(&self.books);
         let mut batch = self.switch.table_batch();
-        let results: Vec<Option<RtError>> =
-            req.updates.iter().map(|u| self.apply(&p, &mut books, &mut batch, u).err()).collect();
+        let results: Vec<Option<RtError>> = req
+            .updates
+            .iter()
+            .map(|u| match self.stopping.load(Ordering::Relaxed) {
+                // the client is being cut off: end soon, and leave the state as it stands
+                true => Some(RtError::new(Code::Unavailable, "switch shutting down: not applied")),
+                false => self.apply(&p, &mut books, &mut batch, u).err(),
+            })
+            .collect();
         batch.publish();
         drop(batch);
         match batch_status(&results) {
@@ -1266,29 +1342,41 @@ impl Device {
         }
     }
 
-    fn send(&self, stream: u64, update: Out) {
+    fn send(&self, stream: u64, update: Out) -> Sent {
         let tx = lock(&self.streams).get(&stream).cloned();
-        if let Some(tx) = tx {
-            // A controller that does not read its stream loses messages rather
-            // than stalling the switch.
-            let _ = tx.try_send(Ok(p4v1::StreamMessageResponse { update: Some(update) }));
+        let Some(tx) = tx else { return Sent::Gone };
+        // A controller that does not read its stream loses messages rather
+        // than stalling the switch.
+        match tx.try_send(Ok(p4v1::StreamMessageResponse { update: Some(update) })) {
+            Ok(()) => Sent::Buffered,
+            Err(mpsc::error::TrySendError::Full(_)) => Sent::Full,
+            Err(mpsc::error::TrySendError::Closed(_)) => Sent::Gone,
         }
     }
 
     fn send_to_primaries(&self, update: Out) {
         let targets = lock(&self.arbitration).primary_streams(self.device_id());
         let st = &self.stats;
+        let digests = match &update {
+            Out::Digest(d) => d.data.len() as u64,
+            _ => 0,
+        };
         match (&update, targets.is_empty()) {
             (Out::Packet(_), false) => ServerStats::add(&st.packet_ins, 1),
             (Out::Packet(_), true) => ServerStats::add(&st.packet_ins_dropped, 1),
-            (Out::Digest(d), false) => {
+            (Out::Digest(_), false) => {
                 ServerStats::add(&st.digest_lists, 1);
-                ServerStats::add(&st.digests, d.data.len() as u64);
+                ServerStats::add(&st.digests, digests);
             }
+            (Out::Digest(_), true) => ServerStats::add(&self.lost.no_primary, digests),
             _ => {}
         }
         for s in targets {
-            self.send(s, update.clone());
+            match self.send(s, update.clone()) {
+                Sent::Buffered => {}
+                Sent::Full => ServerStats::add(&self.lost.stream_full, digests),
+                Sent::Gone => ServerStats::add(&self.lost.no_primary, digests),
+            }
         }
     }
 
@@ -1452,7 +1540,14 @@ impl Device {
 
     /// What became of the digests raised so far (sent, capped, suppressed).
     pub fn digest_stats(&self) -> DigestStats {
-        DigestStats { queue_overflow: self.switch.digests_overflowed(), ..lock(&self.digests).stats() }
+        let n = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        DigestStats {
+            queue_overflow: self.switch.digests_overflowed(),
+            no_pipeline: n(&self.lost.no_pipeline),
+            stream_full: n(&self.lost.stream_full),
+            no_primary: n(&self.lost.no_primary),
+            ..lock(&self.digests).stats()
+        }
     }
 
     /// Moves queued digests from the engine into lists and sends the lists
@@ -1464,12 +1559,19 @@ impl Device {
         let next = {
             let mut b = lock(&self.digests);
             let now = self.now_ns();
-            if let Some(p) = &schema {
-                for d in raised {
-                    let Some(id) = p.schema.digest_by_engine_name.get(&d.learn_list) else { continue };
-                    let data = d.values.iter().map(|v| canonical::canonical(v)).collect();
-                    lists.extend(b.push(*id, data, now));
+            match &schema {
+                Some(p) => {
+                    for d in raised {
+                        let Some(id) = p.schema.digest_by_engine_name.get(&d.learn_list) else {
+                            b.count_unconfigured(1); // the P4Info names no such digest
+                            continue;
+                        };
+                        let data = d.values.iter().map(|v| canonical::canonical(v)).collect();
+                        lists.extend(b.push(*id, data, now));
+                    }
                 }
+                // a program from the command line: no P4Info, no digest config
+                None => ServerStats::add(&self.lost.no_pipeline, raised.len() as u64),
             }
             lists.extend(b.tick(now));
             b.next_deadline()
@@ -1511,6 +1613,17 @@ impl Device {
             table_entry: entries,
             timestamp: ts,
         }));
+    }
+}
+
+/// Ends one change in flight (see [`Device::stop_changes`]).
+struct ChangeGuard<'a>(&'a Device);
+
+impl Drop for ChangeGuard<'_> {
+    fn drop(&mut self) {
+        let (count, ended) = &self.0.changing;
+        *lock(count) -= 1;
+        ended.notify_all();
     }
 }
 

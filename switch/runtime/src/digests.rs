@@ -67,6 +67,19 @@ pub struct DigestStats {
     /// Dropped inside the engine before any of the above: its queue was full
     /// because digests were raised faster than the runtime took them.
     pub queue_overflow: u64,
+    /// Dropped because no P4Runtime pipeline was set: the program was loaded
+    /// from the command line and no SetForwardingPipelineConfig came yet.
+    pub no_pipeline: u64,
+    /// Taken into a list (counted in `accepted`) and dropped when the list
+    /// was due because a primary's stream already buffered 4,096 messages (a
+    /// controller that does not read its stream); once per stream that lost it.
+    pub stream_full: u64,
+    /// Taken into a list and dropped when the list was due because no
+    /// controller was primary (or its stream had just ended).
+    pub no_primary: u64,
+    /// Taken into a list and dropped before the list was due: the digest's
+    /// DigestEntry was deleted or a new pipeline was set.
+    pub discarded: u64,
 }
 
 /// Token bucket of the switch-wide cap: `rate` tokens per second, at most
@@ -159,12 +172,21 @@ impl DigestBatcher {
 
     /// Removes a digest's configuration and everything pending for it.
     pub fn remove(&mut self, digest_id: u32) {
-        self.digests.remove(&digest_id);
+        if let Some(d) = self.digests.remove(&digest_id) {
+            self.stats.discarded += d.pending.len() as u64;
+        }
     }
 
     /// Forgets everything (new pipeline).
     pub fn clear(&mut self) {
+        self.stats.discarded += self.digests.values().map(|d| d.pending.len() as u64).sum::<u64>();
         self.digests.clear();
+    }
+
+    /// Counts `n` digests of a digest id the P4Info does not name (nobody can
+    /// configure them) as unconfigured.
+    pub fn count_unconfigured(&mut self, n: u64) {
+        self.stats.unconfigured += n;
     }
 
     fn take_list(&mut self, digest_id: u32, now_ns: u64) -> Option<ListOut> {
@@ -321,13 +343,20 @@ mod tests {
     }
 
     #[test]
-    fn remove_drops_pending() {
+    fn remove_and_clear_drop_pending_and_count_it() {
         let mut b = DigestBatcher::new();
         b.configure(1, cfg(1000, 10, 0));
         b.push(1, v(1), 0);
+        b.push(1, v(2), 0);
         b.remove(1);
         assert!(b.tick(5000).is_empty());
         assert_eq!(b.config(1), None);
+        b.configure(2, cfg(1000, 10, 0));
+        b.push(2, v(3), 0);
+        b.clear();
+        assert!(b.tick(5000).is_empty());
+        let s = b.stats();
+        assert_eq!((s.accepted, s.discarded, s.lists), (3, 3, 0), "{s:?}");
     }
 
     #[test]

@@ -36,4 +36,4 @@ pub mod valuesets;
 pub use device::{Device, Transmit, API_VERSION};
 pub use stats::{RpcObserver, ServerStats};
 pub use digests::{DigestStats, DEFAULT_MAX_DIGEST_RATE};
-pub use server::{spawn, spawn_with_routes, ServerError, ServerHandle, ServerOptions, TlsOptions};
+pub use server::{spawn, spawn_with_routes, ServerError, ServerHandle, ServerOptions, Stopped, TlsOptions};

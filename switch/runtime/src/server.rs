@@ -28,6 +28,24 @@ const MAX_MESSAGE: usize = 256 * 1024 * 1024;
 /// must be gone within 100 ms (issue 17).
 pub const STOP_GRACE: Duration = Duration::from_millis(30);
 
+/// How long [`ServerHandle::shutdown`] waits for a Write (or
+/// SetForwardingPipelineConfig) in flight to end. A Write stops at its next
+/// update once the stop begins, so this bounds only one update or one
+/// pipeline load.
+pub const CHANGE_WAIT: Duration = Duration::from_secs(2);
+
+/// What [`ServerHandle::shutdown`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped {
+    /// Every Write and SetForwardingPipelineConfig had ended when shutdown
+    /// returned, so the device's state no longer changes. False if one
+    /// outlasted [`CHANGE_WAIT`]: it goes on, on a detached thread, and so
+    /// does the idle-timeout thread (it may be waiting for that Write).
+    pub changes_ended: bool,
+    /// From the call to the return.
+    pub took: Duration,
+}
+
 /// TLS settings (`--grpc-server-ssl` and friends). PEM files.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TlsOptions {
@@ -117,22 +135,35 @@ impl ServerHandle {
     }
 
     /// Stops serving: closes the listening socket at once, ends every
-    /// StreamChannel with UNAVAILABLE "switch shutting down", gives requests
-    /// in flight [`STOP_GRACE`], drops the connections and joins the threads.
-    pub fn shutdown(mut self) {
+    /// StreamChannel with UNAVAILABLE "switch shutting down", refuses new
+    /// Writes and makes a Write in flight skip its remaining updates
+    /// (answered UNAVAILABLE, not applied; what it applied stays), gives
+    /// requests in flight [`STOP_GRACE`] to answer, drops the connections,
+    /// waits up to [`CHANGE_WAIT`] for the Write to end and joins the
+    /// threads. When it returns with `changes_ended` (always, unless one
+    /// update or pipeline load outlasts the wait), nothing changes the
+    /// device's state any more.
+    pub fn shutdown(mut self) -> Stopped {
+        let start = std::time::Instant::now();
         if let Some(s) = self.stop.take() {
             let _ = s.send(true);
         }
         // Streams never end on their own; the graceful stop would wait for
         // them until the hard cut.
         self.device.end_streams(tonic::Status::unavailable("switch shutting down"));
+        let changes_ended = self.device.stop_changes(CHANGE_WAIT);
         self.stop_events.store(true, Ordering::Relaxed);
         for t in &self.threads {
             t.thread().unpark(); // the idle sweep sleeps parked between sweeps
         }
         for t in self.threads.drain(..) {
-            let _ = t.join();
+            // The idle sweep waits for the books a Write holds: joined only
+            // once no Write runs, so this never waits one out unbounded.
+            if changes_ended || t.thread().name() != Some(IDLE_THREAD) {
+                let _ = t.join();
+            }
         }
+        Stopped { changes_ended, took: start.elapsed() }
     }
 }
 
@@ -221,8 +252,8 @@ pub fn spawn_with_routes(
                     } => {}
                 }
             });
-            // Without waiting for a Write still applying on the blocking
-            // pool: it cannot be interrupted, and its client is gone.
+            // A Write still applying on the blocking pool goes on without
+            // the runtime; `shutdown` waits for it through the device.
             runtime.shutdown_background();
         })
         .map_err(|e| ServerError(format!("cannot start the gRPC thread: {e}")))?;
@@ -241,9 +272,11 @@ pub fn spawn_with_routes(
             .map_err(|e| ServerError(format!("cannot start the {name} thread: {e}")))
     };
     let digests = thread("p4rt-events", digests_loop)?;
-    let idle = thread("p4rt-idle", idle_loop)?;
+    let idle = thread(IDLE_THREAD, idle_loop)?;
     Ok(ServerHandle { device, local_addr, stop: Some(stop_tx), stop_events, threads: vec![grpc, digests, idle] })
 }
+
+const IDLE_THREAD: &str = "p4rt-idle";
 
 /// Resolves once a stop is sent (or the handle is gone).
 async fn stopped(mut stop: tokio::sync::watch::Receiver<bool>) {

@@ -8,16 +8,16 @@ checks that a duplicate INSERT is reported as UNKNOWN with ALREADY_EXISTS
 details. Prints what it checked; exits non-zero on the first mismatch.
 """
 import os
-import queue
 import sys
 
 import grpc
-from google.protobuf import text_format
 from google.rpc import code_pb2, status_pb2
-from p4.config.v1 import p4info_pb2
-from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
+from p4.v1 import p4runtime_pb2
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from primary import Primary  # noqa: E402  (the set-up stop-idle.sh uses too)
+
 FIXTURES = os.path.join(HERE, "..", "tests", "fixtures")
 T_EXACT = 37375156
 A_SET_PORT = 24742814
@@ -30,29 +30,14 @@ def check(cond, what):
 
 
 def main(addr):
-    channel = grpc.insecure_channel(addr)
-    stub = p4runtime_pb2_grpc.P4RuntimeStub(channel)
-    requests = queue.Queue()
-    arb = p4runtime_pb2.StreamMessageRequest()
-    arb.arbitration.device_id = 0
-    arb.arbitration.election_id.low = 1
-    requests.put(arb)
-    stream = stub.StreamChannel(iter(requests.get, None))
-    first = next(stream)
-    check(first.arbitration.status.code == code_pb2.OK, "arbitration: primary")
-
-    p4info = text_format.Parse(open(os.path.join(FIXTURES, "tables.p4info.txtpb")).read(), p4info_pb2.P4Info())
-    req = p4runtime_pb2.SetForwardingPipelineConfigRequest(device_id=0)
-    req.election_id.low = 1
-    req.action = p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY_AND_COMMIT
-    req.config.p4info.CopyFrom(p4info)
-    req.config.p4_device_config = open(os.path.join(FIXTURES, "tables.json"), "rb").read()
-    stub.SetForwardingPipelineConfig(req)
+    c = Primary(addr)
+    stub = c.stub
+    check(c.arbitration.status.code == code_pb2.OK, "arbitration: primary")
+    c.set_pipeline(os.path.join(FIXTURES, "tables.json"), os.path.join(FIXTURES, "tables.p4info.txtpb"))
     check(True, "SetForwardingPipelineConfig VERIFY_AND_COMMIT")
 
     def insert():
-        w = p4runtime_pb2.WriteRequest(device_id=0)
-        w.election_id.low = 1
+        w = c.write_request()
         u = w.updates.add()
         u.type = p4runtime_pb2.Update.INSERT
         e = u.entity.table_entry
@@ -86,8 +71,7 @@ def main(addr):
         st = status_pb2.Status.FromString(details)
         errs = [p4runtime_pb2.Error.FromString(a.value) for a in st.details]
         check([x.canonical_code for x in errs] == [code_pb2.ALREADY_EXISTS], "per-update error ALREADY_EXISTS")
-    requests.put(None)
-    channel.close()
+    c.close()
     print("smoke check passed")
 
 

@@ -78,7 +78,12 @@ pub async fn start() -> Conn {
 
 /// [`start`] with other server options.
 pub async fn start_with(opts: ServerOptions) -> Conn {
-    let switch = Arc::new(Switch::new(SwitchConfig { cpu_port: Some(64), ..Default::default() }));
+    start_on(Arc::new(Switch::new(SwitchConfig { cpu_port: Some(64), ..Default::default() })), opts).await
+}
+
+/// [`start_with`] over a given switch (a program already loaded, as from
+/// p4switch's command line).
+pub async fn start_on(switch: Arc<Switch>, opts: ServerOptions) -> Conn {
     let sent = Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = sent.clone();
     let transmit = Arc::new(move |port: u32, frame: &[u8]| log.lock().unwrap().push((port, frame.to_vec())));
