@@ -25,6 +25,29 @@ def compile_errors(src: str, name: str = "t.p4") -> list[str]:
     return [f"{d.span.line}:{d.span.col}: {d.message}" for d in ei.value.diagnostics]
 
 
+def checked_program(src: str, name: str = "t.p4"):
+    """The checked AST of `src` (front end only): what a midend pass takes."""
+    from p4compiler.check import check
+    from p4compiler.diag import Reporter
+    from p4compiler.lexer import lex
+    from p4compiler.parser import parse
+    from p4compiler.preprocess import Preprocessor
+    rep = Reporter()
+    pp = Preprocessor(include_dirs=[], reporter=rep)
+    pp.run_text(src, name)
+    prog = parse(lex(pp.out, rep), rep)
+    check(prog, rep, name)
+    rep.check()
+    return prog
+
+
+def nodes(n):
+    """`n` and every node below it."""
+    yield n
+    for c in n.children():
+        yield from nodes(c)
+
+
 def program(headers: str = "", parser_body: str = "", ingress_locals: str = "", ingress_apply: str = "",
             egress_apply: str = "", deparser: str = "", meta: str = "", hdrs: str = "",
             compute: str = "", verify: str = "", top: str = "") -> str:

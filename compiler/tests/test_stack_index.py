@@ -1,33 +1,18 @@
 """concretize_stack_indexes: the midend pass that turns statements needing a fixed stack
 element into if-chains over the constant indexes; behaviour end to end in
 conformance/tests/headers/stack_runtime_index_whole.p4."""
-from conftest import compile_src, program
+from conftest import checked_program, compile_src, nodes, program
 from p4compiler import ast as A
 from p4compiler.check import check
 from p4compiler.diag import Reporter
-from p4compiler.lexer import lex
-from p4compiler.parser import parse
-from p4compiler.preprocess import Preprocessor
 from p4compiler.stack_index import concretize_stack_indexes
 
 STACK = "header e_t { bit<8> v; } header_union u_t { e_t a; e_t b; }"
 
 
 def checked(ingress_apply, parser_body=""):
-    rep = Reporter()
-    pp = Preprocessor(include_dirs=[], reporter=rep)
-    pp.run_text(program(headers=STACK, hdrs="e_t[3] s;", meta="bit<2> i; bit<2> j; bit<8> x;",
-                        ingress_apply=ingress_apply, parser_body=parser_body), "t.p4")
-    prog = parse(lex(pp.out, rep), rep)
-    check(prog, rep, "t.p4")
-    rep.check()
-    return prog
-
-
-def nodes(n):
-    yield n
-    for c in n.children():
-        yield from nodes(c)
+    return checked_program(program(headers=STACK, hdrs="e_t[3] s;", meta="bit<2> i; bit<2> j; bit<8> x;",
+                                   ingress_apply=ingress_apply, parser_body=parser_body))
 
 
 def rewritten(ingress_apply, **kw):

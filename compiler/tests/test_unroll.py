@@ -1,31 +1,12 @@
 """unroll_loops: the midend pass that turns `for` loops into straight-line statements."""
 import conftest
-from conftest import compile_errors, program
+from conftest import checked_program, compile_errors, nodes, program
 from p4compiler import ast as A
 from p4compiler.check import check
 from p4compiler.diag import Reporter
-from p4compiler.lexer import lex
-from p4compiler.parser import parse
-from p4compiler.preprocess import Preprocessor
 from p4compiler.unroll import unroll_loops
 
 STACK = "header e_t { bit<8> v; }"
-
-
-def checked_program(src):
-    rep = Reporter()
-    pp = Preprocessor(include_dirs=[], reporter=rep)
-    pp.run_text(src, "t.p4")
-    prog = parse(lex(pp.out, rep), rep)
-    check(prog, rep, "t.p4")
-    rep.check()
-    return prog
-
-
-def nodes(n):
-    yield n
-    for c in n.children():
-        yield from nodes(c)
 
 
 def unrolled(ingress_apply, **kw):
