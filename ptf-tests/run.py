@@ -110,7 +110,14 @@ def start_switch(veths: Veths, log_path: Path) -> tuple[subprocess.Popen, str]:
     cmd = [*tool("SWITCH", ROOT / "target" / "release" / "p4switch", "p4switch"), "--device-id", "0"]
     for port, (sw, _) in sorted(veths.pairs.items()):
         cmd += ["-i", f"{port}@{sw}"]
-    cmd += shlex.split(os.environ.get("SWITCH_ARGS", ""))   # e.g. BMv2's --thrift-port N
+    extra = shlex.split(os.environ.get("SWITCH_ARGS", ""))   # e.g. BMv2's --thrift-port N
+    if Path(cmd[0]).name == "p4switch" and not any(a.startswith("--spread") for a in extra):
+        # PTF cases, ours and those written for BMv2, send several flows into one port and
+        # expect them out in that order: BMv2 runs ingress on one thread. p4switch's default
+        # spreads flows over its workers and keeps only each flow's order (that mode is
+        # tested over veth by io_modes and the controller's suites), so ask for BMv2's order.
+        extra += ["--spread", "port"]
+    cmd += extra
     cmd += ["--no-p4", "--", "--grpc-server-addr", addr, "--cpu-port", str(CPU_PORT)]
     print("switch:", " ".join(cmd), flush=True)
     log = log_path.open("wb")

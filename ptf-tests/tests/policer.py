@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scapy.layers.inet import IP
+
 from base import (GREEN, HOST1_IP, HOST1_MAC, HOST2_IP, HOST2_MAC, RED, VLAN10, YELLOW, Drop, VrouterTest,
                   generate_cases, udp_packet)
 
@@ -52,7 +54,12 @@ class PolicerTest(VrouterTest):
         self.add_station(VLAN10, HOST2_MAC, 2)
 
     def frame(self, i: int, tos: int = 0):
-        return udp_packet(HOST1_MAC, HOST2_MAC, HOST1_IP, HOST2_IP, sport=20000 + i, dport=9000, tos=tos, size=FRAME)
+        # One flow (same 5-tuple): a switch that spreads flows over workers keeps one flow's
+        # frames in order, and the colours depend on the order the meter sees. The IP id
+        # tells the frames apart.
+        pkt = udp_packet(HOST1_MAC, HOST2_MAC, HOST1_IP, HOST2_IP, sport=20000, dport=9000, tos=tos, size=FRAME)
+        pkt[IP].id = 1 + i
+        return pkt
 
     def run_case(self, c: Police) -> None:
         remark = {"yellow_remark": int(c.remark_dscp is not None), "yellow_dscp": c.remark_dscp or 0}
