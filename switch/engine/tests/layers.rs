@@ -23,10 +23,12 @@ const LAYERS: &[(&str, u32)] = &[
     ("json", 1),
     ("program", 1),
     ("externs", 1),
-    // the BMv2 checks over the JSON; expression trees; match tables
+    // the BMv2 checks over the JSON; expression trees; match tables; which
+    // registers each action locks (derived from the program)
     ("bmv2_shapes", 2),
     ("eval", 2),
     ("table", 2),
+    ("action_locks", 2),
     // the loader (runs the BMv2 checks first); compiled from the program
     // (shortcuts, step array, layouts)
     ("loader", 3),
