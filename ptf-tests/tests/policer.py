@@ -116,8 +116,10 @@ class PolicerAclOnlyMatchingTraffic(PolicerTest):
         self.add_acl(10, {"ip_protocol": (17, 0xff), "l4_dst_port": (9000, 9000)}, "police",
                      {"meter_id": METER_ID, "yellow_remark": 0, "yellow_dscp": 0})
         self.set_meter("acl_meter", METER_ID, RATE, 100, RATE, 100)
-        others = [udp_packet(HOST1_MAC, HOST2_MAC, HOST1_IP, HOST2_IP, sport=30000 + i, dport=9001, size=FRAME)
-                  for i in range(4)]
+        others = [udp_packet(HOST1_MAC, HOST2_MAC, HOST1_IP, HOST2_IP, sport=30000, dport=9001, size=FRAME)
+                  for _ in range(4)]
+        for i, pkt in enumerate(others):
+            pkt[IP].id = 1 + i          # one flow, kept in order in every spread mode
         for pkt in others:
             self.send(1, pkt)
         for pkt in others:
