@@ -56,12 +56,13 @@ done
 
 # Each lane in its own process group (job control), so that Ctrl-C / SIGTERM can stop a
 # lane with everything it started; each suite removes its own veths and switches on SIGTERM.
-set -m
 pids=()
+trap 'for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done; wait; exit 130' INT TERM
+set -m
 for l in "$@"; do lane "$l" & pids+=($!); done
 set +m
-trap 'for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done; wait; exit 130' INT TERM
-wait
+lanes_failed=0
+for p in "${pids[@]}"; do wait "$p" || lanes_failed=1; done
 
 echo
 echo "test: wall time per step and suite (lanes: $(printf '[%s] ' "$@"))"
@@ -70,5 +71,13 @@ while read -r suite secs rc; do
     printf '  %-18s %5d s  %s\n' "$suite" "$secs" "$( ((rc)) && echo FAILED || echo ok)"
     ((rc)) && failed=1
 done < "$LOGS/times"
+# A suite whose lane died before it recorded a result (killed, out of memory) is a failure.
+for l in "$@"; do
+    for suite in $l; do
+        suite=${suite#nice:}
+        grep -q "^$suite " "$LOGS/times" || { printf '  %-18s     -    MISSING (no result)\n' "$suite"; failed=1; }
+    done
+done
+((lanes_failed)) && failed=1
 echo "  total              $(( $(date +%s) - start )) s (wall)"
 exit $failed

@@ -414,7 +414,9 @@ class _PhaseRun:
             ctl.close()
             res.reason = (f"programming took {spent:.1f}s, longer than the switch's --use-files wait "
                           f"({opts.wait:.0f}s); rerun with a larger --wait")
-            res.programming_s = spent
+            if not self.fails:
+                # nothing checked has failed yet: run_case may run the case again with more time
+                res.programming_s = spent
             return None
         return ctl
 

@@ -158,6 +158,9 @@ def update(rf: RouteFile, sw: SwitchConfig, full: bool = False) -> Change:
         text = rf.path.read_text()
     except OSError as exc:
         raise ConfigError([f"{rf.name}: cannot read: {exc.strerror}"]) from exc
+    except UnicodeDecodeError as exc:
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise ConfigError([f"{rf.name}:{line}: not UTF-8 text (byte {exc.object[exc.start]:#04x})"]) from exc
     lines = canonical_lines(text)
     old = {} if full else rf.lines
     p = _Parser(sw, rf.name)

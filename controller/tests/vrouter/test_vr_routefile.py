@@ -84,6 +84,9 @@ def test_file_routes_join_the_description_with_the_same_checks(desc, tmp_path):
                    (8, "expected 'PREFIX via HOP"), (9, "the same route as an earlier line")):
         assert f"routes.txt:{n}: " in text and why in text, (n, text)
     assert "routes.txt:1:" not in text
+    (tmp_path / "routes.txt").write_bytes(b"172.16.0.1/32 via 10.0.20.2\n172.16.0.\xff/32 drop\n")
+    with pytest.raises(ConfigError, match=r"routes.txt:2: not UTF-8 text \(byte 0xff\)"):
+        load(tmp_path / "net.yaml")
     (tmp_path / "routes.txt").unlink()
     with pytest.raises(ConfigError, match="routes.txt: no such file"):
         load(tmp_path / "net.yaml")
