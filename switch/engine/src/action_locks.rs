@@ -7,8 +7,8 @@
 //! read-modify-write of a register.
 //!
 //! Registers that some action uses together form one lock group (union of
-//! the sets each action touches), so an action takes one lock per group —
-//! usually one — in group order (no deadlock), for the extent of the action.
+//! the sets each action touches), so an action takes at most one lock, for
+//! the extent of the action (one lock each: no deadlock).
 //! The index of a cell is often computed inside the action (a hash), so the
 //! lock cannot be narrowed to a cell before the action starts. Actions that
 //! touch no register take no lock. Meter cells and counters need none of this:
@@ -20,8 +20,9 @@ use crate::program::{Expr, HdrRef, Prim, Prog, UnionRef};
 
 pub struct ActionLocks {
     groups: Box<[Mutex<()>]>,
-    /// Per action: the groups it locks, ascending.
-    by_action: Vec<Box<[u32]>>,
+    /// Per action: the one group it locks (all registers an action uses end up
+    /// in one group), or none.
+    by_action: Box<[Option<u32>]>,
 }
 
 impl ActionLocks {
@@ -47,46 +48,31 @@ impl ActionLocks {
         let by_action = used
             .iter()
             .map(|regs| {
-                let mut gs: Vec<u32> = regs
-                    .iter()
-                    .map(|&r| {
-                        let g = &mut group_of_root[root(&mut parent, r)];
-                        if *g == u32::MAX {
-                            *g = n;
-                            n += 1;
-                        }
-                        *g
-                    })
-                    .collect();
-                gs.sort_unstable();
-                gs.dedup();
-                gs.into_boxed_slice()
+                let first = *regs.first()?;
+                let g = &mut group_of_root[root(&mut parent, first)];
+                if *g == u32::MAX {
+                    *g = n;
+                    n += 1;
+                }
+                Some(*g)
             })
             .collect();
         ActionLocks { groups: (0..n).map(|_| Mutex::new(())).collect(), by_action }
     }
 
-    /// The groups action `a` locks (empty: it touches no register).
+    /// Runs action `a`'s body `f`, holding its register group if it has one.
     #[inline]
-    pub fn of(&self, a: usize) -> &[u32] {
-        self.by_action.get(a).map_or(&[], |g| g)
-    }
-
-    /// Runs `f` holding every group of `groups` (from [`ActionLocks::of`]).
-    pub fn hold<R>(&self, groups: &[u32], f: impl FnOnce() -> R) -> R {
-        match groups.split_first() {
+    pub fn hold<R>(&self, a: usize, f: impl FnOnce() -> R) -> R {
+        match self.by_action.get(a).copied().flatten() {
             None => f(),
-            Some((g, rest)) => {
-                // A worker that panicked inside an action left no half-done
-                // lock state behind that matters more than stopping the rest.
-                let _held = self.groups[*g as usize].lock().unwrap_or_else(PoisonError::into_inner);
-                self.hold(rest, f)
+            Some(g) => {
+                let _held = self.groups[g as usize].lock().unwrap_or_else(PoisonError::into_inner);
+                f()
             }
         }
     }
 }
 
-/// Registers read or written by `prims`, ascending, each once.
 fn registers_of(prims: &[Prim]) -> Vec<usize> {
     let mut out = Vec::new();
     for pr in prims {

@@ -1364,19 +1364,22 @@ impl Device {
         match (&update, targets.is_empty()) {
             (Out::Packet(_), false) => ServerStats::add(&st.packet_ins, 1),
             (Out::Packet(_), true) => ServerStats::add(&st.packet_ins_dropped, 1),
-            (Out::Digest(_), false) => {
-                ServerStats::add(&st.digest_lists, 1);
-                ServerStats::add(&st.digests, digests);
-            }
             (Out::Digest(_), true) => ServerStats::add(&self.lost.no_primary, digests),
             _ => {}
         }
+        // A list counts as sent only once a stream took it, so that a list lost to a
+        // full stream is counted lost and not also sent.
+        let mut taken = false;
         for s in targets {
             match self.send(s, update.clone()) {
-                Sent::Buffered => {}
+                Sent::Buffered => taken = true,
                 Sent::Full => ServerStats::add(&self.lost.stream_full, digests),
                 Sent::Gone => ServerStats::add(&self.lost.no_primary, digests),
             }
+        }
+        if taken && matches!(update, Out::Digest(_)) {
+            ServerStats::add(&st.digest_lists, 1);
+            ServerStats::add(&st.digests, digests);
         }
     }
 

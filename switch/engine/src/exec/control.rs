@@ -350,7 +350,7 @@ pub(super) fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: us
             w.emit(&format!("action {}", a.name));
         }
         // Registers the action touches stay locked until it ends (BMv2's guarantee).
-        c.rt.action_locks.hold(c.rt.action_locks.of(action), || match c.plan {
+        c.rt.action_locks.hold(action, || match c.plan {
             Some(plan) => {
                 if let Some(Some((s, n))) = plan.flow.actions.get(action) {
                     let (s, n) = (*s as usize, *n as usize);
