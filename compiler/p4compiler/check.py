@@ -16,6 +16,7 @@ from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING,
                     Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
                     MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
 from .package_args import check_package_args
+from . import decl_rules as R
 from .visitor import Visitor
 
 
@@ -105,11 +106,13 @@ class Checker(Visitor):
             self.const_decl(d, s)
         elif isinstance(d, A.ExternDecl):
             sym = Symbol("extern_type", d.name, d, ObjectT("extern", d.name, d))
+            self.declare(s, sym, d.span)
             for m in d.methods:
                 m.extern_type_params = d.type_params
-            self.declare(s, sym, d.span)
+                self.method_proto(m, R.generic_scope(s, d.type_params, m.type_params), R.CTOR if m.ret is None else R.METHOD)
         elif isinstance(d, A.ExternFunctionDecl):
             self.declare(s, Symbol("extern_function", d.name, d, None, overloads=[d.proto]), d.span)
+            R.check_params(self, d.proto.params, R.generic_scope(s, d.proto.type_params), R.METHOD)
         elif isinstance(d, A.FunctionDecl):
             self.declare(s, Symbol("function", d.name, d, None, overloads=[d.proto]), d.span)
             self.function_body(d, s)
@@ -118,10 +121,13 @@ class Checker(Visitor):
             self.action_body(d, s)
         elif isinstance(d, A.ParserTypeDecl):
             self.declare(s, Symbol("parser_type", d.name, d, ObjectT("parser", d.name, d)), d.span)
+            R.check_params(self, d.params, R.generic_scope(s, d.type_params), R.APPLY)
         elif isinstance(d, A.ControlTypeDecl):
             self.declare(s, Symbol("control_type", d.name, d, ObjectT("control", d.name, d)), d.span)
+            R.check_params(self, d.params, R.generic_scope(s, d.type_params), R.APPLY)
         elif isinstance(d, A.PackageTypeDecl):
             self.declare(s, Symbol("package_type", d.name, d, ObjectT("package", d.name, d)), d.span)
+            R.check_params(self, d.params, R.generic_scope(s, d.type_params), R.PACKAGE)
         elif isinstance(d, A.ParserDecl):
             self.declare(s, Symbol("parser", d.name, d, ObjectT("parser", d.name, d)), d.span)
             self.parser_body(d, s)
@@ -200,6 +206,7 @@ class Checker(Visitor):
         if isinstance(ref, A.DontCareType):
             return DONTCARE
         if isinstance(ref, A.TupleType):
+            R.check_tuple_elements(self, ref, s)
             return Tuple([self.resolve_type(a, s) for a in ref.args])
         if isinstance(ref, A.StackType):
             elem = self.resolve_type(ref.elem, s)
@@ -255,6 +262,8 @@ class Checker(Visitor):
         elif kind == "header_union":
             if not (isinstance(ft, Composite) and ft.is_header) and ft is not UNKNOWN:
                 self.err(node, f"header_union field '{name}' must be a header, not {ft}")
+        elif not R.struct_field_ok(ft):
+            self.err(node, f"struct field '{name}' cannot have type {ft}")
 
     def specialize_struct(self, sym: Symbol, args: list[Type], ref) -> Type:
         d = sym.decl
@@ -297,7 +306,10 @@ class Checker(Visitor):
             self.err(e, f"{what} {v} out of range (0 to {MAX_INT32})")
 
     # ------------------------------------------------------------ bodies
-    def params(self, params: list[A.Param], scope: Scope, owner) -> None:
+    def params(self, params: list[A.Param], scope: Scope, owner, where: str) -> None:
+        """Declare a body's parameters in its scope; `where` (decl_rules) says which kinds of
+        types, directions and defaults the list allows."""
+        R.check_params(self, params, scope, where)
         for p in params:
             t = self.resolve_type(p.type_ref, scope)
             p.resolved_type = t
@@ -312,7 +324,7 @@ class Checker(Visitor):
         for tp in d.proto.type_params:
             scope.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
         d.ret_type = self.resolve_type(d.proto.ret, scope)
-        self.params(d.proto.params, scope, d)
+        self.params(d.proto.params, scope, d, R.FUNCTION)
         self.stmt(d.body, scope, {"function": d})
         if d.ret_type is not None and d.ret_type != VOID and not always_leaves(d.body):
             # p4c: its def-use pass finds the result possibly unset at the end
@@ -326,7 +338,7 @@ class Checker(Visitor):
                 seen_cp = True
             elif seen_cp:
                 self.err(p, f"directional parameter '{p.name}' must come before control-plane parameters")
-        self.params(d.params, scope, d)
+        self.params(d.params, scope, d, R.ACTION)
         self.stmt(d.body, scope, {"action": d})
 
     def instantiation(self, d: A.Instantiation, s: Scope) -> None:
@@ -372,6 +384,13 @@ class Checker(Visitor):
         v1model's counter<I> refuses `counter(4, ...)` from V1MODEL_VERSION 20200408 on)."""
         self.err(node, f"{decl.name}: type parameters must be supplied for constructor "
                        f"({decl.name}<{', '.join(decl.type_params)}>)")
+
+    def method_proto(self, m: A.MethodProto, scope: Scope, where: str) -> None:
+        """The rules on an extern object's method that need no call (p4c: no string or int result)."""
+        R.check_params(self, m.params, scope, where)
+        k = R.kind_of(m.ret, scope)
+        if k is not None and k[0] in ("string", "int"):
+            self.err(m.ret, f"illegal return type {k[0]} for method '{m.name}'")
 
     def initializer(self, d: A.Instantiation, t: ObjectT, s: Scope) -> None:
         """An instance's initializer block implements its extern's abstract methods (e.g. a
@@ -422,8 +441,8 @@ class Checker(Visitor):
         scope = Scope(s, d)
         for tp in d.type_params:
             scope.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
-        self.params(d.params, scope, d)
-        self.params(d.ctor_params, scope, d)
+        self.params(d.params, scope, d, R.APPLY)
+        self.params(d.ctor_params, scope, d, R.CTOR)
         for name in ("accept", "reject"):
             scope.names[name] = Symbol("state", name, None, STATE)
         for loc in d.locals:
@@ -505,8 +524,8 @@ class Checker(Visitor):
         scope = Scope(s, d)
         for tp in d.type_params:
             scope.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
-        self.params(d.params, scope, d)
-        self.params(d.ctor_params, scope, d)
+        self.params(d.params, scope, d, R.APPLY)
+        self.params(d.ctor_params, scope, d, R.CTOR)
         for loc in d.locals:
             self.local(loc, scope, d)
         self.stmt(d.body, Scope(scope, d), {"control": d})
@@ -526,6 +545,8 @@ class Checker(Visitor):
             self.table(loc, scope)
         elif isinstance(loc, A.ValueSetDecl):
             t = self.resolve_type(loc.elem, scope)
+            if not R.value_set_elem_ok(t):
+                self.err(loc.elem, f"illegal type for a value_set element: {t}")
             self.exprs.expr(loc.size, scope)
             self.size_value(loc.size, "value_set size")
             self.declare(scope, Symbol("value_set", loc.name, loc, t, owner=owner), loc.span)
@@ -533,6 +554,7 @@ class Checker(Visitor):
             self.err(loc, f"unsupported: local declaration {type(loc).__name__}")
 
     def var_decl(self, d: A.VarDecl, scope: Scope) -> None:
+        R.check_variable_type(self, d, scope)
         t = self.resolve_type(d.type_ref, scope)
         if d.init is not None:
             self.exprs.expr(d.init, scope)

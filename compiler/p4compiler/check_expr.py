@@ -574,6 +574,8 @@ class ExprChecker(Visitor):
                     if isinstance(at, IntT):
                         unsized.append((a, p, pt.tname))
                         continue
+                    if not self.generic_arg_ok(p, a, at):
+                        continue
                     binding[pt.tname] = at
                     pt = at
                 else:
@@ -602,6 +604,17 @@ class ExprChecker(Visitor):
             self.ck.err(node, f"cannot infer the type of the result of '{fname}'; give it as a type argument")
             return UNKNOWN
         return rt
+
+    def generic_arg_ok(self, p: A.Param, a: A.Argument, at: Type) -> bool:
+        """A type variable bound by an argument takes only what a parameter of that type could
+        be (p4c): no string or extern through a direction, no parser, control, table or package."""
+        if isinstance(at, ObjectT) and at.kind != "extern":
+            self.ck.err(a, f"argument cannot have type {at.kind} {at.tname}")
+            return False
+        if p.direction and (at == STRING or isinstance(at, ObjectT)):
+            self.ck.err(p, f"parameter '{p.name}' of type {at} cannot have a direction")
+            return False
+        return True
 
     def generic_scope(self, proto: A.MethodProto, binding: dict) -> Scope:
         s = Scope(self.ck.top)
