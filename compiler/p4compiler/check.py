@@ -537,6 +537,9 @@ class Checker(Visitor):
             self.const_decl(loc, scope)
         elif isinstance(loc, A.Instantiation):
             self.instantiation(loc, scope)
+            t = loc.resolved_type
+            if isinstance(owner, A.ControlDecl) and isinstance(t, ObjectT) and t.kind == "parser":
+                self.err(loc, f"instantiation of parser {t.tname} in control {owner.name}")
         elif isinstance(loc, A.ActionDecl):
             self.declare(scope, Symbol("action", loc.name, loc, ObjectT("action", loc.name, loc), owner=owner), loc.span)
             self.action_body(loc, scope)
@@ -770,10 +773,12 @@ class Checker(Visitor):
         self.const_decl(st, scope)
 
     def visit_Instantiation(self, st, scope, ctx):
-        if "parser" in ctx or "control" in ctx:
-            self.instantiation(st, scope)
-        else:
-            self.err(st, "instantiations are not allowed here")
+        # p4c: instances are declared among a parser's or control's locals, never in a
+        # statement (an apply block, a state, an action or a function)
+        where = "a parser state" if "parser" in ctx else "an action" if "action" in ctx else \
+            "a function" if "function" in ctx else "a control's apply block"
+        self.err(st, f"instantiation of '{st.name}' cannot be in {where} (declare it among the parser's or control's locals)")
+        self.instantiation(st, scope)
 
     def visit_Empty(self, st, scope, ctx):
         pass

@@ -258,6 +258,9 @@ class ExprChecker(Visitor):
             self.ck.err(e, f"{sbt.kind} {sbt.tname} has no field '{n}'")
             return UNKNOWN
         if isinstance(sbt, Stack):
+            if n in ("next", "last", "lastIndex") and not isinstance(scope.owner, A.ParserDecl):
+                self.ck.err(e, f"'{n}' of a header stack can only be used in a parser")
+                return UNKNOWN
             if n in ("next", "last"):
                 return sbt.elem
             if n in ("lastIndex",):
@@ -500,6 +503,8 @@ class ExprChecker(Visitor):
         if isinstance(ft, ObjectT) and ft.kind == "action":
             decl = ft.decl
             e.target = CallTarget("action", decl=decl)
+            if isinstance(scope.owner, A.FunctionDecl):
+                self.ck.err(e, f"functions cannot call actions ('{decl.name}')")
             if len(e.args) != len(decl.params):
                 self.ck.err(e, f"wrong number of arguments to action '{decl.name}': expected {len(decl.params)}, got {len(e.args)}")
                 return UNKNOWN
@@ -514,6 +519,10 @@ class ExprChecker(Visitor):
             return UNKNOWN
         if ft.kind == "builtin":
             return self.builtin_call(e, ft, targs, scope)
+        if ft.kind in ("table_apply", "apply") and isinstance(scope.owner, A.ActionDecl):
+            self.ck.err(e, f"apply cannot be called from actions ('{_text(e.func)}')")
+        if ft.kind == "extern_function" and ft.mname == "verify" and not isinstance(scope.owner, A.ParserDecl):
+            self.ck.err(e, "verify may only be invoked in parsers")
         if ft.kind == "table_apply":
             if e.args:
                 self.ck.err(e, "table apply takes no arguments")
@@ -810,3 +819,10 @@ class ExprChecker(Visitor):
     # ------------------------------------------------------------ constants
     def const_value(self, e: A.Expr):
         return const_value(e)
+
+
+def _text(e: A.Expr) -> str:
+    """A dotted name as written (`t.apply`), for messages."""
+    if isinstance(e, A.Member):
+        return f"{_text(e.expr)}.{e.name}"
+    return e.name if isinstance(e, A.Name) else "..."
