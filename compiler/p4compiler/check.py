@@ -33,6 +33,7 @@ class Checker(Visitor):
         self.new_types: dict[str, NewType] = {}
         self.enums: list[Enum] = []
         self.main: A.Instantiation | None = None
+        self.declaring: A.Decl | None = None    # the top-level type being declared (self-references)
         self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
@@ -48,10 +49,12 @@ class Checker(Visitor):
         self.program = program
         self.top.declare(Symbol("type", "error", None, ERROR), None, self.rep)
         for d in program.decls:
+            self.declaring = d
             try:
                 self.global_decl(d)
             except RecursionError:
                 self.err(d, "declaration nested too deeply")
+            self.declaring = None
 
     def global_decl(self, d: A.Decl) -> None:
         """Declare one top-level declaration (types, errors, match kinds, externs, parsers,
@@ -109,6 +112,8 @@ class Checker(Visitor):
             self.declare(s, sym, d.span)
             for m in d.methods:
                 m.extern_type_params = d.type_params
+                for ref in R.self_references(m, d):
+                    self.self_reference(ref, d)
                 self.method_proto(m, R.generic_scope(s, d.type_params, m.type_params), R.CTOR if m.ret is None else R.METHOD)
         elif isinstance(d, A.ExternFunctionDecl):
             self.declare(s, Symbol("extern_function", d.name, d, None, overloads=[d.proto]), d.span)
@@ -230,17 +235,27 @@ class Checker(Visitor):
             if sym is None:
                 self.err(ref, f"undeclared type '{ref.name}'")
                 return UNKNOWN
+            if sym.decl is not None and sym.decl is self.declaring and sym.kind != "typevar":
+                self.self_reference(ref, sym.decl)
+                return UNKNOWN
             if sym.kind in ("type", "typevar"):
                 if ref.args:
                     t = sym.type
                     if isinstance(t, Composite) and getattr(sym.decl, "type_params", None):
-                        return self.specialize_struct(sym, [self.resolve_type(a, s) for a in ref.args], ref)
+                        args = [self.resolve_type(a, s) for a in ref.args]
+                        if R.contains_self(sym.decl, args):
+                            self.err(ref, f"{ref.name}: contains itself as a type argument")
+                            return UNKNOWN
+                        return self.specialize_struct(sym, args, ref)
                     self.err(ref, f"type '{ref.name}' takes no type arguments")
                 return sym.type
             if sym.kind in ("extern_type", "parser_type", "control_type", "package_type", "parser", "control"):
                 decl = sym.decl
                 tps = getattr(decl, "type_params", [])
                 args = [self.resolve_type(a, s) for a in ref.args]
+                if R.contains_self(decl, args):
+                    self.err(ref, f"{ref.name}: contains itself as a type argument")
+                    return UNKNOWN
                 if args and len(args) != len(tps):
                     # p4c: no partial specialization (v1model's register<T, I> refuses register<bit<8>>)
                     self.err(ref, f"type {ref.name} has {len(tps)} type parameter(s), but it is specialized "
@@ -254,6 +269,11 @@ class Checker(Visitor):
             return UNKNOWN
         self.err(ref, "unsupported: this kind of type")
         return UNKNOWN
+
+    def self_reference(self, node, decl: A.Decl) -> None:
+        kind = {A.StructDecl: "struct", A.HeaderDecl: "header", A.HeaderUnionDecl: "header_union",
+                A.ExternDecl: "extern", A.ParserDecl: "parser", A.ControlDecl: "control"}.get(type(decl), "type")
+        self.err(node, f"self-referencing types are not supported: '{decl.name}' within {kind} {decl.name}")
 
     def check_field_type(self, kind: str, name: str, ft: Type, node) -> None:
         if kind == "header":

@@ -210,6 +210,9 @@ class ExprChecker(Visitor):
             return UNKNOWN
         e.sym = sym
         k = sym.kind
+        if k in ("parser", "control") and sym.decl is self.ck.declaring:
+            self.ck.self_reference(e, sym.decl)
+            return UNKNOWN
         if k in ("var", "param", "const", "value_set"):
             return sym.type
         if k == "type":

@@ -129,3 +129,35 @@ def value_set_elem_ok(t) -> bool:
     if isinstance(t, NewType) or t is UNKNOWN or isinstance(t, TypeVar):
         return True
     return isinstance(t, (Bits, Enum, Tuple)) or t == BOOL or (isinstance(t, Composite) and t.is_struct)
+
+
+def self_references(m: A.MethodProto, ext: A.ExternDecl) -> list[A.NamedType]:
+    """The type references to extern `ext` in its own method `m` (unless a type parameter
+    hides its name): p4c does not support an extern type mentioning itself."""
+    hidden = set(ext.type_params) | set(m.type_params)
+    if ext.name in hidden:
+        return []
+    found: list[A.NamedType] = []
+
+    def walk(ref):
+        if isinstance(ref, A.NamedType):
+            if ref.name == ext.name:
+                found.append(ref)
+            for a in ref.args:
+                walk(a)
+        elif isinstance(ref, A.TupleType):
+            for a in ref.args:
+                walk(a)
+        elif isinstance(ref, A.StackType):
+            walk(ref.elem)
+    for p in m.params:
+        walk(p.type_ref)
+    if m.ret is not None:
+        walk(m.ret)
+    return found
+
+
+def contains_self(decl, args: list) -> bool:
+    """Whether a generic type's arguments are (a specialization of) the same type
+    (`E<E<bit<8>>>`), which p4c refuses: 'contains self as type argument'."""
+    return any(getattr(strip_newtype(a), "decl", None) is decl for a in args)
