@@ -100,6 +100,8 @@ class Checker(Visitor):
         elif isinstance(d, A.TypedefDecl):
             base = self.resolve_type(d.type_ref, s)
             if d.newtype:
+                if not (isinstance(base, (Bits, NewType, Unknown)) or base == BOOL):
+                    self.err(d, f"'type' can only be applied to base types (bit<W>, int<W>, bool or another 'type'), not {base}")
                 t = NewType(d.name, base)
                 self.new_types[d.name] = t
             else:
@@ -150,10 +152,17 @@ class Checker(Visitor):
             self.err(d, f"unsupported: top-level {type(d).__name__}")
 
     def enum_decl(self, d: A.EnumDecl, s: Scope) -> None:
+        """Declare an enum: members distinct; a serializable one over bit<W>/int<W> (not a
+        'type'), every member given a constant value, kept at the underlying width."""
         under = None
         if d.underlying is not None:
-            ut = strip_newtype(self.resolve_type(d.underlying, s))
-            if not isinstance(ut, Bits):
+            rt = self.resolve_type(d.underlying, s)
+            ut = strip_newtype(rt)
+            if isinstance(rt, NewType):
+                self.err(d.underlying, f"enum underlying type must be bit<W> or int<W>, not {rt} (a type declared "
+                                       f"with 'type' is not allowed, even of a fixed width)")
+                under = ut if isinstance(ut, Bits) else None      # its members are still checked
+            elif not isinstance(ut, Bits):
                 self.err(d.underlying, f"enum underlying type must be bit<W> or int<W>, not {ut}")
             else:
                 under = ut
@@ -237,6 +246,10 @@ class Checker(Visitor):
                 return UNKNOWN
             if sym.decl is not None and sym.decl is self.declaring and sym.kind != "typevar":
                 self.self_reference(ref, sym.decl)
+                return UNKNOWN
+            if sym.kind == "type" and not ref.args and isinstance(sym.type, Composite) \
+                    and getattr(sym.decl, "type_params", None):
+                self.err(ref, f"generic type {ref.name} needs type arguments")
                 return UNKNOWN
             if sym.kind in ("type", "typevar"):
                 if ref.args:
@@ -495,6 +508,9 @@ class Checker(Visitor):
         types = []
         for e in sel.exprs:
             types.append(self.exprs.expr(e, scope))
+            st = strip_newtype(types[-1])
+            if not (isinstance(st, (Bits, Enum, Unknown)) or st == BOOL):
+                self.err(e, f"an expression of type {types[-1]} cannot be used in 'select' (only bit<W>, int<W>, bool and enums)")
         for c in sel.cases:
             sym = scope.lookup(c.next_state)
             if sym is None or sym.kind != "state":
@@ -576,7 +592,18 @@ class Checker(Visitor):
         else:
             self.err(loc, f"unsupported: local declaration {type(loc).__name__}")
 
+    def no_param_shadowing(self, d: A.Decl, scope: Scope) -> None:
+        """p4c makes a local declaration named as a parameter of an enclosing block an error."""
+        s = scope.parent
+        while s is not None:
+            sym = s.names.get(d.name)
+            if sym is not None and sym.kind == "param":
+                self.err(d, f"declaration of '{d.name}' shadows a parameter '{d.name}'")
+                return
+            s = s.parent
+
     def var_decl(self, d: A.VarDecl, scope: Scope) -> None:
+        self.no_param_shadowing(d, scope)
         R.check_variable_type(self, d, scope)
         t = self.resolve_type(d.type_ref, scope)
         if d.init is not None:
@@ -634,12 +661,18 @@ class Checker(Visitor):
             sym = self.lookup_action(ar, scope)
             if sym is not None:
                 ar.sym = sym
-                if action_syms and ar.name not in action_syms and sym.decl not in [x.decl for x in action_syms.values()]:
-                    self.err(ar, f"default action '{ar.name}' is not in the actions of table {t.name}")
+                if action_syms and sym.decl not in [x.decl for x in action_syms.values()]:
+                    shown = "." + ar.name if isinstance(ar.expr, A.Name) and ar.expr.top_level else ar.name
+                    self.err(ar, f"default action '{shown}' is not in the actions of table {t.name}")
                 if "tableonly" in scopes.get(sym.decl, ()):
                     self.err(ar, f"action '{ar.name}' is @tableonly in table {t.name}: it cannot be the default action")
                 self.action_args(ar, sym.decl, scope, partial=False)
+                self.same_bound_args(ar, sym.decl, acts)
         ent = t.prop("entries")
+        if ent is not None and ent.value and (key is None or not key.value):
+            self.err(t, f"table {t.name} has no key: entries cannot be specified")
+        if da is not None and acts is not None and t.properties.index(da) < t.properties.index(acts):
+            self.err(t, f"table {t.name} has no action list before its default action, so it cannot invoke '{da.value.name}'")
         if ent is not None and key is not None and t.properties.index(ent) < t.properties.index(key):
             self.err(ent, f"the entries of table {t.name} must come after its key")
         if ent is not None:
@@ -664,6 +697,7 @@ class Checker(Visitor):
                     if "defaultonly" in scopes.get(sym.decl, ()):
                         self.err(e.action, f"action '{e.action.name}' is @defaultonly in table {t.name}: it cannot be in an entry")
                     self.action_args(e.action, sym.decl, scope, partial=False)
+                    self.same_bound_args(e.action, sym.decl, acts)
         for p in t.properties:
             if p.name in ("key", "actions", "default_action", "entries"):
                 continue
@@ -699,8 +733,22 @@ class Checker(Visitor):
                 self.err(t, f"table {t.name}: priorities overflow (after {p}, priority_delta {delta} gives {current})")
                 return
 
+    def same_bound_args(self, ar: A.ActionRef, decl: A.ActionDecl, acts) -> None:
+        """A default action or entry repeats the directional arguments the table's actions
+        list binds (p4c: 'argument does not match declaration in actions list')."""
+        listed = next((x for x in (acts.value if acts is not None else []) if getattr(x, "sym", None) is not None
+                       and x.sym.decl is decl), None)
+        if listed is None or len(ar.args) != len(decl.params):
+            return
+        for p, a, b in zip(decl.params, ar.args, listed.args):
+            if p.direction and not self.exprs.same_expr(a.expr, b.expr):
+                self.err(a.expr, f"argument '{p.name}' of '{ar.name}' does not match the actions list, which binds it "
+                                 f"to another expression")
+                return
+
     def lookup_action(self, ar: A.ActionRef, scope: Scope) -> Symbol | None:
-        sym = scope.lookup(ar.name.split(".")[-1]) if ar.name.startswith(".") else scope.lookup(ar.name)
+        top = ar.name.startswith(".") or (isinstance(ar.expr, A.Name) and ar.expr.top_level)
+        sym = (scope.root() if top else scope).lookup(ar.name.lstrip("."))
         if sym is None:
             self.err(ar, f"undeclared action '{ar.name}'")
             return None
@@ -714,6 +762,10 @@ class Checker(Visitor):
         default action or entry they bind all parameters."""
         ndir = sum(1 for p in decl.params if p.direction)
         if partial:
+            if ndir and not ar.args:
+                unbound = next(p for p in decl.params if p.direction)
+                self.err(ar, f"action '{ar.name}' in a table's actions must bind its directional parameter '{unbound.name}'")
+                return
             if ar.args and len(ar.args) != ndir:
                 self.err(ar, f"action '{ar.name}' in a table's actions takes {ndir} directional arguments, got {len(ar.args)}")
                 return

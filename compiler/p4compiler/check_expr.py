@@ -4,6 +4,7 @@ struct initialisers to the type a context expects: the expression part of check.
 which it holds as `exprs` and reaches back through `ck`."""
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from . import ast as A
@@ -617,6 +618,13 @@ class ExprChecker(Visitor):
             return UNKNOWN
         return rt
 
+    def same_expr(self, a: A.Expr, b: A.Expr) -> bool:
+        """Two checked expressions denote the same thing: equal constants, or the same tree."""
+        va, vb = self.const_value(a), self.const_value(b)
+        if va is not None or vb is not None:
+            return va == vb
+        return _same_tree(a, b)
+
     def generic_arg_ok(self, p: A.Param, a: A.Argument, at: Type) -> bool:
         """A type variable bound by an argument takes only what a parameter of that type could
         be (p4c): no string or extern through a direction, no parser, control, table or package."""
@@ -822,6 +830,20 @@ class ExprChecker(Visitor):
     # ------------------------------------------------------------ constants
     def const_value(self, e: A.Expr):
         return const_value(e)
+
+
+def _same_tree(a, b) -> bool:
+    """Structural equality of two syntax trees, ignoring places and what the checker added."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b))
+    if not isinstance(a, A.Node):
+        return a == b
+    if isinstance(a, A.StructInit):      # fields by name, in any order
+        return sorted(a.names) == sorted(b.names) and _same_tree(a.type_name, b.type_name) and \
+            all(_same_tree(v, b.values[b.names.index(n)]) for n, v in zip(a.names, a.values))
+    return all(_same_tree(getattr(a, f.name), getattr(b, f.name)) for f in fields(a) if f.name != "span" and f.compare)
 
 
 def _text(e: A.Expr) -> str:

@@ -62,6 +62,9 @@ def check_params(ck, params: list[A.Param], scope: Scope, where: str) -> None:
             continue
         kind, shown = k
         modules_forbidden = where in (APPLY, ACTION)
+        sym = scope.lookup(p.type_ref.name) if isinstance(p.type_ref, A.NamedType) else None
+        if kind == "extern" and getattr(sym.decl, "type_params", None) and not p.type_ref.args:
+            ck.err(p, f"parameter '{p.name}' needs the type arguments of generic extern {shown}")
         if kind.endswith(" decl"):
             ck.err(p, f"parameter '{p.name}' cannot have type {shown} (a parameter names a parser or "
                       f"control type, not a declared {shown.split()[0]})")
