@@ -50,6 +50,7 @@ class Checker(Visitor):
         self.top.declare(Symbol("type", "error", None, ERROR), None, self.rep)
         for d in program.decls:
             self.declaring = d
+            R.check_type_params(self, d)
             try:
                 self.global_decl(d)
             except RecursionError:
@@ -114,6 +115,8 @@ class Checker(Visitor):
             self.declare(s, sym, d.span)
             for m in d.methods:
                 m.extern_type_params = d.type_params
+                if m.name == d.name and m.ret is not None:
+                    self.err(m, f"invalid constructor {d.name}: a constructor cannot have a return type")
                 for ref in R.self_references(m, d):
                     self.self_reference(ref, d)
                 self.method_proto(m, R.generic_scope(s, d.type_params, m.type_params), R.CTOR if m.ret is None else R.METHOD)
@@ -135,6 +138,8 @@ class Checker(Visitor):
         elif isinstance(d, A.PackageTypeDecl):
             self.declare(s, Symbol("package_type", d.name, d, ObjectT("package", d.name, d)), d.span)
             R.check_params(self, d.params, R.generic_scope(s, d.type_params), R.PACKAGE)
+            for p in d.params:      # an undeclared type here is reported before any instance
+                self.resolve_type(p.type_ref, R.generic_scope(s, d.type_params))
         elif isinstance(d, A.ParserDecl):
             self.declare(s, Symbol("parser", d.name, d, ObjectT("parser", d.name, d)), d.span)
             self.parser_body(d, s)
@@ -349,6 +354,8 @@ class Checker(Visitor):
             sym = Symbol("param", p.name, p, t, direction=p.direction, owner=owner)
             self.declare(scope, sym, p.span)
             if p.default is not None:
+                if R.has_call(p.default):
+                    self.err(p.default, f"default of parameter '{p.name}' must be a compile-time constant")
                 self.exprs.expr(p.default, scope)
                 self.exprs.coerce(p.default, t, f"default of parameter '{p.name}'")
 
@@ -952,7 +959,10 @@ class Checker(Visitor):
 def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     c = Checker(rep)
     c.run(program)
-    if c.main is None and not rep.failed:
+    main = c.top.names.get("main")
+    if c.main is None and main is not None and main.kind == "extern_type" and not rep.failed:
+        rep.error(main.span, "'main' must be a package instance")
+    elif c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
     return c
 

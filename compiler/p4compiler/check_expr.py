@@ -200,6 +200,9 @@ class ExprChecker(Visitor):
 
 
     def name(self, e: A.Name, scope: Scope) -> Type:
+        """Type of a name: what it is declared as (a variable's type, a type name, an instance,
+        a function's overloads); a hidden control variable, a function calling itself or a
+        parser/control naming itself are errors."""
         sym = (scope.root() if e.top_level else scope).lookup(e.name)
         if sym is None:
             local = scope.hidden_local(e.name)
@@ -211,6 +214,9 @@ class ExprChecker(Visitor):
             return UNKNOWN
         e.sym = sym
         k = sym.kind
+        if k == "function" and sym.decl is self.ck.declaring:
+            self.ck.err(e, f"undeclared name '{e.name}' (a function cannot call itself)")
+            return UNKNOWN
         if k in ("parser", "control") and sym.decl is self.ck.declaring:
             self.ck.self_reference(e, sym.decl)
             return UNKNOWN
@@ -350,6 +356,11 @@ class ExprChecker(Visitor):
                     return UNKNOWN
             return BOOL
         if op in ("==", "!="):
+            odd = next((t for t in (lt, rt) if isinstance(t, ObjectT) or t == VOID), None)
+            if odd is not None:
+                what = {"extern": "externs", "table": "tables", "action": "actions"}.get(getattr(odd, "kind", ""), "values of type void")
+                self.ck.err(e, f"{what} cannot be compared ('{op}')")
+                return BOOL
             if isinstance(lt, IntT) and not isinstance(rt, IntT):
                 self.coerce(e.left, rt, f"operand of '{op}'")
             elif isinstance(rt, IntT) and not isinstance(lt, IntT):
@@ -405,6 +416,11 @@ class ExprChecker(Visitor):
             bad = lt if not isinstance(slt, num) else rt
             self.ck.err(e, f"'{op}' needs numeric operands, not {bad}")
             return UNKNOWN
+        if op in ("/", "%") and isinstance(slt, IntT) != isinstance(srt, IntT):
+            v = self.const_value(e.left if isinstance(slt, IntT) else e.right)
+            if isinstance(v, int) and v < 0:
+                self.ck.err(e, f"'{op}' is not defined on negative numbers")
+                return UNKNOWN
         if isinstance(slt, IntT) and isinstance(srt, Bits):
             self.coerce(e.left, srt, f"operand of '{op}'")
             res = srt

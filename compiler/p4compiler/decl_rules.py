@@ -164,3 +164,29 @@ def contains_self(decl, args: list) -> bool:
     """Whether a generic type's arguments are (a specialization of) the same type
     (`E<E<bit<8>>>`), which p4c refuses: 'contains self as type argument'."""
     return any(getattr(strip_newtype(a), "decl", None) is decl for a in args)
+
+
+def check_type_params(ck, d: A.Decl) -> None:
+    """A declaration's type parameters (and each extern method's) have distinct names."""
+    lists = [getattr(d, "type_params", None) or []]
+    if isinstance(d, A.ExternDecl):
+        lists += [m.type_params for m in d.methods]
+    elif isinstance(d, (A.FunctionDecl, A.ExternFunctionDecl)):
+        lists.append(d.proto.type_params)
+    for tps in lists:
+        seen = set()
+        for tp in tps:
+            if tp in seen:
+                ck.err(d, f"duplicate type parameter '{tp}' in {d.name}")
+            seen.add(tp)
+
+
+def has_call(e) -> bool:
+    """Whether an expression calls anything (then it is no compile-time constant)."""
+    if isinstance(e, A.Call):
+        return True
+    if isinstance(e, A.Node):
+        return any(has_call(getattr(e, f)) for f in e.__dataclass_fields__ if f != "span")
+    if isinstance(e, list):
+        return any(has_call(x) for x in e)
+    return False
