@@ -294,6 +294,9 @@ class Checker(Visitor):
         self.err(node, f"self-referencing types are not supported: '{decl.name}' within {kind} {decl.name}")
 
     def check_field_type(self, kind: str, name: str, ft: Type, node) -> None:
+        if ft == DONTCARE:
+            self.err(node, f"'_' is not a type: field '{name}' needs one")
+            return
         if kind == "header":
             if not _header_field_type(strip_newtype(ft), nested=False):
                 self.err(node, f"header field '{name}' must be bit<W>, int<W>, bool, varbit<W>, a serializable enum or a struct of those, not {ft}")
@@ -395,6 +398,10 @@ class Checker(Visitor):
             return
         for a in d.args:
             self.exprs.expr(a.expr, s)
+            var = R.variable_in(a.expr)
+            if var is not None:
+                self.err(a.expr, f"constructor argument must be a compile-time constant, and '{var.name}' is a "
+                                 f"{R.KIND_NAMES[var.sym.kind]}")
         decl = t.decl
         if isinstance(decl, A.ExternDecl):
             if decl.type_params and not getattr(d.type_ref, "args", None):
@@ -538,6 +545,14 @@ class Checker(Visitor):
                 self.keyset_elem(item, t, scope)
 
     def keyset_elem(self, item: A.Expr, t: Type, scope: Scope) -> None:
+        """Check one component of a select case or table entry against the key's type `t`: a
+        value, a mask, a range, '_'/default or a value_set, each a compile-time constant."""
+        self.keyset_value(item, t, scope)
+        var = R.variable_in(item)
+        if var is not None:
+            self.err(var, f"a keyset must be a compile-time constant, and '{var.name}' is a {R.KIND_NAMES[var.sym.kind]}")
+
+    def keyset_value(self, item: A.Expr, t: Type, scope: Scope) -> None:
         if isinstance(item, (A.DefaultExpr, A.DontCare)):
             item.type = t
             return

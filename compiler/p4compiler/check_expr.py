@@ -523,6 +523,8 @@ class ExprChecker(Visitor):
         if isinstance(ft, ObjectT) and ft.kind == "action":
             decl = ft.decl
             e.target = CallTarget("action", decl=decl)
+            if e.type_args:
+                self.ck.err(e, f"cannot supply type arguments to a call of action '{decl.name}'")
             if isinstance(scope.owner, A.FunctionDecl):
                 self.ck.err(e, f"functions cannot call actions ('{decl.name}')")
             if len(e.args) != len(decl.params):

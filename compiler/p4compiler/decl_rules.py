@@ -190,3 +190,29 @@ def has_call(e) -> bool:
     if isinstance(e, list):
         return any(has_call(x) for x in e)
     return False
+
+
+KIND_NAMES = {"var": "variable", "param": "parameter"}
+
+
+def variable_in(e) -> "A.Name | None":
+    """The first name of a variable or parameter (checked) in an expression that must be a
+    compile-time constant, or None."""
+    if isinstance(e, A.Name):
+        sym = e.sym
+        if sym is None or sym.kind not in ("var", "param") or sym.loop_index:
+            return None
+        # a parser's or control's constructor parameter is a compile-time constant
+        return None if sym.decl in getattr(sym.owner, "ctor_params", ()) else e
+    if isinstance(e, A.Node):
+        for f in e.__dataclass_fields__:
+            if f != "span":
+                found = variable_in(getattr(e, f))
+                if found is not None:
+                    return found
+    elif isinstance(e, list):
+        for x in e:
+            found = variable_in(x)
+            if found is not None:
+                return found
+    return None
