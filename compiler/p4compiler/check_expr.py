@@ -466,6 +466,10 @@ class ExprChecker(Visitor):
         if to is UNKNOWN or ft is UNKNOWN:
             return to if ft is UNKNOWN else UNKNOWN
         sto, sft = strip_newtype(to), strip_newtype(ft)
+        if isinstance(to, NewType) and not isinstance(sft, IntT) and not same_type(sto, sft):
+            # p4c: a 'type' is made only from its own underlying type (cast the width first)
+            self.ck.err(e, f"cannot cast {ft} to {to}: a 'type' is cast only from its underlying type {sto}")
+            return UNKNOWN
         if isinstance(sft, Enum) and sft.underlying:
             sft = sft.underlying
         if isinstance(sto, Enum) and sto.underlying and isinstance(sft, (Bits, IntT)):
@@ -495,6 +499,10 @@ class ExprChecker(Visitor):
         if isinstance(sto, (Composite, Tuple, Stack)) and isinstance(ft, (ListT, StructInitT)):
             self.coerce(e.expr, to, "cast")
             return to
+        if isinstance(sto, (Composite, Stack)):
+            self.ck.err(e, f"cannot cast {ft} to {to}: a struct, header or stack is cast only from a list or "
+                           f"struct expression")
+            return UNKNOWN
         if same_type(sto, sft):
             return to
         self.ck.err(e, f"cannot cast {ft} to {to}")
