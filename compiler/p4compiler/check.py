@@ -51,6 +51,7 @@ class Checker(Visitor):
         for d in program.decls:
             self.declaring = d
             R.check_type_params(self, d)
+            R.check_structured_annotations(self, d)
             try:
                 self.global_decl(d)
             except RecursionError:

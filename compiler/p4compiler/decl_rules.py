@@ -216,3 +216,23 @@ def variable_in(e) -> "A.Name | None":
             if found is not None:
                 return found
     return None
+
+
+def check_structured_annotations(ck, node) -> None:
+    """A structured annotation (`@a[...]`) is the only annotation of its name on an element
+    (p4c: 'duplicate name for structured annotation'). Walks declarations, not expressions."""
+    annos = getattr(node, "annotations", None)
+    if isinstance(annos, list) and len(annos) > 1:
+        reported = set()
+        for a in annos:
+            if isinstance(a, A.Annotation) and a.structured and a.name not in reported \
+                    and sum(1 for b in annos if isinstance(b, A.Annotation) and b.name == a.name) > 1:
+                reported.add(a.name)
+                ck.err(a, f"@{a.name}: duplicate name for a structured annotation")
+    for f in getattr(node, "__dataclass_fields__", ()):
+        if f in ("span", "annotations"):
+            continue
+        v = getattr(node, f)
+        for x in (v if isinstance(v, list) else [v]):
+            if isinstance(x, A.Node) and not isinstance(x, A.Expr):
+                check_structured_annotations(ck, x)
