@@ -124,6 +124,8 @@ class Checker(Visitor):
         elif isinstance(d, A.ExternFunctionDecl):
             self.declare(s, Symbol("extern_function", d.name, d, None, overloads=[d.proto]), d.span)
             R.check_params(self, d.proto.params, R.generic_scope(s, d.proto.type_params), R.METHOD)
+            if d.proto.ret is not None:     # an undeclared or incomplete result type is reported here
+                self.resolve_type(d.proto.ret, R.generic_scope(s, d.proto.type_params))
         elif isinstance(d, A.FunctionDecl):
             self.declare(s, Symbol("function", d.name, d, None, overloads=[d.proto]), d.span)
             self.function_body(d, s)

@@ -10,3 +10,4 @@ control C(Store s) {                                   // extern parameter witho
         Tagged t;                                      // header without arguments
     }
 }
+extern Box make_box();                                 // result without arguments
