@@ -16,6 +16,7 @@ from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING,
                     Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
                     MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
 from .package_args import check_package_args
+from . import decl_rules as R
 from .visitor import Visitor
 
 
@@ -32,6 +33,7 @@ class Checker(Visitor):
         self.new_types: dict[str, NewType] = {}
         self.enums: list[Enum] = []
         self.main: A.Instantiation | None = None
+        self.declaring: A.Decl | None = None    # the top-level type being declared (self-references)
         self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
@@ -47,10 +49,14 @@ class Checker(Visitor):
         self.program = program
         self.top.declare(Symbol("type", "error", None, ERROR), None, self.rep)
         for d in program.decls:
+            self.declaring = d
+            R.check_type_params(self, d)
+            R.check_structured_annotations(self, d)
             try:
                 self.global_decl(d)
             except RecursionError:
                 self.err(d, "declaration nested too deeply")
+            self.declaring = None
 
     def global_decl(self, d: A.Decl) -> None:
         """Declare one top-level declaration (types, errors, match kinds, externs, parsers,
@@ -96,6 +102,8 @@ class Checker(Visitor):
         elif isinstance(d, A.TypedefDecl):
             base = self.resolve_type(d.type_ref, s)
             if d.newtype:
+                if not (isinstance(base, (Bits, NewType, Unknown)) or base == BOOL):
+                    self.err(d, f"'type' can only be applied to base types (bit<W>, int<W>, bool or another 'type'), not {base}")
                 t = NewType(d.name, base)
                 self.new_types[d.name] = t
             else:
@@ -105,11 +113,19 @@ class Checker(Visitor):
             self.const_decl(d, s)
         elif isinstance(d, A.ExternDecl):
             sym = Symbol("extern_type", d.name, d, ObjectT("extern", d.name, d))
+            self.declare(s, sym, d.span)
             for m in d.methods:
                 m.extern_type_params = d.type_params
-            self.declare(s, sym, d.span)
+                if m.name == d.name and m.ret is not None:
+                    self.err(m, f"invalid constructor {d.name}: a constructor cannot have a return type")
+                for ref in R.self_references(m, d):
+                    self.self_reference(ref, d)
+                self.method_proto(m, R.generic_scope(s, d.type_params, m.type_params), R.CTOR if m.ret is None else R.METHOD)
         elif isinstance(d, A.ExternFunctionDecl):
             self.declare(s, Symbol("extern_function", d.name, d, None, overloads=[d.proto]), d.span)
+            R.check_params(self, d.proto.params, R.generic_scope(s, d.proto.type_params), R.METHOD)
+            if d.proto.ret is not None:     # an undeclared or incomplete result type is reported here
+                self.resolve_type(d.proto.ret, R.generic_scope(s, d.proto.type_params))
         elif isinstance(d, A.FunctionDecl):
             self.declare(s, Symbol("function", d.name, d, None, overloads=[d.proto]), d.span)
             self.function_body(d, s)
@@ -118,10 +134,15 @@ class Checker(Visitor):
             self.action_body(d, s)
         elif isinstance(d, A.ParserTypeDecl):
             self.declare(s, Symbol("parser_type", d.name, d, ObjectT("parser", d.name, d)), d.span)
+            R.check_params(self, d.params, R.generic_scope(s, d.type_params), R.APPLY)
         elif isinstance(d, A.ControlTypeDecl):
             self.declare(s, Symbol("control_type", d.name, d, ObjectT("control", d.name, d)), d.span)
+            R.check_params(self, d.params, R.generic_scope(s, d.type_params), R.APPLY)
         elif isinstance(d, A.PackageTypeDecl):
             self.declare(s, Symbol("package_type", d.name, d, ObjectT("package", d.name, d)), d.span)
+            R.check_params(self, d.params, R.generic_scope(s, d.type_params), R.PACKAGE)
+            for p in d.params:      # an undeclared type here is reported before any instance
+                self.resolve_type(p.type_ref, R.generic_scope(s, d.type_params))
         elif isinstance(d, A.ParserDecl):
             self.declare(s, Symbol("parser", d.name, d, ObjectT("parser", d.name, d)), d.span)
             self.parser_body(d, s)
@@ -139,10 +160,17 @@ class Checker(Visitor):
             self.err(d, f"unsupported: top-level {type(d).__name__}")
 
     def enum_decl(self, d: A.EnumDecl, s: Scope) -> None:
+        """Declare an enum: members distinct; a serializable one over bit<W>/int<W> (not a
+        'type'), every member given a constant value, kept at the underlying width."""
         under = None
         if d.underlying is not None:
-            ut = strip_newtype(self.resolve_type(d.underlying, s))
-            if not isinstance(ut, Bits):
+            rt = self.resolve_type(d.underlying, s)
+            ut = strip_newtype(rt)
+            if isinstance(rt, NewType):
+                self.err(d.underlying, f"enum underlying type must be bit<W> or int<W>, not {rt} (a type declared "
+                                       f"with 'type' is not allowed, even of a fixed width)")
+                under = ut if isinstance(ut, Bits) else None      # its members are still checked
+            elif not isinstance(ut, Bits):
                 self.err(d.underlying, f"enum underlying type must be bit<W> or int<W>, not {ut}")
             else:
                 under = ut
@@ -200,6 +228,7 @@ class Checker(Visitor):
         if isinstance(ref, A.DontCareType):
             return DONTCARE
         if isinstance(ref, A.TupleType):
+            R.check_tuple_elements(self, ref, s)
             return Tuple([self.resolve_type(a, s) for a in ref.args])
         if isinstance(ref, A.StackType):
             elem = self.resolve_type(ref.elem, s)
@@ -223,17 +252,31 @@ class Checker(Visitor):
             if sym is None:
                 self.err(ref, f"undeclared type '{ref.name}'")
                 return UNKNOWN
+            if sym.decl is not None and sym.decl is self.declaring and sym.kind != "typevar":
+                self.self_reference(ref, sym.decl)
+                return UNKNOWN
+            if sym.kind == "type" and not ref.args and isinstance(sym.type, Composite) \
+                    and getattr(sym.decl, "type_params", None):
+                self.err(ref, f"generic type {ref.name} needs type arguments")
+                return UNKNOWN
             if sym.kind in ("type", "typevar"):
                 if ref.args:
                     t = sym.type
                     if isinstance(t, Composite) and getattr(sym.decl, "type_params", None):
-                        return self.specialize_struct(sym, [self.resolve_type(a, s) for a in ref.args], ref)
+                        args = [self.resolve_type(a, s) for a in ref.args]
+                        if R.contains_self(sym.decl, args):
+                            self.err(ref, f"{ref.name}: contains itself as a type argument")
+                            return UNKNOWN
+                        return self.specialize_struct(sym, args, ref)
                     self.err(ref, f"type '{ref.name}' takes no type arguments")
                 return sym.type
             if sym.kind in ("extern_type", "parser_type", "control_type", "package_type", "parser", "control"):
                 decl = sym.decl
                 tps = getattr(decl, "type_params", [])
                 args = [self.resolve_type(a, s) for a in ref.args]
+                if R.contains_self(decl, args):
+                    self.err(ref, f"{ref.name}: contains itself as a type argument")
+                    return UNKNOWN
                 if args and len(args) != len(tps):
                     # p4c: no partial specialization (v1model's register<T, I> refuses register<bit<8>>)
                     self.err(ref, f"type {ref.name} has {len(tps)} type parameter(s), but it is specialized "
@@ -248,13 +291,23 @@ class Checker(Visitor):
         self.err(ref, "unsupported: this kind of type")
         return UNKNOWN
 
+    def self_reference(self, node, decl: A.Decl) -> None:
+        kind = {A.StructDecl: "struct", A.HeaderDecl: "header", A.HeaderUnionDecl: "header_union",
+                A.ExternDecl: "extern", A.ParserDecl: "parser", A.ControlDecl: "control"}.get(type(decl), "type")
+        self.err(node, f"self-referencing types are not supported: '{decl.name}' within {kind} {decl.name}")
+
     def check_field_type(self, kind: str, name: str, ft: Type, node) -> None:
+        if ft == DONTCARE:
+            self.err(node, f"'_' is not a type: field '{name}' needs one")
+            return
         if kind == "header":
             if not _header_field_type(strip_newtype(ft), nested=False):
                 self.err(node, f"header field '{name}' must be bit<W>, int<W>, bool, varbit<W>, a serializable enum or a struct of those, not {ft}")
         elif kind == "header_union":
             if not (isinstance(ft, Composite) and ft.is_header) and ft is not UNKNOWN:
                 self.err(node, f"header_union field '{name}' must be a header, not {ft}")
+        elif not R.struct_field_ok(ft):
+            self.err(node, f"struct field '{name}' cannot have type {ft}")
 
     def specialize_struct(self, sym: Symbol, args: list[Type], ref) -> Type:
         d = sym.decl
@@ -297,13 +350,18 @@ class Checker(Visitor):
             self.err(e, f"{what} {v} out of range (0 to {MAX_INT32})")
 
     # ------------------------------------------------------------ bodies
-    def params(self, params: list[A.Param], scope: Scope, owner) -> None:
+    def params(self, params: list[A.Param], scope: Scope, owner, where: str) -> None:
+        """Declare a body's parameters in its scope; `where` (decl_rules) says which kinds of
+        types, directions and defaults the list allows."""
+        R.check_params(self, params, scope, where)
         for p in params:
             t = self.resolve_type(p.type_ref, scope)
             p.resolved_type = t
             sym = Symbol("param", p.name, p, t, direction=p.direction, owner=owner)
             self.declare(scope, sym, p.span)
             if p.default is not None:
+                if R.has_call(p.default):
+                    self.err(p.default, f"default of parameter '{p.name}' must be a compile-time constant")
                 self.exprs.expr(p.default, scope)
                 self.exprs.coerce(p.default, t, f"default of parameter '{p.name}'")
 
@@ -312,7 +370,7 @@ class Checker(Visitor):
         for tp in d.proto.type_params:
             scope.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
         d.ret_type = self.resolve_type(d.proto.ret, scope)
-        self.params(d.proto.params, scope, d)
+        self.params(d.proto.params, scope, d, R.FUNCTION)
         self.stmt(d.body, scope, {"function": d})
         if d.ret_type is not None and d.ret_type != VOID and not always_leaves(d.body):
             # p4c: its def-use pass finds the result possibly unset at the end
@@ -326,7 +384,7 @@ class Checker(Visitor):
                 seen_cp = True
             elif seen_cp:
                 self.err(p, f"directional parameter '{p.name}' must come before control-plane parameters")
-        self.params(d.params, scope, d)
+        self.params(d.params, scope, d, R.ACTION)
         self.stmt(d.body, scope, {"action": d})
 
     def instantiation(self, d: A.Instantiation, s: Scope) -> None:
@@ -343,6 +401,10 @@ class Checker(Visitor):
             return
         for a in d.args:
             self.exprs.expr(a.expr, s)
+            var = R.variable_in(a.expr)
+            if var is not None:
+                self.err(a.expr, f"constructor argument must be a compile-time constant, and '{var.name}' is a "
+                                 f"{R.KIND_NAMES[var.sym.kind]}")
         decl = t.decl
         if isinstance(decl, A.ExternDecl):
             if decl.type_params and not getattr(d.type_ref, "args", None):
@@ -372,6 +434,13 @@ class Checker(Visitor):
         v1model's counter<I> refuses `counter(4, ...)` from V1MODEL_VERSION 20200408 on)."""
         self.err(node, f"{decl.name}: type parameters must be supplied for constructor "
                        f"({decl.name}<{', '.join(decl.type_params)}>)")
+
+    def method_proto(self, m: A.MethodProto, scope: Scope, where: str) -> None:
+        """The rules on an extern object's method that need no call (p4c: no string or int result)."""
+        R.check_params(self, m.params, scope, where)
+        k = R.kind_of(m.ret, scope)
+        if k is not None and k[0] in ("string", "int"):
+            self.err(m.ret, f"illegal return type {k[0]} for method '{m.name}'")
 
     def initializer(self, d: A.Instantiation, t: ObjectT, s: Scope) -> None:
         """An instance's initializer block implements its extern's abstract methods (e.g. a
@@ -422,8 +491,8 @@ class Checker(Visitor):
         scope = Scope(s, d)
         for tp in d.type_params:
             scope.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
-        self.params(d.params, scope, d)
-        self.params(d.ctor_params, scope, d)
+        self.params(d.params, scope, d, R.APPLY)
+        self.params(d.ctor_params, scope, d, R.CTOR)
         for name in ("accept", "reject"):
             scope.names[name] = Symbol("state", name, None, STATE)
         for loc in d.locals:
@@ -456,6 +525,9 @@ class Checker(Visitor):
         types = []
         for e in sel.exprs:
             types.append(self.exprs.expr(e, scope))
+            st = strip_newtype(types[-1])
+            if not (isinstance(st, (Bits, Enum, Unknown)) or st == BOOL):
+                self.err(e, f"an expression of type {types[-1]} cannot be used in 'select' (only bit<W>, int<W>, bool and enums)")
         for c in sel.cases:
             sym = scope.lookup(c.next_state)
             if sym is None or sym.kind != "state":
@@ -476,6 +548,14 @@ class Checker(Visitor):
                 self.keyset_elem(item, t, scope)
 
     def keyset_elem(self, item: A.Expr, t: Type, scope: Scope) -> None:
+        """Check one component of a select case or table entry against the key's type `t`: a
+        value, a mask, a range, '_'/default or a value_set, each a compile-time constant."""
+        self.keyset_value(item, t, scope)
+        var = R.variable_in(item)
+        if var is not None:
+            self.err(var, f"a keyset must be a compile-time constant, and '{var.name}' is a {R.KIND_NAMES[var.sym.kind]}")
+
+    def keyset_value(self, item: A.Expr, t: Type, scope: Scope) -> None:
         if isinstance(item, (A.DefaultExpr, A.DontCare)):
             item.type = t
             return
@@ -505,8 +585,8 @@ class Checker(Visitor):
         scope = Scope(s, d)
         for tp in d.type_params:
             scope.names[tp] = Symbol("typevar", tp, None, TypeVar(tp))
-        self.params(d.params, scope, d)
-        self.params(d.ctor_params, scope, d)
+        self.params(d.params, scope, d, R.APPLY)
+        self.params(d.ctor_params, scope, d, R.CTOR)
         for loc in d.locals:
             self.local(loc, scope, d)
         self.stmt(d.body, Scope(scope, d), {"control": d})
@@ -518,6 +598,9 @@ class Checker(Visitor):
             self.const_decl(loc, scope)
         elif isinstance(loc, A.Instantiation):
             self.instantiation(loc, scope)
+            t = loc.resolved_type
+            if isinstance(owner, A.ControlDecl) and isinstance(t, ObjectT) and t.kind == "parser":
+                self.err(loc, f"instantiation of parser {t.tname} in control {owner.name}")
         elif isinstance(loc, A.ActionDecl):
             self.declare(scope, Symbol("action", loc.name, loc, ObjectT("action", loc.name, loc), owner=owner), loc.span)
             self.action_body(loc, scope)
@@ -526,13 +609,27 @@ class Checker(Visitor):
             self.table(loc, scope)
         elif isinstance(loc, A.ValueSetDecl):
             t = self.resolve_type(loc.elem, scope)
+            if not R.value_set_elem_ok(t):
+                self.err(loc.elem, f"illegal type for a value_set element: {t}")
             self.exprs.expr(loc.size, scope)
             self.size_value(loc.size, "value_set size")
             self.declare(scope, Symbol("value_set", loc.name, loc, t, owner=owner), loc.span)
         else:
             self.err(loc, f"unsupported: local declaration {type(loc).__name__}")
 
+    def no_param_shadowing(self, d: A.Decl, scope: Scope) -> None:
+        """p4c makes a local declaration named as a parameter of an enclosing block an error."""
+        s = scope.parent
+        while s is not None:
+            sym = s.names.get(d.name)
+            if sym is not None and sym.kind == "param":
+                self.err(d, f"declaration of '{d.name}' shadows a parameter '{d.name}'")
+                return
+            s = s.parent
+
     def var_decl(self, d: A.VarDecl, scope: Scope) -> None:
+        self.no_param_shadowing(d, scope)
+        R.check_variable_type(self, d, scope)
         t = self.resolve_type(d.type_ref, scope)
         if d.init is not None:
             self.exprs.expr(d.init, scope)
@@ -589,12 +686,18 @@ class Checker(Visitor):
             sym = self.lookup_action(ar, scope)
             if sym is not None:
                 ar.sym = sym
-                if action_syms and ar.name not in action_syms and sym.decl not in [x.decl for x in action_syms.values()]:
-                    self.err(ar, f"default action '{ar.name}' is not in the actions of table {t.name}")
+                if action_syms and sym.decl not in [x.decl for x in action_syms.values()]:
+                    shown = "." + ar.name if isinstance(ar.expr, A.Name) and ar.expr.top_level else ar.name
+                    self.err(ar, f"default action '{shown}' is not in the actions of table {t.name}")
                 if "tableonly" in scopes.get(sym.decl, ()):
                     self.err(ar, f"action '{ar.name}' is @tableonly in table {t.name}: it cannot be the default action")
                 self.action_args(ar, sym.decl, scope, partial=False)
+                self.same_bound_args(ar, sym.decl, acts)
         ent = t.prop("entries")
+        if ent is not None and ent.value and (key is None or not key.value):
+            self.err(t, f"table {t.name} has no key: entries cannot be specified")
+        if da is not None and acts is not None and t.properties.index(da) < t.properties.index(acts):
+            self.err(t, f"table {t.name} has no action list before its default action, so it cannot invoke '{da.value.name}'")
         if ent is not None and key is not None and t.properties.index(ent) < t.properties.index(key):
             self.err(ent, f"the entries of table {t.name} must come after its key")
         if ent is not None:
@@ -619,6 +722,7 @@ class Checker(Visitor):
                     if "defaultonly" in scopes.get(sym.decl, ()):
                         self.err(e.action, f"action '{e.action.name}' is @defaultonly in table {t.name}: it cannot be in an entry")
                     self.action_args(e.action, sym.decl, scope, partial=False)
+                    self.same_bound_args(e.action, sym.decl, acts)
         for p in t.properties:
             if p.name in ("key", "actions", "default_action", "entries"):
                 continue
@@ -654,8 +758,22 @@ class Checker(Visitor):
                 self.err(t, f"table {t.name}: priorities overflow (after {p}, priority_delta {delta} gives {current})")
                 return
 
+    def same_bound_args(self, ar: A.ActionRef, decl: A.ActionDecl, acts) -> None:
+        """A default action or entry repeats the directional arguments the table's actions
+        list binds (p4c: 'argument does not match declaration in actions list')."""
+        listed = next((x for x in (acts.value if acts is not None else []) if getattr(x, "sym", None) is not None
+                       and x.sym.decl is decl), None)
+        if listed is None or len(ar.args) != len(decl.params):
+            return
+        for p, a, b in zip(decl.params, ar.args, listed.args):
+            if p.direction and not self.exprs.same_expr(a.expr, b.expr):
+                self.err(a.expr, f"argument '{p.name}' of '{ar.name}' does not match the actions list, which binds it "
+                                 f"to another expression")
+                return
+
     def lookup_action(self, ar: A.ActionRef, scope: Scope) -> Symbol | None:
-        sym = scope.lookup(ar.name.split(".")[-1]) if ar.name.startswith(".") else scope.lookup(ar.name)
+        top = ar.name.startswith(".") or (isinstance(ar.expr, A.Name) and ar.expr.top_level)
+        sym = (scope.root() if top else scope).lookup(ar.name.lstrip("."))
         if sym is None:
             self.err(ar, f"undeclared action '{ar.name}'")
             return None
@@ -669,6 +787,10 @@ class Checker(Visitor):
         default action or entry they bind all parameters."""
         ndir = sum(1 for p in decl.params if p.direction)
         if partial:
+            if ndir and not ar.args:
+                unbound = next(p for p in decl.params if p.direction)
+                self.err(ar, f"action '{ar.name}' in a table's actions must bind its directional parameter '{unbound.name}'")
+                return
             if ar.args and len(ar.args) != ndir:
                 self.err(ar, f"action '{ar.name}' in a table's actions takes {ndir} directional arguments, got {len(ar.args)}")
                 return
@@ -748,10 +870,12 @@ class Checker(Visitor):
         self.const_decl(st, scope)
 
     def visit_Instantiation(self, st, scope, ctx):
-        if "parser" in ctx or "control" in ctx:
-            self.instantiation(st, scope)
-        else:
-            self.err(st, "instantiations are not allowed here")
+        # p4c: instances are declared among a parser's or control's locals, never in a
+        # statement (an apply block, a state, an action or a function)
+        where = "a parser state" if "parser" in ctx else "an action" if "action" in ctx else \
+            "a function" if "function" in ctx else "a control's apply block"
+        self.err(st, f"instantiation of '{st.name}' cannot be in {where} (declare it among the parser's or control's locals)")
+        self.instantiation(st, scope)
 
     def visit_Empty(self, st, scope, ctx):
         pass
@@ -853,7 +977,10 @@ class Checker(Visitor):
 def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     c = Checker(rep)
     c.run(program)
-    if c.main is None and not rep.failed:
+    main = c.top.names.get("main")
+    if c.main is None and main is not None and main.kind == "extern_type" and not rep.failed:
+        rep.error(main.span, "'main' must be a package instance")
+    elif c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
     return c
 

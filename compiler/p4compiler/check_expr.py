@@ -4,6 +4,7 @@ struct initialisers to the type a context expects: the expression part of check.
 which it holds as `exprs` and reaches back through `ck`."""
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from . import ast as A
@@ -199,6 +200,9 @@ class ExprChecker(Visitor):
 
 
     def name(self, e: A.Name, scope: Scope) -> Type:
+        """Type of a name: what it is declared as (a variable's type, a type name, an instance,
+        a function's overloads); a hidden control variable, a function calling itself or a
+        parser/control naming itself are errors."""
         sym = (scope.root() if e.top_level else scope).lookup(e.name)
         if sym is None:
             local = scope.hidden_local(e.name)
@@ -210,6 +214,12 @@ class ExprChecker(Visitor):
             return UNKNOWN
         e.sym = sym
         k = sym.kind
+        if k == "function" and sym.decl is self.ck.declaring:
+            self.ck.err(e, f"undeclared name '{e.name}' (a function cannot call itself)")
+            return UNKNOWN
+        if k in ("parser", "control") and sym.decl is self.ck.declaring:
+            self.ck.self_reference(e, sym.decl)
+            return UNKNOWN
         if k in ("var", "param", "const", "value_set"):
             return sym.type
         if k == "type":
@@ -258,6 +268,9 @@ class ExprChecker(Visitor):
             self.ck.err(e, f"{sbt.kind} {sbt.tname} has no field '{n}'")
             return UNKNOWN
         if isinstance(sbt, Stack):
+            if n in ("next", "last", "lastIndex") and not isinstance(scope.owner, A.ParserDecl):
+                self.ck.err(e, f"'{n}' of a header stack can only be used in a parser")
+                return UNKNOWN
             if n in ("next", "last"):
                 return sbt.elem
             if n in ("lastIndex",):
@@ -343,6 +356,11 @@ class ExprChecker(Visitor):
                     return UNKNOWN
             return BOOL
         if op in ("==", "!="):
+            odd = next((t for t in (lt, rt) if isinstance(t, ObjectT) or t == VOID), None)
+            if odd is not None:
+                what = {"extern": "externs", "table": "tables", "action": "actions"}.get(getattr(odd, "kind", ""), "values of type void")
+                self.ck.err(e, f"{what} cannot be compared ('{op}')")
+                return BOOL
             if isinstance(lt, IntT) and not isinstance(rt, IntT):
                 self.coerce(e.left, rt, f"operand of '{op}'")
             elif isinstance(rt, IntT) and not isinstance(lt, IntT):
@@ -398,6 +416,11 @@ class ExprChecker(Visitor):
             bad = lt if not isinstance(slt, num) else rt
             self.ck.err(e, f"'{op}' needs numeric operands, not {bad}")
             return UNKNOWN
+        if op in ("/", "%") and isinstance(slt, IntT) != isinstance(srt, IntT):
+            v = self.const_value(e.left if isinstance(slt, IntT) else e.right)
+            if isinstance(v, int) and v < 0:
+                self.ck.err(e, f"'{op}' is not defined on negative numbers")
+                return UNKNOWN
         if isinstance(slt, IntT) and isinstance(srt, Bits):
             self.coerce(e.left, srt, f"operand of '{op}'")
             res = srt
@@ -443,6 +466,10 @@ class ExprChecker(Visitor):
         if to is UNKNOWN or ft is UNKNOWN:
             return to if ft is UNKNOWN else UNKNOWN
         sto, sft = strip_newtype(to), strip_newtype(ft)
+        if isinstance(to, NewType) and not isinstance(sft, IntT) and not same_type(sto, sft):
+            # p4c: a 'type' is made only from its own underlying type (cast the width first)
+            self.ck.err(e, f"cannot cast {ft} to {to}: a 'type' is cast only from its underlying type {sto}")
+            return UNKNOWN
         if isinstance(sft, Enum) and sft.underlying:
             sft = sft.underlying
         if isinstance(sto, Enum) and sto.underlying and isinstance(sft, (Bits, IntT)):
@@ -472,6 +499,10 @@ class ExprChecker(Visitor):
         if isinstance(sto, (Composite, Tuple, Stack)) and isinstance(ft, (ListT, StructInitT)):
             self.coerce(e.expr, to, "cast")
             return to
+        if isinstance(sto, (Composite, Stack)):
+            self.ck.err(e, f"cannot cast {ft} to {to}: a struct, header or stack is cast only from a list or "
+                           f"struct expression")
+            return UNKNOWN
         if same_type(sto, sft):
             return to
         self.ck.err(e, f"cannot cast {ft} to {to}")
@@ -500,6 +531,10 @@ class ExprChecker(Visitor):
         if isinstance(ft, ObjectT) and ft.kind == "action":
             decl = ft.decl
             e.target = CallTarget("action", decl=decl)
+            if e.type_args:
+                self.ck.err(e, f"cannot supply type arguments to a call of action '{decl.name}'")
+            if isinstance(scope.owner, A.FunctionDecl):
+                self.ck.err(e, f"functions cannot call actions ('{decl.name}')")
             if len(e.args) != len(decl.params):
                 self.ck.err(e, f"wrong number of arguments to action '{decl.name}': expected {len(decl.params)}, got {len(e.args)}")
                 return UNKNOWN
@@ -514,6 +549,10 @@ class ExprChecker(Visitor):
             return UNKNOWN
         if ft.kind == "builtin":
             return self.builtin_call(e, ft, targs, scope)
+        if ft.kind in ("table_apply", "apply") and isinstance(scope.owner, A.ActionDecl):
+            self.ck.err(e, f"apply cannot be called from actions ('{_text(e.func)}')")
+        if ft.kind == "extern_function" and ft.mname == "verify" and not isinstance(scope.owner, A.ParserDecl):
+            self.ck.err(e, "verify may only be invoked in parsers")
         if ft.kind == "table_apply":
             if e.args:
                 self.ck.err(e, "table apply takes no arguments")
@@ -574,6 +613,8 @@ class ExprChecker(Visitor):
                     if isinstance(at, IntT):
                         unsized.append((a, p, pt.tname))
                         continue
+                    if not self.generic_arg_ok(p, a, at):
+                        continue
                     binding[pt.tname] = at
                     pt = at
                 else:
@@ -602,6 +643,24 @@ class ExprChecker(Visitor):
             self.ck.err(node, f"cannot infer the type of the result of '{fname}'; give it as a type argument")
             return UNKNOWN
         return rt
+
+    def same_expr(self, a: A.Expr, b: A.Expr) -> bool:
+        """Two checked expressions denote the same thing: equal constants, or the same tree."""
+        va, vb = self.const_value(a), self.const_value(b)
+        if va is not None or vb is not None:
+            return va == vb
+        return _same_tree(a, b)
+
+    def generic_arg_ok(self, p: A.Param, a: A.Argument, at: Type) -> bool:
+        """A type variable bound by an argument takes only what a parameter of that type could
+        be (p4c): no string or extern through a direction, no parser, control, table or package."""
+        if isinstance(at, ObjectT) and at.kind != "extern":
+            self.ck.err(a, f"argument cannot have type {at.kind} {at.tname}")
+            return False
+        if p.direction and (at == STRING or isinstance(at, ObjectT)):
+            self.ck.err(p, f"parameter '{p.name}' of type {at} cannot have a direction")
+            return False
+        return True
 
     def generic_scope(self, proto: A.MethodProto, binding: dict) -> Scope:
         s = Scope(self.ck.top)
@@ -797,3 +856,24 @@ class ExprChecker(Visitor):
     # ------------------------------------------------------------ constants
     def const_value(self, e: A.Expr):
         return const_value(e)
+
+
+def _same_tree(a, b) -> bool:
+    """Structural equality of two syntax trees, ignoring places and what the checker added."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_tree(x, y) for x, y in zip(a, b))
+    if not isinstance(a, A.Node):
+        return a == b
+    if isinstance(a, A.StructInit):      # fields by name, in any order
+        return sorted(a.names) == sorted(b.names) and _same_tree(a.type_name, b.type_name) and \
+            all(_same_tree(v, b.values[b.names.index(n)]) for n, v in zip(a.names, a.values))
+    return all(_same_tree(getattr(a, f.name), getattr(b, f.name)) for f in fields(a) if f.name != "span" and f.compare)
+
+
+def _text(e: A.Expr) -> str:
+    """A dotted name as written (`t.apply`), for messages."""
+    if isinstance(e, A.Member):
+        return f"{_text(e.expr)}.{e.name}"
+    return e.name if isinstance(e, A.Name) else "..."

@@ -57,3 +57,19 @@ def test_a_proper_error_before_a_compiler_bug_is_a_refusal():
     assert p4c_errors.judge(1, out, ("Compiler Bug",)).verdict == "refused"
     assert p4c_errors.judge(1, "Compiler Bug: oops\n", ("Compiler Bug",)).verdict == "crash"
     assert p4c_errors.judge(None, "", ()).verdict == "crash"
+
+
+def test_the_place_of_the_first_error_is_compared(tmp_path):
+    corpus = tmp_path / "p4_16_errors"       # the folder's name says "errors": not an error line
+    corpus.mkdir()
+    (corpus / "bad.p4").write_text(BAD)
+    out = tmp_path / "r.json"
+    for lines, want in (("3", "same line"), ("1 3", "a p4c error line"), ("1", "other line")):
+        body = "; ".join(f"echo \"$(pwd)/bad.p4({n}): [--Werror=type-error] error: nope\"" for n in lines.split())
+        ref = _tool(tmp_path / "p4test", f"echo \"$(pwd)/bad.p4(1): [--Wwarn=shadow] warning: w\"; {body}; exit 1")
+        p4c_errors.main([str(corpus), "--p4test", ref, "--json", str(out), "--report", str(tmp_path / "r.md")])
+        (row,) = json.loads(out.read_text())
+        assert row["class"] == "both refuse" and row["place"] == want, (lines, row)
+        assert "error: nope" in row["refs"]["p4test"]["first"]
+    report = (tmp_path / "r.md").read_text()
+    assert "| both refuse | 1 |  |  | 1 |  |" in report and "## both refuse, on another line" in report

@@ -15,6 +15,11 @@ expect an error, though a few of them only warn).
 A refusal of ours that is only "no main" or "not v1model's V1Switch" is counted apart: our
 checker found nothing wrong, the program is merely outside what p4compile compiles. A crash (traceback, internal error, timeout) is never a refusal.
 
+Where both refuse, the report also says whether they agree on the place: our first error
+is on the line of p4c's first error ("same line"), or at least on the line of one of
+p4c's errors ("a p4c error line"); programs refused on other lines are listed with both
+messages.
+
 Usage: .venv/bin/python compiler/tools/p4c_errors.py [--p4test P] [--p4c-bm2-ss P]
            [--p4compile P] [-j N] [--report FILE] [--json FILE] [-k SUBSTR] DIR...
 Exit status: 0 when there is no disagreement in the refusing direction and no crash, 1 otherwise.
@@ -30,7 +35,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,6 +50,7 @@ OTHER_REASON = re.compile(r"program has no 'main' package instantiation|unsuppor
 class Verdict:
     verdict: str          # "accepted", "refused" or "crash"
     first: str            # the first error line (or the crash's), "" when accepted
+    lines: list = field(default_factory=list)   # (file name, line) of every error, in order
 
 
 @dataclass
@@ -54,9 +60,30 @@ class Row:
     refs: dict            # tool name -> Verdict
 
 
+# A location at the start of a message: ours `path:LINE:COL: `, p4c's `path(LINE):`.
+LOCATION = re.compile(r"^(?P<path>[^\s:()]+)(?::(?P<line>\d+):\d+:|\((?P<pline>\d+)\):)")
+ERROR_WORD = re.compile(r"\berror\b|\bbug\b", re.IGNORECASE)
+
+
+def is_error_line(line: str) -> bool:
+    """An error line, by the words after its location (the path may say 'errors' itself)."""
+    m = LOCATION.match(line.strip())
+    return ERROR_WORD.search(line.strip()[m.end():] if m else line) is not None
+
+
+def error_lines(text: str) -> list:
+    """(file name, line) of every located error, in order."""
+    found = []
+    for line in text.splitlines():
+        m = LOCATION.match(line.strip())
+        if m and is_error_line(line):
+            found.append((Path(m["path"]).name, int(m["line"] or m["pline"])))
+    return found
+
+
 def first_error(text: str) -> str:
     for line in text.splitlines():
-        if "error" in line.lower() or "bug" in line.lower():
+        if is_error_line(line):
             return line.strip()[:200]
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     return lines[0][:200] if lines else ""
@@ -80,7 +107,7 @@ def judge(rc: int | None, out: str, crash_marks: tuple[str, ...]) -> Verdict:
         return Verdict("crash", first_error(out) or f"exit status {rc}")
     if rc == 0:
         return Verdict("accepted", "")
-    return Verdict("refused", first_error(out))
+    return Verdict("refused", first_error(out), error_lines(out))
 
 
 def uses_v1model(path: Path) -> bool:
@@ -133,6 +160,19 @@ def classify(row: Row) -> str:
     return "both refuse" if ref else "both accept"
 
 
+def place(row: Row) -> str:
+    """Where both refuse: "same line" (our first error on the line of p4c's first error),
+    "a p4c error line" (on the line of one of its later errors), "other line", or
+    "unknown" (a message without a location)."""
+    ref = next((v for v in row.refs.values() if v.verdict == "refused"), None)
+    ours = row.ours.lines[0] if row.ours.lines else None
+    if ref is None or ours is None or not ref.lines:
+        return "unknown"
+    if tuple(ref.lines[0]) == tuple(ours):
+        return "same line"
+    return "a p4c error line" if tuple(ours) in {tuple(x) for x in ref.lines} else "other line"
+
+
 CLASSES = ("both refuse", "both refuse (ours: not a V1Switch program)", "only p4c refuses",
            "only p4compile refuses", "both accept", "p4compile crashed", "reference crashed")
 
@@ -143,14 +183,27 @@ def report(rows: list[Row], args, seconds: float) -> str:
         counts[classify(r)] += 1
     refs = ", ".join(n for n, on in (("p4test", args.p4test), ("p4c-bm2-ss", args.p4c_bm2_ss)) if on) \
         or "none (every program taken as bad)"
+    places = {c: {} for c in CLASSES}
+    for r in rows:
+        if classify(r).startswith("both refuse") and args.p4test + args.p4c_bm2_ss:
+            p = place(r)
+            places[classify(r)][p] = places[classify(r)].get(p, 0) + 1
     lines = [f"# p4compile against p4c on {', '.join(args.dirs)}", "",
              f"{len(rows)} programs, references: {refs}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
              f"{seconds:.0f} s, load average {os.getloadavg()[0]:.1f}", "",
-             "| class | programs |", "|---|---:|"]
-    lines += [f"| {c} | {n} |" for c, n in counts.items() if n or c in CLASSES[:4]]
+             "| class | programs | same line | a p4c error line | other line | no line |", "|---|---:|---:|---:|---:|---:|"]
+    lines += [f"| {c} | {n} | " + " | ".join(str(places[c].get(p, "")) for p in
+                                              ("same line", "a p4c error line", "other line", "unknown")) + " |"
+              for c, n in counts.items() if n or c in CLASSES[:4]]
+    lines += ["", "same line: our first error is on the line of p4c's first error; a p4c error line: on the "
+                  "line of one of p4c's other errors; no line: one message has no location."]
     for cls in ("only p4c refuses", "only p4compile refuses", "p4compile crashed", "reference crashed",
-                "both refuse (ours: not a V1Switch program)"):
-        hits = [r for r in rows if classify(r) == cls]
+                "both refuse (ours: not a V1Switch program)", "both refuse, on another line"):
+        if cls == "both refuse, on another line":
+            hits = [r for r in rows if classify(r) == "both refuse" and place(r) in ("other line", "unknown")
+                    and args.p4test + args.p4c_bm2_ss]
+        else:
+            hits = [r for r in rows if classify(r) == cls]
         if not hits:
             continue
         lines += ["", f"## {cls}", ""]
@@ -188,12 +241,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         os.makedirs(os.path.dirname(os.path.abspath(args.report)), exist_ok=True)
         Path(args.report).write_text(text)
-        print("\n".join(text.splitlines()[:14]))
+        print("\n".join(text.splitlines()[:16]))
         print(f"report: {args.report}")
     else:
         print(text, end="")
     if args.json:
-        Path(args.json).write_text(json.dumps([{**asdict(r), "class": classify(r)} for r in rows], indent=1))
+        Path(args.json).write_text(json.dumps([{**asdict(r), "class": classify(r), "place": place(r)} for r in rows],
+                                              indent=1))
     bad = [r for r in rows if classify(r) in ("only p4c refuses", "p4compile crashed")]
     return 1 if bad else 0
 
