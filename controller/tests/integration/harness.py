@@ -38,6 +38,7 @@ def on_bmv2() -> bool:
 
 def skip_on_bmv2(limitation: str) -> None:
     """Skip the calling test on BMv2 only, naming what BMv2 lacks (docs/reference-tools.md lists them)."""
+    __tracebackhide__ = True   # the skip is reported at the test's line
     if on_bmv2():
         import pytest
 

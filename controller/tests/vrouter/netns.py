@@ -61,6 +61,7 @@ class Daemon:
 
 def skip_on_bmv2(limitation: str) -> None:
     """Skip the calling test on BMv2 only, naming what BMv2 lacks (docs/reference-tools.md lists them)."""
+    __tracebackhide__ = True   # the skip is reported at the test's line
     if is_bmv2():
         import pytest
 

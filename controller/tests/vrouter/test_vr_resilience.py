@@ -111,7 +111,8 @@ def test_a_full_table_is_logged_retried_with_backoff_and_converges_once_there_is
         write(ROUTE_TABLE_SIZE - 103)
         mark = len(daemon.text())
         daemon.proc.send_signal(signal.SIGHUP)
-        daemon.wait_for("event=resync_requested", start=mark, timeout=10)
+        # (a 16k-entry resync under way holds the router for seconds: ~6 s on BMv2 at load 10)
+        daemon.wait_for("event=resync_requested", start=mark, timeout=30)
         done = daemon.wait_for("event=reconciled", start=mark, timeout=30)
         assert "writes=" in done and daemon.proc.poll() is None
         m = scrape(metrics)
