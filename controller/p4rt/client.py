@@ -553,37 +553,43 @@ class Switch:
         """
         E = p4runtime_pb2.Entity
         deletions = [key for key in map(table_entry_key, self.read_raw([E(table_entry={})])) if key is not None]
+        if self._schema is not None:  # BMv2 reads a const table's entries without is_const: never delete them
+            const = {t.id for t in self._schema.tables if t.is_const}
+            deletions = [key for key in deletions if key.table_entry.table_id not in const]
+        count = self._delete(deletions)
+        # Profiles are read only now: BMv2 refuses to read members and groups of a selector that
+        # table entries still program in one-shot mode.
+        groups, members, others = {}, {}, {}
+        for msg in self._read_if_supported([E(action_profile_group={}), E(action_profile_member={})]):
+            if msg.HasField("action_profile_group"):
+                g = msg.action_profile_group
+                groups[g.action_profile_id, g.group_id] = E(action_profile_group={
+                    "action_profile_id": g.action_profile_id, "group_id": g.group_id})
+            else:  # keyed: BMv2 reads a member once per unit of its largest weight in a group
+                m = msg.action_profile_member
+                members[m.action_profile_id, m.member_id] = E(action_profile_member={
+                    "action_profile_id": m.action_profile_id, "member_id": m.member_id})
         pre_reads = [
             E(packet_replication_engine_entry={"multicast_group_entry": {}}),
             E(packet_replication_engine_entry={"clone_session_entry": {}}),
         ]
-        groups, members, others = [], [], []
-        for msg in self._read_if_supported([E(action_profile_group={}), E(action_profile_member={})]):
-            if msg.HasField("action_profile_group"):
-                g = msg.action_profile_group
-                groups.append(E(action_profile_group={"action_profile_id": g.action_profile_id,
-                                                      "group_id": g.group_id}))
-            else:
-                m = msg.action_profile_member
-                members.append(E(action_profile_member={"action_profile_id": m.action_profile_id,
-                                                        "member_id": m.member_id}))
         for msg in self._read_if_supported(pre_reads):
             pre = msg.packet_replication_engine_entry
             if pre.HasField("multicast_group_entry"):
-                others.append(E(packet_replication_engine_entry={
-                    "multicast_group_entry": {"multicast_group_id": pre.multicast_group_entry.multicast_group_id}}))
+                gid = pre.multicast_group_entry.multicast_group_id
+                others["mc", gid] = E(packet_replication_engine_entry={"multicast_group_entry": {"multicast_group_id": gid}})
             elif pre.HasField("clone_session_entry"):
-                others.append(E(packet_replication_engine_entry={
-                    "clone_session_entry": {"session_id": pre.clone_session_entry.session_id}}))
+                sid = pre.clone_session_entry.session_id
+                others["clone", sid] = E(packet_replication_engine_entry={"clone_session_entry": {"session_id": sid}})
         if self._schema is not None and len(self._schema.digests):
-            for msg in self._read_if_supported([E(digest_entry={})]):
-                if msg.digest_entry.HasField("config"):
-                    others.append(E(digest_entry={"digest_id": msg.digest_entry.digest_id}))
-        count = 0
-        for batch in (deletions, groups, members, others):
-            if batch:  # one kind's deletions do not depend on each other: several RPCs in flight
-                self.write([Update("DELETE", e) for e in batch], in_flight=_DELETE_IN_FLIGHT)
-                count += len(batch)
+            # one by one: BMv2 refuses a wildcard digest read (UNIMPLEMENTED) and answers an
+            # unconfigured digest with NOT_FOUND
+            for digest in self._schema.digests:
+                for msg in self._read_if_supported([E(digest_entry={"digest_id": digest.id})], absent=True):
+                    if msg.digest_entry.HasField("config"):
+                        others["digest", digest.id] = E(digest_entry={"digest_id": digest.id})
+        for batch in (groups, members, others):
+            count += self._delete(list(batch.values()))
         if reset_defaults and self._schema is not None:
             resets = [
                 Update("MODIFY", E(table_entry={"table_id": t.id, "is_default_action": True}))
@@ -594,13 +600,22 @@ class Switch:
                 self.write(resets)
         return count
 
-    def _read_if_supported(self, entities: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
-        """Wildcard-read entities, treating a switch that cannot read them (UNIMPLEMENTED) as having none."""
+    def _delete(self, keys: list[p4runtime_pb2.Entity]) -> int:
+        """Delete entities of one kind (they do not depend on each other: several RPCs in flight)."""
+        if keys:
+            self.write([Update("DELETE", e) for e in keys], in_flight=_DELETE_IN_FLIGHT)
+        return len(keys)
+
+    def _read_if_supported(self, entities: list[p4runtime_pb2.Entity], absent: bool = False) -> list[p4runtime_pb2.Entity]:
+        """Read entities, treating a switch that cannot read them (UNIMPLEMENTED) as having none;
+        with `absent`, NOT_FOUND also means none."""
         try:
             return list(self.read_raw(entities))
         except P4RuntimeError as exc:
             if exc.code == grpc.StatusCode.UNIMPLEMENTED:
                 log.info("p4rt: delete_all: the switch cannot read %s; skipped", entities[0].WhichOneof("entity"))
+                return []
+            if absent and exc.code == grpc.StatusCode.NOT_FOUND:
                 return []
             raise
 

@@ -337,7 +337,8 @@ class TableEntry(Entity):
             is_default=msg.is_default_action,
             idle_timeout_ns=msg.idle_timeout_ns,
             metadata=msg.metadata,
-            is_const=msg.is_const,
+            # A const table's entries are const even when the switch leaves the flag unset (BMv2's PI does).
+            is_const=msg.is_const or table.is_const,
         )
         which = msg.action.WhichOneof("type") if msg.HasField("action") else None
         if which == "action":

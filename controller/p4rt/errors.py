@@ -34,6 +34,16 @@ class UpdateError:
     def __str__(self) -> str:
         return f"update #{self.index} ({self.update}): {self.code}: {self.message}"
 
+    @property
+    def may_be_full(self) -> bool:
+        """True when the update may have failed for lack of room: RESOURCE_EXHAUSTED, or the UNKNOWN
+        that BMv2 (PI) answers for every refusal of its target to an INSERT, a full table among them."""
+        return self.code == "RESOURCE_EXHAUSTED" or (
+            self.code == "UNKNOWN" and self.message == BMV2_INSERT_REFUSED and self.update.startswith("INSERT"))
+
+
+BMV2_INSERT_REFUSED = "Error when adding match entry to target"
+
 
 class P4RuntimeWriteError(P4RuntimeError):
     """A Write in which some updates failed; `errors` lists each failed update.

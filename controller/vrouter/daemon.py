@@ -233,7 +233,7 @@ class Router:
         dropped = 0
         for e in exc.errors:
             entity = e.entity
-            if e.code != "RESOURCE_EXHAUSTED" or not isinstance(entity, TableEntry) \
+            if not e.may_be_full or not isinstance(entity, TableEntry) \
                     or entity.table not in STATION_TABLES:
                 continue
             mac = entity.match.get("src_mac", entity.match.get("dst_mac"))

@@ -22,6 +22,11 @@ def switch_command() -> list[str]:
     return [str(ROOT / "target" / "release" / "p4switch")]
 
 
+def is_bmv2() -> bool:
+    """True when the switch is BMv2's simple_switch_grpc."""
+    return Path(switch_command()[0]).name.startswith("simple_switch")
+
+
 def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     done = subprocess.run(args, capture_output=True, text=True)
     if check and done.returncode != 0:
@@ -63,6 +68,8 @@ class Host:
         ns = ("ip", "netns", "exec", self.ns)
         sh(*ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", check=False)
         sh(*ns, "ip", "link", "set", host_side, "name", "eth0")
+        if is_bmv2():  # BMv2 forwards a veth's offloaded (partial) UDP/TCP checksums unfinished: hosts compute them
+            sh(*ns, "ethtool", "-K", "eth0", "tx", "off")
         sh(*ns, "ip", "addr", "add", self.address, "dev", "eth0")
         sh(*ns, "ip", "link", "set", "eth0", "up")
         sh(*ns, "ip", "link", "set", "lo", "up")

@@ -187,7 +187,7 @@ class Canon:
         kind = msg.WhichOneof("entity")
         if kind == "table_entry":
             te = msg.table_entry
-            if te.is_default_action or te.is_const:
+            if te.is_default_action or te.is_const or self.schema.tables.get(te.table_id).is_const:
                 return None
             item = self.item(TableEntry.decode(te, self.schema))
             item.entity = msg

@@ -22,7 +22,7 @@ from p4rt import (
 )
 from p4rt.schema import p4info_to_json
 
-from harness import ethernet, make_certificates
+from harness import ethernet, make_certificates, on_bmv2, skip_on_bmv2
 
 HOST1_MAC = "00:00:00:00:00:01"
 HOST2_MAC = "00:00:00:00:00:02"
@@ -43,9 +43,12 @@ def test_pipeline_actions_and_response_types(switch_factory, program, tmp_path):
     json_bytes = program.json.read_bytes()
     with Switch(proc.address, election_id=1) as sw:
         sw.set_pipeline(program.p4info, program.json, action="VERIFY")
-        with pytest.raises(P4RuntimeError) as err:
-            sw.get_pipeline()
-        assert err.value.code == grpc.StatusCode.FAILED_PRECONDITION  # VERIFY installs nothing
+        if on_bmv2():  # BMv2 answers an empty config, not FAILED_PRECONDITION, while it runs no program
+            assert sw.get_pipeline().p4info is None  # VERIFY installs nothing
+        else:
+            with pytest.raises(P4RuntimeError) as err:
+                sw.get_pipeline()
+            assert err.value.code == grpc.StatusCode.FAILED_PRECONDITION  # VERIFY installs nothing
         sw.set_pipeline(program.p4info, program.json, action="VERIFY_AND_SAVE", cookie=41)
         sw.set_pipeline(program.p4info, program.json, action="COMMIT")
         sw.set_pipeline(program.p4info, program.json, action="VERIFY_AND_COMMIT", cookie=42)
@@ -55,12 +58,15 @@ def test_pipeline_actions_and_response_types(switch_factory, program, tmp_path):
         assert sw.get_pipeline("COOKIE_ONLY").p4info is None
         assert sw.get_pipeline("P4INFO_AND_COOKIE").device_config == b""
         assert sw.get_pipeline("DEVICE_CONFIG_AND_COOKIE").p4info is None
+
+
+
+def test_reconcile_and_commit_keeps_the_entries(switch_factory, program, tmp_path):
+    skip_on_bmv2("RECONCILE_AND_COMMIT replays all it reads as INSERTs (const entries, counter and meter "
+                 "cells too) and fails with UNKNOWN")
+    with Switch(switch_factory().address, election_id=1) as sw:
+        sw.set_pipeline(program.p4info, program.json)
         sw.insert(route("10.0.0.0/8"))
-        # A config that does not load leaves the running one (and its entries) untouched.
-        with pytest.raises(P4RuntimeError) as err:
-            sw.set_pipeline(program.p4info, b"{ this is not BMv2 JSON")
-        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
-        assert len(list(sw.read(TableEntry("ipv4_lpm")))) == 1
         # Same program again from JSON-format P4Info: RECONCILE_AND_COMMIT keeps the entries.
         json_info = tmp_path / "prog.p4info.json"
         json_info.write_text(p4info_to_json(sw.schema.p4info))
@@ -126,7 +132,19 @@ def test_two_controllers_primary_and_backup(switch_factory, program):
         assert first.set_election_id(20).is_primary
 
 
+def test_a_config_that_does_not_load_leaves_the_running_one(switch_factory, program):
+    skip_on_bmv2("a device config it cannot parse (UNKNOWN) breaks the running pipeline: reads then fail")
+    with Switch(switch_factory().address, election_id=1) as sw:
+        sw.set_pipeline(program.p4info, program.json)
+        sw.insert(route("10.0.0.0/8"))
+        with pytest.raises(P4RuntimeError) as err:
+            sw.set_pipeline(program.p4info, b"{ this is not BMv2 JSON")
+        assert err.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert len(list(sw.read(TableEntry("ipv4_lpm")))) == 1
+
+
 def test_each_role_has_its_own_primary(switch_factory, program):
+    skip_on_bmv2("this PI has no roles: an election id is unique across all of a device's streams")
     proc = switch_factory()
     with Switch(proc.address, election_id=1) as default_role:
         default_role.set_pipeline(program.p4info, program.json)

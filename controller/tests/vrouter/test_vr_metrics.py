@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from netns import Daemon, free_port, vrouter
+from netns import Daemon, free_port, skip_on_bmv2, vrouter
 
 DESCRIPTION = """
 switches:
@@ -193,6 +193,7 @@ def test_switch_and_controller_metrics_follow_the_packets(lab) -> None:
     """p4switch --metrics-addr and vrouter run --metrics-addr scraped during routed traffic: the switch's port
     counters equal the hosts' kernel counters, the routing table's hits grow by the routed frames, P4Runtime
     writes and packet-ins/digests move together with the controller's own counters."""
+    skip_on_bmv2("no metrics endpoint (p4switch --metrics-addr)")
     hosts, switch, write, tmp = lab
     h1, h3 = hosts["h1"], hosts["h3"]
     sw_address = f"127.0.0.1:{free_port()}"

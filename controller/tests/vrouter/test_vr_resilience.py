@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from netns import Daemon, Host, free_port, network, switch_command, vrouter
+from netns import Daemon, Host, free_port, is_bmv2, network, skip_on_bmv2, switch_command, vrouter
 from test_vr_metrics import scrape, value
 
 pytestmark = pytest.mark.integration
@@ -81,9 +81,12 @@ def test_a_full_table_is_logged_retried_with_backoff_and_converges_once_there_is
         failed = daemon.wait_for("event=write_failed", timeout=20)
         # the switch's per-update message leaves out the table's name (short trailers for big
         # batches, switch/runtime/README.md); the update_failed line below says which update it was
-        assert "RESOURCE_EXHAUSTED: table is full" in failed, failed
+        # (BMv2 answers any refused INSERT with UNKNOWN and one message)
+        code, reason = ("UNKNOWN", "Error when adding match entry to target") if is_bmv2() else \
+            ("RESOURCE_EXHAUSTED", "table is full")
+        assert f"{code}: {reason}" in failed, failed
         update = daemon.wait_for("event=update_failed")
-        assert re.search(r"ipv4_dst.: .10\.0\.(10|20)\.11/32", update) and "code=RESOURCE_EXHAUSTED" in update, update
+        assert re.search(r"ipv4_dst.: .10\.0\.(10|20)\.11/32", update) and f"code={code}" in update, update
         # Retries back off (0.5 s, 1 s, 2 s, ... ±10 %): never a tight loop. Wait for the third
         # (a busy machine stretches each 16k-entry resync, so a fixed sleep may see only two).
         def scheduled() -> list[float]:
@@ -108,7 +111,8 @@ def test_a_full_table_is_logged_retried_with_backoff_and_converges_once_there_is
         write(ROUTE_TABLE_SIZE - 103)
         mark = len(daemon.text())
         daemon.proc.send_signal(signal.SIGHUP)
-        daemon.wait_for("event=resync_requested", start=mark, timeout=10)
+        # (a 16k-entry resync under way holds the router for seconds: ~6 s on BMv2 at load 10)
+        daemon.wait_for("event=resync_requested", start=mark, timeout=30)
         done = daemon.wait_for("event=reconciled", start=mark, timeout=30)
         assert "writes=" in done and daemon.proc.poll() is None
         m = scrape(metrics)
@@ -175,6 +179,8 @@ def test_a_mac_flood_on_one_port_is_contained(lab, on_limit) -> None:
     """100,000 random source MACs on port 4 (limit 100): the other ports keep forwarding, the daemon's
     memory stays flat, and the counters say what happened (locked: the switch drops the rest;
     no-learn: the daemon refuses them)."""
+    skip_on_bmv2("it takes in a fraction of a flood (its rx port counter: 77 of 1,000 frames sent at 3,300/s, "
+                 "174 of 1,000 at 1,000/s, load 11); the test needs every frame through the pipeline")
     hosts, switch, write, path, env = lab
     write(on_limit=on_limit)
     metrics = f"127.0.0.1:{free_port()}"
