@@ -82,7 +82,7 @@ test-compiler: $(VENV_STAMP) ## p4compile unit tests, bad-input corpus, every P4
 	$(PYTEST) compiler/tests
 
 # The tests and examples build in the profile test-release (Cargo.toml: release without LTO, in
-# target/test-release): thin LTO of each of the ~35 test binaries took most of make test's time.
+# target/test-release): thin LTO of each of the 33 test and example binaries took most of make test's time.
 # Both targets use it, so test-switch after build-switch-tests compiles nothing.
 TEST_PROFILE := --profile test-release
 build-switch-tests: build-switch ## Compile the Rust workspace's tests and examples (profile test-release: release without LTO), run nothing
