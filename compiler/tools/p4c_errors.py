@@ -33,6 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from p4stf.toolout import first_error  # shared with the p4stf corpus report (installed in .venv)
+
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60   # seconds per compiler run; a hang is reported as a crash
 
@@ -52,14 +54,6 @@ class Row:
     program: str
     ours: Verdict
     refs: dict            # tool name -> Verdict
-
-
-def first_error(text: str) -> str:
-    for line in text.splitlines():
-        if "error" in line.lower() or "bug" in line.lower():
-            return line.strip()[:200]
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return lines[0][:200] if lines else ""
 
 
 def run(cmd: list[str], cwd: str) -> tuple[int | None, str]:
