@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
@@ -816,35 +817,55 @@ impl Runtime {
         Ok(m.lock().ok().and_then(|c| c.cfg))
     }
 
-    fn register(&self, name: &str) -> ApiResult<&RegArray> {
+    fn register(&self, name: &str) -> ApiResult<(usize, &RegArray)> {
         let r = self.reg_by_name.get(name).copied().ok_or_else(|| nf("register", name))?;
-        Ok(&self.registers[r])
+        Ok((r, &self.registers[r]))
     }
 
     pub fn register_read(&self, register: &str, index: u32) -> ApiResult<Vec<u8>> {
-        let r = self.register(register)?;
+        Ok(self.register_read_cells(register, index..index + 1)?.pop().unwrap_or_default())
+    }
+
+    /// Cells `cells`, read under the register's action lock group: one
+    /// snapshot no action's update is half in.
+    pub fn register_read_cells(&self, register: &str, cells: Range<u32>) -> ApiResult<Vec<Vec<u8>>> {
+        let (id, r) = self.register(register)?;
         let mut l = vec![0u64; bits::limbs(r.width())];
-        if !r.read(index as usize, &mut l) {
-            return Err(ApiError::InvalidArgument(format!("register {register}: index {index} out of range")));
-        }
-        Ok(bits::limbs_to_bytes(&l, r.width()))
+        self.action_locks.hold_register(id, || {
+            cells
+                .map(|i| match r.read(i as usize, &mut l) {
+                    true => Ok(bits::limbs_to_bytes(&l, r.width())),
+                    false => Err(ApiError::InvalidArgument(format!("register {register}: index {i} out of range"))),
+                })
+                .collect()
+        })
     }
 
     pub fn register_write(&self, register: &str, index: u32, value: &[u8]) -> ApiResult<()> {
-        let r = self.register(register)?;
+        self.register_write_cells(register, index..index + 1, value)
+    }
+
+    /// Sets cells `cells` to `value` under the register's action lock group.
+    pub fn register_write_cells(&self, register: &str, cells: Range<u32>, value: &[u8]) -> ApiResult<()> {
+        let (id, r) = self.register(register)?;
         if bits::bitlen_bytes(value) > r.width() {
             return Err(ApiError::InvalidArgument(format!("register {register}: value does not fit in {} bits", r.width())));
         }
         let mut l = vec![0u64; bits::limbs(r.width())];
         bits::bytes_to_limbs(value, &mut l);
-        if !r.write(index as usize, &l) {
-            return Err(ApiError::InvalidArgument(format!("register {register}: index {index} out of range")));
-        }
-        Ok(())
+        self.action_locks.hold_register(id, || {
+            for i in cells {
+                if !r.write(i as usize, &l) {
+                    return Err(ApiError::InvalidArgument(format!("register {register}: index {i} out of range")));
+                }
+            }
+            Ok(())
+        })
     }
 
     pub fn register_reset(&self, register: &str) -> ApiResult<()> {
-        self.register(register)?.reset();
+        let (id, r) = self.register(register)?;
+        self.action_locks.hold_register(id, || r.reset());
         Ok(())
     }
 

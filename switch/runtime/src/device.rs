@@ -775,9 +775,9 @@ impl Device {
             _ => return Err(RtError::invalid(format!("register '{}': data must be a bitstring", a.name))),
         };
         let value = canonical::to_width(&value, a.bitwidth);
-        for i in Self::indices(a.size, &r.index, &a.name)? {
-            self.switch.register_write(&a.name, i, &value)?;
-        }
+        // One call for all cells: a wildcard write is atomic relative to the
+        // actions using the register, as in BMv2.
+        self.switch.register_write_cells(&a.name, Self::indices(a.size, &r.index, &a.name)?, &value)?;
         Ok(())
     }
 
@@ -1225,8 +1225,10 @@ impl Device {
     fn read_registers(&self, s: &Schema, r: &p4v1::RegisterEntry, out: &mut Vec<p4v1::Entity>) -> RtResult<()> {
         let arrays = selected(&s.registers, r.register_id, "register")?;
         for a in arrays {
-            for i in Self::indices(a.size, &r.index, &a.name)? {
-                let v = self.switch.register_read(&a.name, i)?;
+            // One snapshot of the cells, taken under the actions' lock group.
+            let cells = Self::indices(a.size, &r.index, &a.name)?;
+            let values = self.switch.register_read_cells(&a.name, cells.clone())?;
+            for (i, v) in cells.zip(values) {
                 out.push(p4v1::Entity {
                     entity: Some(E::RegisterEntry(p4v1::RegisterEntry {
                         register_id: a.id,
