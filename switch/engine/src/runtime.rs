@@ -172,10 +172,10 @@ impl TableSlot {
             return;
         }
         if let Some(mut next) = sp.copy.take() {
-            // only ours while staged: choose the plan's structures for it
-            if let Some(st) = Arc::get_mut(&mut next) {
-                st.seal();
-            }
+            // Only ours while staged, so this seals it in place; were it ever
+            // shared, sealing a copy (clone-on-write) still publishes the
+            // plan's structures rather than a small table without its scan.
+            Arc::make_mut(&mut next).seal();
             sp.copy = Some(self.cur.swap(next));
         }
         // the ops staged are now the ones the previous snapshot lacks
@@ -1089,6 +1089,30 @@ impl DigestQueue {
             Ok((q, _)) => !q.is_empty(),
             Err(_) => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod table_slot_tests {
+    use super::*;
+
+    /// A staged copy someone else still holds is sealed all the same (on a
+    /// copy): the published snapshot of a small table gets its scan, and the
+    /// holder's copy is left as it was.
+    #[test]
+    fn a_shared_staged_copy_is_still_sealed() {
+        let prog = crate::loader::load(include_str!("../fixtures/l3_acl.json"), true).unwrap();
+        let t = prog.tables.iter().find(|t| t.name == "MyIngress.nexthop").unwrap();
+        let slot = TableSlot::new(TableState::new(t), t);
+        let key = vec![MatchKey::Exact(vec![0; t.keys[0].width.div_ceil(8) as usize])];
+        let act = EAction::Direct { action: 0, data: Limbs::from(&[0u64][..]) };
+        let e = Arc::new(build_entry(t, &key, 0, act, 0, false, 0).unwrap());
+        slot.edit(|_| Ok(((), vec![TOp::Insert(e)]))).unwrap();
+        let held = slot.spare().copy.clone().expect("staged copy");
+        slot.publish();
+        assert!(slot.load().scanned(), "the published small table is scanned");
+        assert!(!held.scanned(), "the other holder's copy is not changed under it");
+        assert_eq!(slot.load().len, 1);
     }
 }
 
