@@ -22,7 +22,7 @@ use crate::arbitration::{role_key, Arbitration, Notice};
 use crate::canonical;
 use crate::digests::{DigestBatcher, DigestConfig, DigestStats, ListOut};
 use crate::stats::ServerStats;
-use crate::error::{batch_status, to_tonic, RtError, RtResult};
+use crate::error::{batch_status, RtError, RtResult};
 use crate::packetio;
 use crate::pipeline::{self, Pipeline};
 use crate::proto::google::rpc;
@@ -339,20 +339,20 @@ impl Device {
         let p = self.require_pipeline()?;
         let mut books = lock(&self.books);
         let mut batch = self.switch.table_batch();
-        let results: Vec<Option<RtError>> = req
-            .updates
-            .iter()
-            .map(|u| match self.stopping.load(Ordering::Relaxed) {
-                // the client is being cut off: end soon, and leave the state as it stands
-                true => Some(RtError::new(Code::Unavailable, "switch shutting down: not applied")),
-                false => self.apply(&p, &mut books, &mut batch, u).err(),
-            })
-            .collect();
+        let mut results: Vec<Option<RtError>> = Vec::with_capacity(req.updates.len());
+        for u in &req.updates {
+            if self.stopping.load(Ordering::Relaxed) {
+                // the client is being cut off: end soon, and leave the state
+                // as it stands (the rest is answered as skipped, in one go)
+                break;
+            }
+            results.push(self.apply(&p, &mut books, &mut batch, u).err());
+        }
         batch.publish();
         drop(batch);
-        match batch_status(&results) {
+        match batch_status(&results, req.updates.len() - results.len()) {
             None => Ok(()),
-            Some(st) => Err(to_tonic(st)),
+            Some(st) => Err(st),
         }
     }
 
