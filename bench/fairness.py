@@ -43,10 +43,30 @@ BENCH = ROOT / "switch" / "p4switch" / "bench"
 BIN = Path(os.environ.get("BIN", ROOT / "target" / "release"))
 
 
-def jain(xs: list[float]) -> float:
-    """Jain's fairness index of the shares `xs`: 1 when all are equal, 1/n when one has all."""
+def jain(xs: list[float]) -> float | None:
+    """Jain's fairness index of the shares `xs`: 1 when all are equal, 1/n when one has all.
+    None when nothing was shared out (all zero, or no shares): no switch forwarding anything
+    is a failed run, not a fair one."""
     sq = sum(x * x for x in xs)
-    return (sum(xs) ** 2) / (len(xs) * sq) if sq > 0 else 1.0
+    return (sum(xs) ** 2) / (len(xs) * sq) if sq > 0 else None
+
+
+def show(j: float | None, what: str = "nothing") -> str:
+    """An index for the report; a missing one says why."""
+    return f"{j:.3f}" if j is not None else f"none ({what})"
+
+
+def spread(js: list[float | None], what: str) -> str:
+    """Median of the rounds' indexes and their range; rounds without one are counted."""
+    have = [j for j in js if j is not None]
+    missing = f", {len(js) - len(have)} of {len(js)} rounds without ({what})" if len(have) < len(js) else ""
+    if not have:
+        return f"none ({what} in every round)"
+    return f"{statistics.median(have):.3f} ({min(have):.3f}-{max(have):.3f}){missing}"
+
+
+def rnd(j: float | None) -> float | None:
+    return round(j, 4) if j is not None else None
 
 
 def cpu_ns(pid: int) -> int:
@@ -195,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                 fwd = [x["forwarded_pps"] for x in rows]
                 cpu = [x["cpu_s"] for x in rows]
                 run = {"round": r, "switches": n, "idle_cpu_pct": idle_pct, "overload": rows,
-                       "jain_forwarded": round(jain(fwd), 4), "jain_cpu": round(jain(cpu), 4),
+                       "jain_forwarded": rnd(jain(fwd)), "jain_cpu": rnd(jain(cpu)),
                        "loadavg": loadavg()}
                 results["runs"].append(run)
                 print(f"round {r}, {n} switches (load {run['loadavg'][0]}): idle CPU "
@@ -203,15 +223,16 @@ def main(argv: list[str] | None = None) -> int:
                 for x in rows:
                     print(f"    {x['switch']}: forwarded {x['forwarded_pps']:>9,} pps, CPU {x['cpu_s']:6.2f} s, "
                           f"{x['cpu_ns_per_frame'] or 0:>6,} ns/frame (generator sent {x['achieved_pps']:,.0f} pps)")
-                print(f"    Jain's index: forwarded {run['jain_forwarded']:.3f}, CPU {run['jain_cpu']:.3f}", flush=True)
+                print(f"    Jain's index: forwarded {show(run['jain_forwarded'], 'nothing forwarded')}, "
+                      f"CPU {show(run['jain_cpu'], 'no CPU used')}", flush=True)
     print("summary (median of rounds, range):")
     for n in counts:
         rs = [x for x in results["runs"] if x["switches"] == n]
         jf, jc = [x["jain_forwarded"] for x in rs], [x["jain_cpu"] for x in rs]
         idle_max = max(max(x["idle_cpu_pct"]) for x in rs)
         fwd = [sum(y["forwarded_pps"] for y in x["overload"]) for x in rs]
-        print(f"  {n} switches: Jain forwarded {statistics.median(jf):.3f} ({min(jf):.3f}-{max(jf):.3f}), "
-              f"CPU {statistics.median(jc):.3f} ({min(jc):.3f}-{max(jc):.3f}); all together forwarded "
+        print(f"  {n} switches: Jain forwarded {spread(jf, 'nothing forwarded')}, "
+              f"CPU {spread(jc, 'no CPU used')}; all together forwarded "
               f"{statistics.median(fwd):,.0f} pps; idle: at most {idle_max:.2f} % of a core per switch")
     print(f"load average at end: {' '.join(loadavg())}")
     if a.json:

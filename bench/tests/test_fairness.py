@@ -14,13 +14,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.fairness import jain  # noqa: E402
+from bench.fairness import jain, spread  # noqa: E402
 
 
 def test_jain_index_is_one_for_equal_shares_and_one_over_n_for_one_taker():
     assert jain([5.0, 5.0, 5.0]) == pytest.approx(1.0)
     assert jain([9.0, 0.0, 0.0]) == pytest.approx(1 / 3)
     assert jain([3.0, 1.0]) == pytest.approx(16 / 20)
+
+
+def test_jain_index_is_none_when_nothing_was_shared_and_the_report_says_so():
+    assert jain([0.0, 0.0]) is None, "nothing forwarded is no fairness at all"
+    assert jain([]) is None
+    assert spread([None, None], "nothing forwarded") == "none (nothing forwarded in every round)"
+    assert spread([0.5, None, 1.0], "nothing forwarded") == "0.750 (0.500-1.000), 1 of 3 rounds without (nothing forwarded)"
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root (network namespaces)")

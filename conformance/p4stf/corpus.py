@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 from .runner import FAIL, NOT_RUN, PASS, Options, Result, run_case
+from .toolout import first_line, version_line
 
 CONFIGS = {
     "a": "p4compile + p4switch",
@@ -66,14 +67,6 @@ def find_programs(p4c_src: str) -> list[tuple[str, str, str]]:
     return out
 
 
-def _first(lines: list[str], pattern: str) -> str:
-    rx = re.compile(pattern, re.I)
-    for ln in lines:
-        if rx.search(ln):
-            return ln.strip()
-    return next((ln.strip() for ln in lines if ln.strip()), "")
-
-
 def classify(r: Result) -> tuple[str, str]:
     """The failure class of a runner result and the one line that says most about it."""
     details = [ln for ln in r.details.splitlines()]
@@ -83,12 +76,12 @@ def classify(r: Result) -> tuple[str, str]:
     if r.status == NOT_RUN:
         return "not-run", reason.splitlines()[0] if reason else ""
     if reason == "compile failed":
-        return "compile-error", _first(details, r"error")
+        return "compile-error", first_line(details, r"error")
     if reason.startswith("switch exited") or reason.startswith("pipeline refused"):
-        line = _first(details, r"error|exception|abort|invalid|unsupported|what\(\)") if details else ""
+        line = first_line(details, r"error|exception|abort|invalid|unsupported|what\(\)") if details else ""
         return "load-error", line or reason
     if reason.startswith("packet mismatch") or "check(s) failed" in reason:
-        return "wrong-packets", _first(details, r"DIFFERS|MISSING|EXTRA|stf line")
+        return "wrong-packets", first_line(details, r"DIFFERS|MISSING|EXTRA|stf line")
     if reason.startswith("control command failed"):
         return "control-error", reason[len("control command failed: "):]
     if reason.startswith(("bad STF", "runner error")):
@@ -194,15 +187,6 @@ def load_previous(path: str) -> list[Outcome] | None:
         return None
 
 
-def _version(cmd: str) -> str:
-    try:
-        cp = subprocess.run(cmd.split() + ["--version"], capture_output=True, text=True, timeout=20)
-        lines = (cp.stdout or cp.stderr).strip().splitlines()
-        return next((ln.strip() for ln in lines if "ersion" in ln), lines[0])
-    except (OSError, subprocess.TimeoutExpired, IndexError):
-        return "?"
-
-
 def _git_head(path: str) -> str:
     try:
         cp = subprocess.run(["git", "-C", path, "log", "-1", "--format=%h %cs"], capture_output=True,
@@ -240,7 +224,7 @@ def main(p4c_src: str, configs: str, p4c: str, switch: str, ref_p4c: str | None,
         load = float("nan")
     header = (f"Run {time.strftime('%Y-%m-%d %H:%M %Z')}, {minutes:.1f} min, load average {load:.1f}; "
               f"p4c checkout {p4c_src} ({_git_head(p4c_src)}); reference p4c: "
-              f"{_version(ref_p4c) if ref_p4c else 'none'}; this repository at {_git_head('.')}.")
+              f"{version_line(ref_p4c) if ref_p4c else 'none'}; this repository at {_git_head('.')}.")
     previous = load_previous(json_out) if json_out else None
     text = report(outcomes, chosen, command, previous, header)
     print()

@@ -8,7 +8,6 @@ control or check commands sit between packets runs in phases, one switch run eac
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import os
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from . import compare, pcap, stf
 from .control import ControlError, Controller, wait_for_port
 from .execute import ControlState, apply_control, enable_digests, run_checks
+from .toolout import p4c_release
 
 PASS, FAIL, NOT_RUN = "passed", "failed", "not run"
 
@@ -107,18 +107,6 @@ _NEEDS = re.compile(r"^//\s*needs p4c (\d+(?:\.\d+)+):\s*(.*)$", re.M)
 _NOT_ON_P4C = re.compile(r"^//\s*not on p4c:\s*(.*)$", re.M)
 
 
-@functools.lru_cache(maxsize=None)
-def p4c_version(p4c: str) -> tuple[int, ...] | None:
-    """p4c's release as printed by `--version` ("Version 1.2.4.8 (SHA: ...)"); None for
-    another compiler (p4compile has no such limits)."""
-    try:
-        out = subprocess.run(shlex.split(p4c) + ["--version"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    m = re.search(r"^Version (\d+(?:\.\d+)+)", out.stdout + out.stderr, re.M)
-    return tuple(int(x) for x in m.group(1).split(".")) if m else None
-
-
 def held_back(p4c: str, p4: str) -> str | None:
     """Why this compiler, being p4c, cannot run the program as the test expects (the
     header lines above), or None."""
@@ -128,7 +116,7 @@ def held_back(p4c: str, p4: str) -> str | None:
     except OSError:
         return None
     needs, never = _NEEDS.findall(text), _NOT_ON_P4C.findall(text)
-    have = p4c_version(p4c) if needs or never else None
+    have = p4c_release(p4c) if needs or never else None
     if have is None:
         return None
     release = ".".join(map(str, have))

@@ -11,7 +11,10 @@
 //! the extent of the action (one lock each: no deadlock).
 //! The index of a cell is often computed inside the action (a hash), so the
 //! lock cannot be narrowed to a cell before the action starts. Actions that
-//! touch no register take no lock. Meter cells and counters need none of this:
+//! touch no register take no lock. The control plane's register read, write
+//! and reset take the register's group too (BMv2 locks them as well), so a
+//! P4Runtime read never sees half of an action's update, and a write is not
+//! lost inside an action's read-modify-write. Meter cells and counters need none of this:
 //! a meter cell is updated under its own lock, counters are atomics.
 
 use std::sync::{Mutex, PoisonError};
@@ -23,6 +26,9 @@ pub struct ActionLocks {
     /// Per action: the one group it locks (all registers an action uses end up
     /// in one group), or none.
     by_action: Box<[Option<u32>]>,
+    /// Per register: the group of the actions that use it, or none (no action
+    /// uses it, so a cell's own atomicity is enough).
+    by_register: Box<[Option<u32>]>,
 }
 
 impl ActionLocks {
@@ -57,13 +63,30 @@ impl ActionLocks {
                 Some(*g)
             })
             .collect();
-        ActionLocks { groups: (0..n).map(|_| Mutex::new(())).collect(), by_action }
+        let by_register = (0..parent.len())
+            .map(|r| {
+                let g = group_of_root[root(&mut parent, r)];
+                (g != u32::MAX).then_some(g)
+            })
+            .collect();
+        ActionLocks { groups: (0..n).map(|_| Mutex::new(())).collect(), by_action, by_register }
     }
 
     /// Runs action `a`'s body `f`, holding its register group if it has one.
     #[inline]
     pub fn hold<R>(&self, a: usize, f: impl FnOnce() -> R) -> R {
-        match self.by_action.get(a).copied().flatten() {
+        self.run(self.by_action.get(a).copied().flatten(), f)
+    }
+
+    /// Runs a control-plane access `f` to register `r`, holding the group of
+    /// the actions that use it. Not reentrant: `f` must not take a group.
+    pub fn hold_register<R>(&self, r: usize, f: impl FnOnce() -> R) -> R {
+        self.run(self.by_register.get(r).copied().flatten(), f)
+    }
+
+    #[inline]
+    fn run<R>(&self, group: Option<u32>, f: impl FnOnce() -> R) -> R {
+        match group {
             None => f(),
             Some(g) => {
                 let _held = self.groups[g as usize].lock().unwrap_or_else(PoisonError::into_inner);

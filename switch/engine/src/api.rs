@@ -384,6 +384,14 @@ impl Switch {
     pub fn register_write(&self, register: &str, index: u32, value: &[u8]) -> ApiResult<()> {
         self.rt()?.register_write(register, index, value)
     }
+    /// Cells `cells` at once, atomic relative to the actions using the
+    /// register (each single-cell call is too).
+    pub fn register_read_cells(&self, register: &str, cells: std::ops::Range<u32>) -> ApiResult<Vec<Vec<u8>>> {
+        self.rt()?.register_read_cells(register, cells)
+    }
+    pub fn register_write_cells(&self, register: &str, cells: std::ops::Range<u32>, value: &[u8]) -> ApiResult<()> {
+        self.rt()?.register_write_cells(register, cells, value)
+    }
     /// Sets every cell to 0.
     pub fn register_reset(&self, register: &str) -> ApiResult<()> {
         self.rt()?.register_reset(register)

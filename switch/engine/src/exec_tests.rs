@@ -1043,6 +1043,61 @@ fn parallel_workers_lose_no_register_increment() {
     assert_eq!(seen.len(), n as usize, "every ingress read-modify-write saw its own value");
 }
 
+/// The control plane's register read, write and reset take the action's lock
+/// group (as BMv2's do): while workers run `r[0] += 1; r[1] += 1` in one
+/// action, a read of both cells never sees one increment without the other,
+/// and a write or reset of both is never split by an increment (which would
+/// leave the cells unequal for good). Without the lock this fails within a
+/// few hundred reads on 2 cores.
+#[test]
+fn control_plane_register_access_is_atomic_with_actions() {
+    let reg = || json!({"type": "register_array", "value": "r"});
+    let inc = |i: &str| {
+        vec![
+            prim("register_read", vec![f("scalars", "m32"), reg(), hx(i)]),
+            prim("register_write", vec![reg(), hx(i), ex("+", f("scalars", "m32"), hx("0x1"))]),
+        ]
+    };
+    let mut v = one_action([inc("0x0"), inc("0x1")].concat());
+    v["register_arrays"] = json!([{"name": "r", "id": 0, "size": 2, "bitwidth": 32}]);
+    let sw = std::sync::Arc::new(switch(&v));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let (sw, stop) = (sw.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut w = sw.new_worker();
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    sw.process(&mut w, 0, &PKT, &mut |_, _| {});
+                }
+            })
+        })
+        .collect();
+    // Until the workers' increments were seen 2000 times (not just our writes).
+    let (mut torn, mut moved, mut last) = (Vec::new(), 0, vec![]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut k = 0u32;
+    while (k < 20_000 || moved < 2_000) && std::time::Instant::now() < deadline {
+        k += 1;
+        let c = sw.register_read_cells("r", 0..2).unwrap();
+        if c[0] != c[1] {
+            torn.push((k, c.clone()));
+        }
+        moved += (c != last && c[0] != [0; 4] && c[0] != [0, 0, 0x10, 0]) as u32;
+        last = c;
+        match k % 100 {
+            0 => sw.register_write_cells("r", 0..2, &[0, 0, 0x10, 0]).unwrap(),
+            50 => sw.register_reset("r").unwrap(),
+            _ => {}
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    workers.into_iter().for_each(|t| t.join().unwrap());
+    assert_eq!(torn.len(), 0, "reads that saw half an action: first {:?}", torn.first());
+    assert_eq!(sw.register_read("r", 0).unwrap(), sw.register_read("r", 1).unwrap(), "no write split an action");
+    assert!(moved >= 2_000, "the workers ran alongside: {moved} changes seen");
+}
+
 /// A meter with rates 0 gives exactly its bursts' worth of green and yellow,
 /// however many workers colour packets at once.
 #[test]

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
@@ -171,10 +172,10 @@ impl TableSlot {
             return;
         }
         if let Some(mut next) = sp.copy.take() {
-            // only ours while staged: choose the plan's structures for it
-            if let Some(st) = Arc::get_mut(&mut next) {
-                st.seal();
-            }
+            // Only ours while staged, so this seals it in place; were it ever
+            // shared, sealing a copy (clone-on-write) still publishes the
+            // plan's structures rather than a small table without its scan.
+            Arc::make_mut(&mut next).seal();
             sp.copy = Some(self.cur.swap(next));
         }
         // the ops staged are now the ones the previous snapshot lacks
@@ -816,35 +817,55 @@ impl Runtime {
         Ok(m.lock().ok().and_then(|c| c.cfg))
     }
 
-    fn register(&self, name: &str) -> ApiResult<&RegArray> {
+    fn register(&self, name: &str) -> ApiResult<(usize, &RegArray)> {
         let r = self.reg_by_name.get(name).copied().ok_or_else(|| nf("register", name))?;
-        Ok(&self.registers[r])
+        Ok((r, &self.registers[r]))
     }
 
     pub fn register_read(&self, register: &str, index: u32) -> ApiResult<Vec<u8>> {
-        let r = self.register(register)?;
+        Ok(self.register_read_cells(register, index..index + 1)?.pop().unwrap_or_default())
+    }
+
+    /// Cells `cells`, read under the register's action lock group: one
+    /// snapshot no action's update is half in.
+    pub fn register_read_cells(&self, register: &str, cells: Range<u32>) -> ApiResult<Vec<Vec<u8>>> {
+        let (id, r) = self.register(register)?;
         let mut l = vec![0u64; bits::limbs(r.width())];
-        if !r.read(index as usize, &mut l) {
-            return Err(ApiError::InvalidArgument(format!("register {register}: index {index} out of range")));
-        }
-        Ok(bits::limbs_to_bytes(&l, r.width()))
+        self.action_locks.hold_register(id, || {
+            cells
+                .map(|i| match r.read(i as usize, &mut l) {
+                    true => Ok(bits::limbs_to_bytes(&l, r.width())),
+                    false => Err(ApiError::InvalidArgument(format!("register {register}: index {i} out of range"))),
+                })
+                .collect()
+        })
     }
 
     pub fn register_write(&self, register: &str, index: u32, value: &[u8]) -> ApiResult<()> {
-        let r = self.register(register)?;
+        self.register_write_cells(register, index..index + 1, value)
+    }
+
+    /// Sets cells `cells` to `value` under the register's action lock group.
+    pub fn register_write_cells(&self, register: &str, cells: Range<u32>, value: &[u8]) -> ApiResult<()> {
+        let (id, r) = self.register(register)?;
         if bits::bitlen_bytes(value) > r.width() {
             return Err(ApiError::InvalidArgument(format!("register {register}: value does not fit in {} bits", r.width())));
         }
         let mut l = vec![0u64; bits::limbs(r.width())];
         bits::bytes_to_limbs(value, &mut l);
-        if !r.write(index as usize, &l) {
-            return Err(ApiError::InvalidArgument(format!("register {register}: index {index} out of range")));
-        }
-        Ok(())
+        self.action_locks.hold_register(id, || {
+            for i in cells {
+                if !r.write(i as usize, &l) {
+                    return Err(ApiError::InvalidArgument(format!("register {register}: index {i} out of range")));
+                }
+            }
+            Ok(())
+        })
     }
 
     pub fn register_reset(&self, register: &str) -> ApiResult<()> {
-        self.register(register)?.reset();
+        let (id, r) = self.register(register)?;
+        self.action_locks.hold_register(id, || r.reset());
         Ok(())
     }
 
@@ -1068,6 +1089,30 @@ impl DigestQueue {
             Ok((q, _)) => !q.is_empty(),
             Err(_) => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod table_slot_tests {
+    use super::*;
+
+    /// A staged copy someone else still holds is sealed all the same (on a
+    /// copy): the published snapshot of a small table gets its scan, and the
+    /// holder's copy is left as it was.
+    #[test]
+    fn a_shared_staged_copy_is_still_sealed() {
+        let prog = crate::loader::load(include_str!("../fixtures/l3_acl.json"), true).unwrap();
+        let t = prog.tables.iter().find(|t| t.name == "MyIngress.nexthop").unwrap();
+        let slot = TableSlot::new(TableState::new(t), t);
+        let key = vec![MatchKey::Exact(vec![0; t.keys[0].width.div_ceil(8) as usize])];
+        let act = EAction::Direct { action: 0, data: Limbs::from(&[0u64][..]) };
+        let e = Arc::new(build_entry(t, &key, 0, act, 0, false, 0).unwrap());
+        slot.edit(|_| Ok(((), vec![TOp::Insert(e)]))).unwrap();
+        let held = slot.spare().copy.clone().expect("staged copy");
+        slot.publish();
+        assert!(slot.load().scanned(), "the published small table is scanned");
+        assert!(!held.scanned(), "the other holder's copy is not changed under it");
+        assert_eq!(slot.load().len, 1);
     }
 }
 

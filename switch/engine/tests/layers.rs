@@ -166,54 +166,121 @@ fn without_tests(s: &str) -> String {
     out
 }
 
-/// The crate modules a source names (`crate::x…`, `crate::{x, y::z}`).
-fn imports(src: &str) -> Vec<String> {
-    let s = without_tests(&strip(src));
-    let mut found = Vec::new();
-    let is_id = |c: char| c.is_alphanumeric() || c == '_';
-    for (p, _) in s.match_indices("crate::") {
-        if s[..p].chars().next_back().is_some_and(|c| is_id(c)) {
-            continue; // e.g. `my_crate::`
+/// Per byte offset of `s`: how many inline `mod x { … }` blocks enclose it.
+fn inline_mod_depth(s: &str) -> Vec<u32> {
+    let mut depth = Vec::with_capacity(s.len());
+    let mut stack: Vec<bool> = Vec::new(); // per open brace: opened a `mod`?
+    let mut now = 0;
+    for (p, ch) in s.char_indices() {
+        match ch {
+            '{' => {
+                let before: Vec<&str> = s[..p].split_whitespace().rev().take(2).collect();
+                let is_mod = before.len() == 2 && before[1] == "mod";
+                stack.push(is_mod);
+                now += is_mod as u32;
+            }
+            '}' => now -= stack.pop().unwrap_or(false) as u32,
+            _ => {}
         }
-        let rest = s[p + 7..].trim_start();
-        if let Some(group) = rest.strip_prefix('{') {
-            // the first name of each top-level item of the group
-            let mut depth = 0;
-            let mut name = String::new();
-            let mut at_start = true;
-            for ch in group.chars() {
-                if depth == 0 && at_start {
-                    if is_id(ch) {
-                        name.push(ch);
-                        continue;
-                    }
-                    if ch.is_whitespace() && name.is_empty() {
-                        continue;
-                    }
-                    if !name.is_empty() {
-                        found.push(std::mem::take(&mut name));
-                    }
-                    at_start = false;
-                }
-                match ch {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => at_start = true,
-                    _ => {}
-                }
+        depth.extend(std::iter::repeat_n(now, ch.len_utf8()));
+    }
+    depth
+}
+
+/// The first name of each top-level item of a `{…}` group (`rest` starts
+/// after the `{`); `*` stands for the glob.
+fn group_names(group: &str, found: &mut Vec<String>) {
+    let is_id = |c: char| c.is_alphanumeric() || c == '_' || c == '*';
+    let mut depth = 0;
+    let mut name = String::new();
+    let mut at_start = true;
+    for ch in group.chars() {
+        if depth == 0 && at_start {
+            if is_id(ch) {
+                name.push(ch);
+                continue;
+            }
+            if ch.is_whitespace() && name.is_empty() {
+                continue;
             }
             if !name.is_empty() {
-                found.push(name);
+                found.push(std::mem::take(&mut name));
             }
+            at_start = false;
+        }
+        match ch {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => at_start = true,
+            _ => {}
+        }
+    }
+    if !name.is_empty() {
+        found.push(name);
+    }
+}
+
+/// The crate modules a source at `path` names: `crate::x…`, `crate::{x, y::z}`,
+/// and `super::x` where that reaches the crate root (in a top-level module
+/// file, or `super::super::` one level down). A glob of the crate root
+/// (`crate::*`) names the root itself, `lib`.
+fn imports(path: &str, src: &str) -> Vec<String> {
+    let s = without_tests(&strip(src));
+    let mod_depth = inline_mod_depth(&s);
+    // Module depth of the file: lib.rs 0, x.rs 1, x/y.rs 2, …
+    let file_depth = if path == "lib.rs" { 0 } else { path.matches('/').count() as u32 + 1 };
+    let mut found = Vec::new();
+    let is_id = |c: char| c.is_alphanumeric() || c == '_';
+    let mut at = 0;
+    while at < s.len() {
+        let rest = &s[at..];
+        let (Some(p), skip) = (match (rest.find("crate::"), rest.find("super::")) {
+            (Some(c), Some(u)) => (Some(c.min(u)), if c < u { 7 } else { 0 }),
+            (Some(c), None) => (Some(c), 7),
+            (None, Some(u)) => (Some(u), 0),
+            (None, None) => (None, 0),
+        }) else {
+            break;
+        };
+        let p = at + p;
+        if s[..p].chars().next_back().is_some_and(is_id) {
+            at = p + 7; // e.g. `my_crate::`, `not_super::`
+            continue;
+        }
+        let mut q = p + skip;
+        if skip == 0 {
+            // `super::` repeated k times: the crate root if k reaches it
+            let mut k = 0;
+            while s[q..].starts_with("super::") {
+                k += 1;
+                q += 7;
+                q += s[q..].len() - s[q..].trim_start().len();
+            }
+            if k < file_depth + mod_depth[p] {
+                at = q;
+                continue; // inside this file's own module
+            }
+        }
+        let rest = s[q..].trim_start();
+        if let Some(group) = rest.strip_prefix('{') {
+            group_names(group, &mut found);
+        } else if rest.starts_with('*') {
+            found.push("*".into());
         } else {
             let name: String = rest.chars().take_while(|c| is_id(*c)).collect();
             if !name.is_empty() {
                 found.push(name);
             }
         }
+        at = q.max(p + 1);
     }
     found.retain(|n| n != "self");
+    for n in &mut found {
+        if n == "*" {
+            *n = "lib".into();
+        }
+    }
     found
 }
 
@@ -227,7 +294,7 @@ fn violations(files: &[(String, String)]) -> Vec<String> {
             bad.push(format!("{path}: module `{module}` is not in the layer map of tests/layers.rs"));
             continue;
         };
-        for dep in imports(src) {
+        for dep in imports(path, src) {
             if dep == module {
                 continue;
             }
@@ -283,4 +350,24 @@ fn the_checker_catches_upward_imports() {
     assert!(f("eval.rs", "#[cfg(test)]\nuse crate::api::Switch;\nuse crate::program::*;").is_empty());
     assert!(f("api.rs", "use crate::{exec, runtime::Runtime, types::*};").is_empty());
     assert_eq!(f("eval.rs", "fn f<'a>(x: &'a u8) -> char { let _ = crate::plan::X; 'x' }").len(), 1);
+}
+
+/// A glob of the crate root, and `super::` where it reaches the crate root,
+/// are imports like `crate::x`; `super::` within a module's own files is not.
+#[test]
+fn the_checker_sees_globs_and_super() {
+    let f = |path: &str, src: &str| violations(&[(path.to_string(), src.to_string())]);
+    assert_eq!(f("eval.rs", "use crate::*;").len(), 1, "the root is above every module");
+    assert_eq!(f("table.rs", "use crate::{bits, *};").len(), 1);
+    assert!(f("lib.rs", "use crate::*;").is_empty());
+    assert_eq!(f("eval.rs", "use super::table::Entry;").len(), 1, "sideways");
+    assert_eq!(f("eval.rs", "fn f() { super::plan::go() }").len(), 1, "up");
+    assert_eq!(f("eval.rs", "use super::{bits, runtime::R};").len(), 1);
+    assert!(f("eval.rs", "use super::bits;").is_empty());
+    assert!(f("plan/fast.rs", "use super::layout::L;").is_empty(), "own module");
+    assert_eq!(f("plan/fast.rs", "use super::super::exec::X;").len(), 1);
+    assert!(f("plan/fast.rs", "use super::super::bits;").is_empty());
+    assert!(f("eval.rs", "mod inner { use super::Thing; }\nuse super::bits;").is_empty(), "inner's super is eval");
+    assert_eq!(f("eval.rs", "mod inner { fn g() {} use super::super::api::X; }").len(), 1);
+    assert!(f("eval.rs", "fn f() { not_super::api::x(); }").is_empty());
 }

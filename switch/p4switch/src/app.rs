@@ -82,7 +82,7 @@ pub fn run(o: &Options) -> Result<(), String> {
     let ports = Arc::new(Ports::open(&specs, o.pcap_dir.as_deref(), o.queue_depth).map_err(|e| e.to_string())?);
     let workers = o.workers.unwrap_or_else(default_workers);
     let ifaces: Vec<String> = specs.iter().map(|(_, i)| i.clone()).collect();
-    let spread = o.spread.unwrap_or_else(io::Spread::auto);
+    let spread = o.spread;
     let mut opened = io::open(&ifaces, workers, o.io, spread, Depths { rx: o.rx_depth, tx: o.queue_depth }).map_err(|e| e.to_string())?;
     log_at!(Level::Info, "ports: {} with {workers} workers, {spread}", opened.mode);
     let transmit: p4runtime_server::Transmit = {

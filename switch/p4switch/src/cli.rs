@@ -4,7 +4,7 @@
 //! ```text
 //! p4switch [--device-id N] [-i PORT@IFACE]... [--use-files WAIT_S] [--pcap [DIR]]
 //!          [--log-console] [--log-file PATH] [-L LEVEL] [--workers N]
-//!          [--spread auto|flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--rx-depth N]
+//!          [--spread flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--rx-depth N]
 //!          [--metrics-addr HOST:PORT] [--exec plan|interp]
 //!          [--no-p4 | prog.json]
 //!          -- [--grpc-server-addr HOST:PORT] [--cpu-port N] [--drop-port N]
@@ -85,8 +85,8 @@ pub struct Options {
     pub workers: Option<usize>,
     /// `--io`: how ports move frames (see [`crate::io`]).
     pub io: IoMode,
-    /// `--spread`: None = auto (see [`Spread::auto`]).
-    pub spread: Option<Spread>,
+    /// `--spread`: flow unless told (see [`Spread`]).
+    pub spread: Spread,
     /// `--queue-depth`: egress queue per port, frames.
     pub queue_depth: u32,
     /// `--rx-depth`: receive queue per port and worker, frames.
@@ -119,7 +119,7 @@ impl Default for Options {
             json: None,
             workers: None,
             io: IoMode::Auto,
-            spread: None,
+            spread: Spread::Flow,
             queue_depth: DEFAULT_QUEUE_DEPTH,
             rx_depth: DEFAULT_RX_DEPTH,
             metrics_addr: None,
@@ -162,11 +162,11 @@ options:
   -L, --log-level LEVEL       trace|debug|info|warn|error|off (default info);
                               debug and trace log every packet's path
       --workers N             packet-processing threads (default: the number of CPUs)
-      --spread MODE           auto|flow|port: a port's frames shared among the workers by
+      --spread MODE           flow|port: a port's frames shared among the workers by
                               flow hash (each flow stays in order; an action's registers are
                               locked while it runs, as in BMv2), or all to one worker (meters
                               and registers also see different flows in arrival order);
-                              default auto = flow
+                              default flow (auto: an alias of flow, kept for old scripts)
       --io MODE               auto|xdp|mmap|socket: AF_XDP, AF_PACKET rings, or plain AF_PACKET
                               sockets (default auto: the first that works, in that order)
       --queue-depth N         egress queue per port in frames (default 256; beyond it frames
@@ -275,9 +275,10 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
             "--io" => o.io = IoMode::parse(&value(&mut it)?)?,
             "--spread" => {
                 o.spread = match value(&mut it)?.as_str() {
-                    "auto" => None,
-                    "flow" => Some(Spread::Flow),
-                    "port" => Some(Spread::Port),
+                    // `auto` once chose per program; every program is spread
+                    // by flow now, so it stays only as an alias.
+                    "auto" | "flow" => Spread::Flow,
+                    "port" => Spread::Port,
                     v => return Err(format!("--spread {v:?}: expected auto, flow or port")),
                 }
             }
@@ -399,9 +400,10 @@ mod tests {
     #[test]
     fn io_and_queue_options() {
         let o = run("--io xdp --queue-depth 64 --rx-depth 1024 --workers 2 --spread flow p.json").unwrap();
-        assert_eq!((o.io, o.queue_depth, o.rx_depth, o.workers, o.spread), (IoMode::Xdp, 64, 1024, Some(2), Some(Spread::Flow)));
-        assert_eq!(run("--spread port p.json").unwrap().spread, Some(Spread::Port));
-        assert_eq!(run("--spread auto p.json").unwrap().spread, None);
+        assert_eq!((o.io, o.queue_depth, o.rx_depth, o.workers, o.spread), (IoMode::Xdp, 64, 1024, Some(2), Spread::Flow));
+        assert_eq!(run("--spread port p.json").unwrap().spread, Spread::Port);
+        assert_eq!(run("--spread auto p.json").unwrap().spread, Spread::Flow, "alias");
+        assert_eq!(run("p.json").unwrap().spread, Spread::Flow, "default");
         let o = run("p.json").unwrap();
         assert_eq!((o.io, o.queue_depth, o.rx_depth), (IoMode::Auto, DEFAULT_QUEUE_DEPTH, DEFAULT_RX_DEPTH));
         assert_eq!(o.metrics_addr, None, "metrics are off by default");

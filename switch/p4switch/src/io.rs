@@ -59,23 +59,17 @@ impl IoMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Spread {
     /// By flow hash: the flows of one port run in parallel, each in order.
+    /// The default, for every program, also those with registers and meters:
+    /// the engine holds an action's registers for the extent of the action
+    /// (BMv2's guarantee), meter cells are updated under a lock and counters
+    /// are atomic, so two workers lose no update and a flow stays in order.
+    /// What it gives up is the arrival order *across* flows at a shared meter
+    /// or register; [`Spread::Port`] keeps it.
     Flow,
     /// Every frame of a port to one worker (port `k` to worker `k % workers`):
     /// the port's frames meet meters and registers in arrival order, as in
     /// BMv2, whose one ingress thread sees every frame in turn.
     Port,
-}
-
-impl Spread {
-    /// `auto`: [`Spread::Flow`] for every program, also those with registers
-    /// and meters: the engine holds an action's registers for the extent of
-    /// the action (BMv2's guarantee), meter cells are updated under a lock and
-    /// counters are atomic, so two workers lose no update and a flow stays in
-    /// order. What flow spreading gives up is the arrival order *across* flows
-    /// at a shared meter or register; `--spread port` keeps it.
-    pub fn auto() -> Spread {
-        Spread::Flow
-    }
 }
 
 impl std::fmt::Display for Spread {
@@ -443,11 +437,6 @@ fn open_xdp(ifaces: &[String], workers: usize, spread: Spread, d: Depths, mode: 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn auto_spreads_by_flow() {
-        assert_eq!(Spread::auto(), Spread::Flow);
-    }
 
     #[test]
     fn by_port_each_port_has_exactly_one_receiving_worker() {

@@ -29,6 +29,41 @@ fn sample(text: &str, name_and_labels: &str) -> Option<f64> {
     text.lines().find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' ')?.trim().parse().ok())
 }
 
+/// Runs program `p` on pcap-file ports 1 (fed `frames`) and 2 (empty) in
+/// `dir`, with the metrics endpoint on a free port: (the switch, its address).
+fn start_with_metrics(dir: &TempDir, p: &Prog, frames: &[Vec<u8>]) -> (Running, String) {
+    std::fs::write(dir.0.join("p.json"), p.j.to_string()).unwrap();
+    let mut w = p4switch::pcap::Writer::create(&dir.0.join("p1_in.pcap")).unwrap();
+    for (i, f) in frames.iter().enumerate() {
+        w.write(i as u64 + 1, f).unwrap();
+    }
+    w.flush().unwrap();
+    drop(w);
+    p4switch::pcap::Writer::create(&dir.0.join("p2_in.pcap")).unwrap();
+    let (sw, line) = Running::start(
+        Command::new(switch_bin())
+            .current_dir(&dir.0)
+            .args(["--use-files", "0", "-i", "1@p1", "-i", "2@p2", "--metrics-addr", "127.0.0.1:0", "p.json"])
+            .args(["--", "--grpc-server-addr", "127.0.0.1:0"]),
+    );
+    let addr = line.split("metrics on http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("{line}")).to_string();
+    (sw, addr)
+}
+
+/// The metrics text once `done` holds for it (the switch keeps serving
+/// P4Runtime after its input), or after 10 s.
+fn scrape_until(addr: &str, done: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, text) = get(addr, "/metrics");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        if done(&text) || Instant::now() > deadline {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn table_hits_misses_and_process_metrics_are_served_in_text_format() {
     let dir = TempDir::new("metrics");
@@ -46,33 +81,14 @@ fn table_hits_misses_and_process_metrics_are_served_in_text_format() {
         None,
     );
     p.init(0, "MyIngress.dmac");
-    std::fs::write(dir.0.join("p.json"), p.j.to_string()).unwrap();
-    let mut w = p4switch::pcap::Writer::create(&dir.0.join("p1_in.pcap")).unwrap();
-    for (i, dst) in [1, 1, 7, 1].into_iter().enumerate() {
-        w.write(i as u64 + 1, &eth(mac(dst), mac(9), 0x0800, b"metrics")).unwrap();
-    }
-    w.flush().unwrap();
-    drop(w);
-    p4switch::pcap::Writer::create(&dir.0.join("p2_in.pcap")).unwrap();
-    let (_sw, line) = Running::start(
-        Command::new(switch_bin())
-            .current_dir(&dir.0)
-            .args(["--use-files", "0", "-i", "1@p1", "-i", "2@p2", "--metrics-addr", "127.0.0.1:0", "p.json"])
-            .args(["--", "--grpc-server-addr", "127.0.0.1:0"]),
-    );
-    let addr = line.split("metrics on http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("{line}")).to_string();
-    // The switch keeps serving P4Runtime after its input: wait for the 4 lookups.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let text = loop {
-        let (status, text) = get(&addr, "/metrics");
-        assert_eq!(status, "HTTP/1.1 200 OK");
-        let hits = sample(&text, r#"p4switch_table_hits_total{table="MyIngress.dmac"}"#).unwrap_or(0.0);
-        let misses = sample(&text, r#"p4switch_table_misses_total{table="MyIngress.dmac"}"#).unwrap_or(0.0);
-        if hits + misses >= 4.0 || Instant::now() > deadline {
-            break text;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let frames: Vec<Vec<u8>> = [1, 1, 7, 1].into_iter().map(|dst| eth(mac(dst), mac(9), 0x0800, b"metrics")).collect();
+    let (_sw, addr) = start_with_metrics(&dir, &p, &frames);
+    // the 4 lookups
+    let text = scrape_until(&addr, |text| {
+        let hits = sample(text, r#"p4switch_table_hits_total{table="MyIngress.dmac"}"#).unwrap_or(0.0);
+        let misses = sample(text, r#"p4switch_table_misses_total{table="MyIngress.dmac"}"#).unwrap_or(0.0);
+        hits + misses >= 4.0
+    });
     assert!(text.to_ascii_lowercase().contains("content-type: text/plain; version=0.0.4"), "{text}");
     assert_eq!(sample(&text, r#"p4switch_table_hits_total{table="MyIngress.dmac"}"#), Some(3.0), "{text}");
     assert_eq!(sample(&text, r#"p4switch_table_misses_total{table="MyIngress.dmac"}"#), Some(1.0), "{text}");
@@ -103,31 +119,11 @@ fn digests_raised_before_a_p4runtime_pipeline_are_counted() {
     p.j["learn_lists"] = json!([{"id": 1, "name": "learn_t", "elements": [fld("ethernet", "srcAddr")]}]);
     p.keyless(0, "MyIngress.t_learn", "MyIngress.learn", vec![], None);
     p.init(0, "MyIngress.t_learn");
-    std::fs::write(dir.0.join("p.json"), p.j.to_string()).unwrap();
     const FRAMES: u8 = 25;
-    let mut w = p4switch::pcap::Writer::create(&dir.0.join("p1_in.pcap")).unwrap();
-    for i in 0..FRAMES {
-        w.write(i as u64 + 1, &eth(mac(1), mac(i), 0x0800, b"learn me")).unwrap();
-    }
-    w.flush().unwrap();
-    drop(w);
-    p4switch::pcap::Writer::create(&dir.0.join("p2_in.pcap")).unwrap();
-    let (_sw, line) = Running::start(
-        Command::new(switch_bin())
-            .current_dir(&dir.0)
-            .args(["--use-files", "0", "-i", "1@p1", "-i", "2@p2", "--metrics-addr", "127.0.0.1:0", "p.json"])
-            .args(["--", "--grpc-server-addr", "127.0.0.1:0"]),
-    );
-    let addr = line.split("metrics on http://").nth(1).and_then(|r| r.split('/').next()).unwrap_or_else(|| panic!("{line}")).to_string();
+    let frames: Vec<Vec<u8>> = (0..FRAMES).map(|i| eth(mac(1), mac(i), 0x0800, b"learn me")).collect();
+    let (_sw, addr) = start_with_metrics(&dir, &p, &frames);
     let drops = |text: &str, reason: &str| sample(text, &format!(r#"p4switch_p4runtime_digest_drops_total{{reason="{reason}"}}"#));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let text = loop {
-        let (_, text) = get(&addr, "/metrics");
-        if drops(&text, "no_pipeline") == Some(FRAMES as f64) || Instant::now() > deadline {
-            break text;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let text = scrape_until(&addr, |text| drops(text, "no_pipeline") == Some(FRAMES as f64));
     assert_eq!(drops(&text, "no_pipeline"), Some(FRAMES as f64), "{text}");
     for reason in ["rate", "repeat", "unconfigured", "queue", "stream_full", "no_primary", "discarded"] {
         assert_eq!(drops(&text, reason), Some(0.0), "{reason}: {text}");

@@ -22,7 +22,7 @@ use crate::arbitration::{role_key, Arbitration, Notice};
 use crate::canonical;
 use crate::digests::{DigestBatcher, DigestConfig, DigestStats, ListOut};
 use crate::stats::ServerStats;
-use crate::error::{batch_status, to_tonic, RtError, RtResult};
+use crate::error::{batch_status, RtError, RtResult};
 use crate::packetio;
 use crate::pipeline::{self, Pipeline};
 use crate::proto::google::rpc;
@@ -339,20 +339,20 @@ impl Device {
         let p = self.require_pipeline()?;
         let mut books = lock(&self.books);
         let mut batch = self.switch.table_batch();
-        let results: Vec<Option<RtError>> = req
-            .updates
-            .iter()
-            .map(|u| match self.stopping.load(Ordering::Relaxed) {
-                // the client is being cut off: end soon, and leave the state as it stands
-                true => Some(RtError::new(Code::Unavailable, "switch shutting down: not applied")),
-                false => self.apply(&p, &mut books, &mut batch, u).err(),
-            })
-            .collect();
+        let mut results: Vec<Option<RtError>> = Vec::with_capacity(req.updates.len());
+        for u in &req.updates {
+            if self.stopping.load(Ordering::Relaxed) {
+                // the client is being cut off: end soon, and leave the state
+                // as it stands (the rest is answered as skipped, in one go)
+                break;
+            }
+            results.push(self.apply(&p, &mut books, &mut batch, u).err());
+        }
         batch.publish();
         drop(batch);
-        match batch_status(&results) {
+        match batch_status(&results, req.updates.len() - results.len()) {
             None => Ok(()),
-            Some(st) => Err(to_tonic(st)),
+            Some(st) => Err(st),
         }
     }
 
@@ -775,9 +775,9 @@ impl Device {
             _ => return Err(RtError::invalid(format!("register '{}': data must be a bitstring", a.name))),
         };
         let value = canonical::to_width(&value, a.bitwidth);
-        for i in Self::indices(a.size, &r.index, &a.name)? {
-            self.switch.register_write(&a.name, i, &value)?;
-        }
+        // One call for all cells: a wildcard write is atomic relative to the
+        // actions using the register, as in BMv2.
+        self.switch.register_write_cells(&a.name, Self::indices(a.size, &r.index, &a.name)?, &value)?;
         Ok(())
     }
 
@@ -1225,8 +1225,10 @@ impl Device {
     fn read_registers(&self, s: &Schema, r: &p4v1::RegisterEntry, out: &mut Vec<p4v1::Entity>) -> RtResult<()> {
         let arrays = selected(&s.registers, r.register_id, "register")?;
         for a in arrays {
-            for i in Self::indices(a.size, &r.index, &a.name)? {
-                let v = self.switch.register_read(&a.name, i)?;
+            // One snapshot of the cells, taken under the actions' lock group.
+            let cells = Self::indices(a.size, &r.index, &a.name)?;
+            let values = self.switch.register_read_cells(&a.name, cells.clone())?;
+            for (i, v) in cells.zip(values) {
                 out.push(p4v1::Entity {
                     entity: Some(E::RegisterEntry(p4v1::RegisterEntry {
                         register_id: a.id,

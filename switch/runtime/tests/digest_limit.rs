@@ -9,35 +9,19 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::client::*;
-use common::fixture;
+use common::learn::{self, frame};
 use p4runtime_server::proto::p4::v1 as p4v1;
 use p4runtime_server::ServerOptions;
-use p4v1::entity::Entity as E;
 use p4v1::stream_message_response::Update as Out;
-use p4v1::update::Type;
 use tokio_stream::StreamExt;
 
 const CAP: u64 = 1000;
-
-fn frame(src: u32) -> Vec<u8> {
-    let mut f = vec![1u8; 6];
-    f.extend_from_slice(&[0x02, 0]);
-    f.extend_from_slice(&src.to_be_bytes());
-    f.extend_from_slice(&0x1234u16.to_be_bytes());
-    f.extend_from_slice(&[0u8; 46]);
-    f
-}
 
 /// A server capped at CAP digests/s, the digest configured with `cfg`, and
 /// `t_exact` sending every frame to dst 01:.. to the `learn` action.
 async fn learning(cfg: p4v1::digest_entry::Config) -> Conn {
     let mut c = start_with(ServerOptions { addr: "127.0.0.1:0".into(), max_digest_rate: CAP, ..Default::default() }).await;
-    c.set_pipeline(fixture::JSON, fixture::p4info()).await.expect("pipeline");
-    let de = E::DigestEntry(p4v1::DigestEntry { digest_id: fixture::D_DIGEST, config: Some(cfg) });
-    c.write(vec![update(Type::Insert, de)]).await.unwrap();
-    c.write(vec![update(Type::Insert, entry(fixture::T_EXACT, vec![exact(&[1; 6])], action(fixture::A_LEARN, &[]), 0))])
-        .await
-        .unwrap();
+    learn::learning(&mut c, cfg).await;
     c
 }
 

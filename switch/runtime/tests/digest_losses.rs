@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use common::client::*;
 use common::fixture;
+use common::learn::{frame, learning};
 use p4engine::{ActionSpec, EntryAction, Switch, SwitchConfig};
 use p4runtime_server::proto::p4::v1 as p4v1;
 use p4runtime_server::proto::p4::v1::p4_runtime_client::P4RuntimeClient;
@@ -20,16 +21,6 @@ use p4v1::entity::Entity as E;
 use p4v1::stream_message_response::Update as Out;
 use p4v1::update::Type;
 use tokio_stream::StreamExt;
-
-/// To dst 01:01:01:01:01:01 (`t_exact` sends it to `learn`), from a source of its own.
-fn frame(src: u32) -> Vec<u8> {
-    let mut f = vec![1u8; 6];
-    f.extend_from_slice(&[0x02, 0]);
-    f.extend_from_slice(&src.to_be_bytes());
-    f.extend_from_slice(&0x1234u16.to_be_bytes());
-    f.extend_from_slice(&[0u8; 46]);
-    f
-}
 
 fn no_cap() -> ServerOptions {
     ServerOptions { addr: "127.0.0.1:0".into(), max_digest_rate: 0, ..Default::default() }
@@ -41,15 +32,6 @@ fn digest_entry(cfg: p4v1::digest_entry::Config) -> E {
 
 /// A list per digest, at once.
 const EACH: p4v1::digest_entry::Config = p4v1::digest_entry::Config { max_timeout_ns: 0, max_list_size: 1, ack_timeout_ns: 0 };
-
-/// The pipeline, the digest configured with `cfg`, and `t_exact` sending dst 01:.. to `learn`.
-async fn learning(c: &mut Conn, cfg: p4v1::digest_entry::Config) {
-    c.set_pipeline(fixture::JSON, fixture::p4info()).await.expect("pipeline");
-    c.write(vec![update(Type::Insert, digest_entry(cfg))]).await.unwrap();
-    c.write(vec![update(Type::Insert, entry(fixture::T_EXACT, vec![exact(&[1; 6])], action(fixture::A_LEARN, &[]), 0))])
-        .await
-        .unwrap();
-}
 
 /// The digest counters once `done` holds for them (within 10 s) and they
 /// have stopped changing for 200 ms.

@@ -2,6 +2,8 @@
 
 pub mod client;
 pub mod fixture;
+#[allow(dead_code)] // only the digest tests learn
+pub mod learn;
 pub mod rng;
 
 /// A connection that has loaded the fixture program (`fixture::JSON`).
