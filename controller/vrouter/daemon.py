@@ -29,7 +29,7 @@ from p4rt import EntityError, P4RuntimeError, P4RuntimeWriteError, SchemaError, 
 
 from . import names as N
 from . import packets as pk
-from . import routefile, status
+from . import priority, routefile, status
 from .config import ConfigError, Network, SwitchConfig, load
 from .desired import Neighbor, Pw, Runtime, desired_state, pw_nexthop_id, static_stations, station_capacity
 from .pacing import Backoff, TokenBucket
@@ -867,16 +867,23 @@ ROUTES_EVERY = 0.1           # s between looks at routes files (a stat each; rou
 
 
 def run(net: Network, names: list[str], election_id: int = 10, path: Path | None = None,
-        metrics_addr: str | None = None) -> int:
+        metrics_addr: str | None = None, nice: int = 0) -> int:
     """Run the daemon for the named switches until SIGTERM/SIGINT; 0 on a clean stop.
 
-    With `metrics_addr` (HOST:PORT), Prometheus metrics are served there (metrics.py).
+    With `metrics_addr` (HOST:PORT), Prometheus metrics are served there (metrics.py). With
+    `nice` > 0 the process first goes that many nice steps down, as SCHED_BATCH (priority.py;
+    `vrouter run` defaults to 10): forwarding before control.
 
     The description file is re-read when it changes and only the difference is written; on
     SIGHUP it is re-read and every switch re-read and reconciled at once (the way to retry
     now after a failure). An invalid new file is reported and the old one kept. A switch's routes
     file (`routes_file:`) is looked at every ROUTES_EVERY and taken by difference (take_routes).
     """
+    if nice > 0:
+        try:
+            event("priority", **(priority.lower(nice) or {}))
+        except OSError as exc:
+            event("priority_unchanged", logging.WARNING, nice=nice, error=exc)
     stop = threading.Event()
     hup = threading.Event()
 
