@@ -38,6 +38,22 @@ def test_soak_churns_routes_under_traffic(tmp_path):
     text = (run / "report.md").read_text()
     assert "route writes/s" in text and "load average before" in text and "CPU milliseconds per second" in text
     assert "vrouter" in data["summary"]["churn_cpu_ms_per_s"]
+    # forwarding before control: the workers above p4switch's control threads and the controller
+    pr = data["priorities"]
+    nice = lambda k: int(pr[k].split()[1])
+    workers = [nice(k) for k in pr if k.startswith("p4switch p4switch-w")]
+    control = [nice(k) for k in pr if k.startswith(("p4switch p4rt-", "vrouter "))]
+    assert workers and control and max(workers) < min(control), pr
+    assert all(pr[k].endswith("batch") for k in pr if k.startswith(("p4switch p4rt-", "vrouter "))), pr
+    assert "Priorities in effect" in text
+
+
+def test_make_soak_passes_the_options_the_soak_needs():
+    out = subprocess.run(["make", "-n", "soak", "DURATION=400", "WINDOW=200", "CHURN_VIA=both", "RATE=5000"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+    assert "-m bench.soak --duration 400 --window 200 --churn-via both --rate 5000" in out, out
+    out = subprocess.run(["make", "-n", "soak"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+    assert "-m bench.soak --duration 3600" in out and "--churn-via" not in out, out
 
 
 def test_soak_compares_churn_through_the_description_and_the_routes_file(tmp_path):
