@@ -68,6 +68,9 @@ class Router:
     RETRY = (0.5, 30.0)             # resync backoff after a failure: first delay, cap (s)
     RECONNECT = (0.02, 0.1)         # reconnect backoff after the switch went away (s): a restarted switch
                                     # is found within 0.1 s of listening again
+    NAP = (0.005, 0.025)            # sleep between rounds with nothing to do: the first, doubled while
+                                    # idle up to the second (s). Always 5 ms cost 12.5 CPU ms/s idle (200
+                                    # empty rounds/s); the first message after a quiet spell waits <= 25 ms
 
     def __init__(self, net: Network, cfg: SwitchConfig, election_id: int, stop: threading.Event,
                  status_path: Path | None = None, metrics: Metrics | None = None) -> None:
@@ -89,6 +92,7 @@ class Router:
         self.last_check = 0.0
         self.last_report = 0.0
         self.last_status = 0.0
+        self.nap = self.NAP[0]
         self.pending: dict[IP, list[bytes]] = {}
         self.asked: dict[IP, float] = {}
         self.heard: dict[IP, float] = {}     # neighbour -> last time its ARP reached the controller
@@ -457,8 +461,10 @@ class Router:
                 self.refresh()
         if busy:
             self.version += 1
+            self.nap = self.NAP[0]
         else:
-            self.stop.wait(0.005)
+            self.stop.wait(self.nap)
+            self.nap = min(2 * self.nap, self.NAP[1])
 
     # --- learning -------------------------------------------------------------------------
 
