@@ -167,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         if name == "run":
             p.add_argument("--election-id", type=int, default=10)
             p.add_argument("--nice", type=int, default=DEFAULT_NICE, choices=range(20), metavar="N",
-                           help=f"run N nice steps below the process that started it, as SCHED_BATCH, so "
-                                f"the data plane beside it comes first (0..19, default {DEFAULT_NICE}; 0 = off)")
+                           help=f"run at nice N (never above where it was started) as SCHED_BATCH, so the "
+                                f"data plane beside it comes first (0..19, default {DEFAULT_NICE}; 0 = off)")
             p.add_argument("--metrics-addr", type=host_port, metavar="HOST:PORT",
                            help="serve Prometheus metrics there (off by default)")
     p = sub.add_parser("show", help="print live switch state")

@@ -877,7 +877,7 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
     """Run the daemon for the named switches until SIGTERM/SIGINT; 0 on a clean stop.
 
     With `metrics_addr` (HOST:PORT), Prometheus metrics are served there (metrics.py). With
-    `nice` > 0 the process first goes that many nice steps down, as SCHED_BATCH (priority.py;
+    `nice` > 0 the process first goes down to that nice value, as SCHED_BATCH (priority.py;
     `vrouter run` defaults to 10): forwarding before control.
 
     The description file is re-read when it changes and only the difference is written; on

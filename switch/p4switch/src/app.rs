@@ -177,8 +177,9 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
     Ok(())
 }
 
-/// Runs `start` on a thread of its own that first lowers its priority by
-/// `nice` steps (`--control-nice`; [`sys::lower_thread_priority`]): every
+/// Runs `start` on a thread of its own that first lowers its priority to
+/// nice `nice` (`--control-nice`; [`sys::lower_thread_priority`]; never above
+/// the process's own: a switch started under `nice -n 15` keeps 15): every
 /// thread the control plane starts there (the P4Runtime server's runtime,
 /// events and idle threads, the digest log, metrics) inherits it, while the
 /// calling thread, which starts the workers afterwards, keeps its own. So a
@@ -189,7 +190,10 @@ fn start_control<T: Send>(nice: u32, start: impl FnOnce() -> Result<T, String> +
         let t = std::thread::Builder::new().name("p4switch-ctl".into()).spawn_scoped(s, || {
             if nice > 0 {
                 let own = sys::thread_nice().unwrap_or(0);
-                let to = (own + nice as i32).min(19);
+                // Absolute, as systemd's Nice=: a switch started niced on a
+                // shared machine does not push its control plane further down
+                // against other niced work than it would be there anyway.
+                let to = own.max(nice as i32);
                 match sys::lower_thread_priority(to) {
                     Ok(()) => log_at!(Level::Info, "control threads at nice {to} (SCHED_BATCH), workers at nice {own}"),
                     Err(e) => log_at!(Level::Warn, "--control-nice {nice}: {e}; control threads keep the workers' priority"),

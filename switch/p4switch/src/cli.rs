@@ -28,8 +28,9 @@ pub const DEFAULT_QUEUE_DEPTH: u32 = 256;
 /// (switch/p4switch/README.md, "Choosing `--io`").
 pub const DEFAULT_RX_DEPTH: u32 = 1024;
 /// Default `--control-nice`: the control threads (P4Runtime server, its
-/// events and idle-timeout threads, digest log, metrics) run 10 nice steps
-/// below the workers (and SCHED_BATCH): a worker waking preempts them, yet at
+/// events and idle-timeout threads, digest log, metrics) run at nice 10
+/// (and SCHED_BATCH) while the workers keep the process's (0 when started
+/// plainly): a worker waking preempts them, yet at
 /// weight 110 against 1024 they still get ~10 % of a CPU the workers keep busy,
 /// more than a 1,000 routes/s churn needs (a few ms/s), so writes never starve.
 pub const DEFAULT_CONTROL_NICE: u32 = 10;
@@ -102,8 +103,8 @@ pub struct Options {
     pub metrics_addr: Option<String>,
     /// `--exec`: the engine's execution path.
     pub exec: p4engine::ExecMode,
-    /// `--control-nice`: how many nice steps the control threads run below
-    /// the workers (0: same priority, no SCHED_BATCH).
+    /// `--control-nice`: the control threads' nice value, at least the
+    /// process's own (0: left as the workers, no SCHED_BATCH).
     pub control_nice: u32,
     pub grpc_addr: String,
     /// `--no-grpc` (ours): run without the P4Runtime server.
@@ -187,9 +188,9 @@ options:
                               default; port 0 picks a free port, logged at info level)
       --exec plan|interp      run packets through the compiled plan (default) or the reference
                               interpreter (slower; both must give the same packets)
-      --control-nice N        run the control threads (P4Runtime, metrics) N nice steps below
-                              the workers, as SCHED_BATCH, so forwarding comes first (0..19,
-                              default 10; 0 = same priority as the workers)
+      --control-nice N        run the control threads (P4Runtime, metrics) at nice N (at least the
+                              process's own) as SCHED_BATCH, the workers staying at the process's,
+                              so forwarding comes first (0..19, default 10; 0 = as the workers)
       --no-p4                 start without a program (load one over P4Runtime)
   -h, --help                  this text
       --version               version
