@@ -182,9 +182,9 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
 /// the process's own: a switch started under `nice -n 15` keeps 15): every
 /// thread the control plane starts there (the P4Runtime server's runtime,
 /// events and idle threads, the digest log, metrics) inherits it, while the
-/// calling thread, which starts the workers afterwards, keeps its own. So a
-/// worker that wakes preempts a control thread at once, and a burst of
-/// writes delays control, not forwarding.
+/// calling thread, which starts the workers afterwards, keeps its own. So the
+/// scheduler prefers a worker to a control thread (README, "Forwarding before
+/// control"), and a burst of writes delays control more than forwarding.
 fn start_control<T: Send>(nice: u32, start: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
     std::thread::scope(|s| {
         let t = std::thread::Builder::new().name("p4switch-ctl".into()).spawn_scoped(s, || {
