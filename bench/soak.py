@@ -128,6 +128,29 @@ def route_writes(log: Path) -> int:
     return sum(int(m.group(1)) for m in WRITES_RE.finditer(log.read_text(errors="replace")))
 
 
+POLICIES = {0: "normal", 3: "batch", 5: "idle"}
+
+
+def priorities(pid: int) -> dict[str, str]:
+    """Nice value and scheduling policy of a process's threads by name (proc(5) stat fields 19
+    and 41), e.g. {"p4switch-w0": "nice 0", "p4rt-grpc": "nice 10 batch"}: who comes first on a
+    busy CPU (p4switch --control-nice, vrouter run --nice)."""
+    out: dict[str, str] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            text = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+        except OSError:
+            continue
+        f = text[text.rindex(")") + 2:].split()
+        policy = POLICIES.get(int(f[38]), f"policy {f[38]}")
+        out[text[text.index("(") + 1:text.rindex(")")]] = f"nice {f[16]}" + ("" if policy == "normal" else f" {policy}")
+    return dict(sorted(out.items()))
+
+
 def cpu_seconds(dut: P4Switch, churn: Churn) -> dict[str, float]:
     """CPU seconds so far of every party of the soak (see cputime.py)."""
     out: dict[str, float] = {}
@@ -169,6 +192,10 @@ def run(args) -> dict:
             first = ", ".join(Churn.prefix(0, v) for v in vias)
             dut.l3(**extra)
             dut.warm_up()
+            data["priorities"] = {"bench": f"nice {os.nice(0)}",
+                                  **{f"vrouter {k}": v for k, v in priorities(dut.ctl.pid).items()},
+                                  **{f"p4switch {k}": v for k, v in priorities(dut.proc.pid).items()}}
+            say("soak: priorities " + ", ".join(f"{k} {v}" for k, v in data["priorities"].items()))
             flows = [rfc2544.Flow(a, b, dut.gateway_mac(a))]
             if args.rate:
                 zero_loss = args.rate
@@ -294,6 +321,9 @@ def write_report(d: Path, data: dict) -> None:
           "description writer):",
           "",
           cpu_table(data["windows"]),
+          "",
+          "Priorities in effect (nice, policy; p4switch `--control-nice`, `vrouter run --nice`): "
+          + ", ".join(f"{k} {v}" for k, v in data.get("priorities", {}).items()) + ".",
           "",
           "| summary | value | goal |", "|---|---|---|"]
     goals = {"switch_memory_growth_pct": "<= 1 %", "controller_memory_growth_pct": "<= 1 %",

@@ -38,6 +38,24 @@ def test_soak_churns_routes_under_traffic(tmp_path):
     text = (run / "report.md").read_text()
     assert "route writes/s" in text and "load average before" in text and "CPU milliseconds per second" in text
     assert "vrouter" in data["summary"]["churn_cpu_ms_per_s"]
+    # forwarding before control: p4switch's control threads and the controller at nice 10 (at
+    # least the bench's own: helpers run it under nice -n 10), batch, the workers as started
+    pr = data["priorities"]
+    nice = lambda k: int(pr[k].split()[1])
+    workers = [nice(k) for k in pr if k.startswith("p4switch p4switch-w")]
+    control = [nice(k) for k in pr if k.startswith(("p4switch p4rt-", "vrouter "))]
+    bench = int(pr["bench"].split()[1])
+    assert workers and set(workers) == {bench} and set(control) == {max(bench, 10)}, pr
+    assert all(pr[k].endswith("batch") for k in pr if k.startswith(("p4switch p4rt-", "vrouter "))), pr
+    assert "Priorities in effect" in text
+
+
+def test_make_soak_passes_the_options_the_soak_needs():
+    out = subprocess.run(["make", "-n", "soak", "DURATION=400", "WINDOW=200", "CHURN_VIA=both", "RATE=5000"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+    assert "-m bench.soak --duration 400 --window 200 --churn-via both --rate 5000" in out, out
+    out = subprocess.run(["make", "-n", "soak"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+    assert "-m bench.soak --duration 3600" in out and "--churn-via" not in out, out
 
 
 def test_soak_compares_churn_through_the_description_and_the_routes_file(tmp_path):

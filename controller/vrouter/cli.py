@@ -15,6 +15,7 @@ from .config import ConfigError, Network, load
 
 log = logging.getLogger("vrouter")
 DEFAULT_FILE = os.environ.get("VROUTER_CONFIG", "topo/campus.yaml")
+DEFAULT_NICE = 10       # `vrouter run --nice`: below the data plane (priority.py)
 
 
 class CommandError(Exception):
@@ -111,7 +112,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_program(net)
     try:
         return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file,
-                   metrics_addr=args.metrics_addr)
+                   metrics_addr=args.metrics_addr, nice=args.nice)
     except OSError as exc:
         raise CommandError(f"cannot serve metrics on {args.metrics_addr}: {exc.strerror or exc}") from None
 
@@ -165,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--switch", action="append", help="only this switch (repeatable)")
         if name == "run":
             p.add_argument("--election-id", type=int, default=10)
+            p.add_argument("--nice", type=int, default=DEFAULT_NICE, choices=range(20), metavar="N",
+                           help=f"run at nice N (never above where it was started) as SCHED_BATCH, so the "
+                                f"data plane beside it comes first (0..19, default {DEFAULT_NICE}; 0 = off)")
             p.add_argument("--metrics-addr", type=host_port, metavar="HOST:PORT",
                            help="serve Prometheus metrics there (off by default)")
     p = sub.add_parser("show", help="print live switch state")

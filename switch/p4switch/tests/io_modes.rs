@@ -2,7 +2,8 @@
 //! mode: frames of every size up to 9216 bytes cross unchanged; a port's
 //! flows are spread over the workers and each stays in order, or with
 //! `--spread port` all go to one worker in the order sent; an idle switch
-//! sleeps; SIGTERM ends it at once and frees the gRPC address; the admin
+//! sleeps; its control threads run below the workers (`--control-nice`);
+//! SIGTERM ends it at once and frees the gRPC address; the admin
 //! service shapes and bounds an egress queue. Needs root (the project's
 //! machines and CI run as root).
 
@@ -449,6 +450,54 @@ fn an_idle_switch_uses_under_one_percent_of_a_core() {
         let used = process_cpu(pid) - c0;
         let share = used as f64 / t0.elapsed().as_nanos() as f64;
         assert!(share < 0.01, "{mode}: idle switch used {:.2} % of a core ({used} ns): {:?}", share * 100.0, thread_cpu(pid));
+    }
+}
+
+/// (name, nice, scheduling policy) of every thread of process `pid`, from
+/// /proc/PID/task/*/stat (fields 2, 19 and 41).
+fn thread_priorities(pid: u32) -> Vec<(String, i32, u32)> {
+    let mut out = Vec::new();
+    for t in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(t.path().join("stat")) else { continue };
+        let (head, rest) = stat.rsplit_once(')').unwrap();
+        let name = head.split_once('(').unwrap().1.to_string();
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        out.push((name, f[16].parse().unwrap(), f[38].parse().unwrap()));
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn control_threads_run_below_the_workers() {
+    const SCHED_OTHER: u32 = 0;
+    const SCHED_BATCH: u32 = 3;
+    let topo = Topo::new("pr");
+    let dir = TempDir::new("priorities");
+    for (nice, args) in [(10, vec![]), (0, vec!["--control-nice", "0"]), (15, vec!["--control-nice", "15"])] {
+        let mut a = vec!["--io", "mmap", "--workers", "2", "--metrics-addr", "127.0.0.1:0"];
+        a.extend(args);
+        let (mut sw, _) = topo.start_switch(&dir.0, &cross_connect(), &a, &["--grpc-server-addr", "127.0.0.1:0"]);
+        let pid = sw.0.id();
+        std::thread::sleep(Duration::from_millis(200));
+        let threads = thread_priorities(pid);
+        let workers: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4switch-w")).collect();
+        let control: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4rt-") || t.0.starts_with("p4switch-metric")).collect();
+        assert_eq!(workers.len(), 2, "{threads:?}");
+        for name in ["p4rt-grpc", "p4rt-server", "p4rt-events", "p4rt-idle", "p4rt-digest-log", "p4switch-metric"] {
+            assert!(control.iter().any(|t| t.0 == name), "no {name} thread: {threads:?}");
+        }
+        let w = workers[0].1;
+        assert!(workers.iter().all(|t| t.1 == w && t.2 == SCHED_OTHER), "{threads:?}");
+        // The test may itself run niced (helpers: nice -n 10): control never above the process.
+        let want = if nice > 0 { w.max(nice) } else { w };
+        let policy = if nice > 0 { SCHED_BATCH } else { SCHED_OTHER };
+        assert!(control.iter().all(|t| t.1 == want && t.2 == policy), "--control-nice {nice}, workers at {w}: {threads:?}");
+        if nice > w {
+            assert!(control.iter().all(|t| t.1 > w), "workers' nice < control threads' nice: {threads:?}");
+        }
+        assert!(Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap().success());
+        assert!(sw.0.wait().unwrap().success(), "clean exit");
     }
 }
 

@@ -310,6 +310,38 @@ pub fn now_timeval() -> (u32, u32) {
     (d.as_secs() as u32, d.subsec_micros())
 }
 
+/// The calling thread's nice value (from /proc: getpriority's -1 is both a
+/// nice value and its error).
+pub fn thread_nice() -> io::Result<i32> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat")?;
+    // Field 19; the name (field 2, in parentheses) may hold spaces.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    rest.split_whitespace()
+        .nth(16)
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "/proc/thread-self/stat: no nice field"))
+}
+
+/// Puts the calling thread below the others: SCHED_BATCH (its wake-ups do
+/// not preempt a running thread; it waits for the tick or a free CPU) at nice
+/// `nice` (a weight share of a busy CPU, so it still progresses). Threads it
+/// starts afterwards inherit both. Lowering priority needs no privilege.
+pub fn lower_thread_priority(nice: i32) -> io::Result<()> {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: plain system calls; param is a valid sched_param. Linux applies
+    // both to one thread (pid 0 / a tid), not the whole process.
+    unsafe {
+        if libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        if libc::setpriority(libc::PRIO_PROCESS, tid, nice) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// CPU time the calling thread has used, in nanoseconds.
 pub fn thread_cpu_ns() -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
