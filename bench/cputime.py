@@ -12,15 +12,34 @@ from pathlib import Path
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _stat_seconds(path: Path) -> tuple[str, float] | None:
-    """(name, utime + stime in seconds) of one /proc/.../stat file; None once it has gone."""
+def stat_fields(path: Path) -> tuple[str, list[str]] | None:
+    """(name, fields from field 3 on) of one /proc/.../stat file (fields[0] is field 3, state, of
+    proc(5)); None once it has gone. The name, in parentheses, may hold spaces."""
     try:
         text = path.read_text()
     except OSError:
         return None
-    name = text[text.index("(") + 1:text.rindex(")")]
-    fields = text[text.rindex(")") + 2:].split()    # fields[0] is field 3 (state) of proc(5)
-    return name, (int(fields[11]) + int(fields[12])) / TICK
+    return text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 2:].split()
+
+
+def task_stats(pid: int) -> dict[str, tuple[str, list[str]]]:
+    """tid -> stat_fields() of every living thread of a process ({} once it has gone)."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    got = {tid: stat_fields(Path(f"/proc/{pid}/task/{tid}/stat")) for tid in tids}
+    return {tid: g for tid, g in got.items() if g}
+
+
+def _stat_seconds(path: Path) -> tuple[str, float] | None:
+    """(name, utime + stime in seconds) of one /proc/.../stat file; None once it has gone."""
+    got = stat_fields(path)
+    return (got[0], _seconds(got[1])) if got else None
+
+
+def _seconds(fields: list[str]) -> float:
+    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def process(pid: int) -> float | None:
@@ -37,16 +56,7 @@ def thread(pid: int, tid: int) -> float | None:
 
 def by_thread(pid: int) -> dict[str, float]:
     """CPU seconds of a process's living threads, keyed `name#tid` (see ms_per_s)."""
-    out: dict[str, float] = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        got = _stat_seconds(Path(f"/proc/{pid}/task/{tid}/stat"))
-        if got:
-            out[f"{got[0]}#{tid}"] = got[1]
-    return out
+    return {f"{name}#{tid}": _seconds(fields) for tid, (name, fields) in task_stats(pid).items()}
 
 
 def ms_per_s(before: dict[str, float], after: dict[str, float], seconds: float) -> dict[str, float]:

@@ -136,18 +136,9 @@ def priorities(pid: int) -> dict[str, str]:
     and 41), e.g. {"p4switch-w0": "nice 0", "p4rt-grpc": "nice 10 batch"}: who comes first on a
     busy CPU (p4switch --control-nice, vrouter run --nice)."""
     out: dict[str, str] = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            text = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
-        except OSError:
-            continue
-        f = text[text.rindex(")") + 2:].split()
+    for name, f in cputime.task_stats(pid).values():
         policy = POLICIES.get(int(f[38]), f"policy {f[38]}")
-        out[text[text.index("(") + 1:text.rindex(")")]] = f"nice {f[16]}" + ("" if policy == "normal" else f" {policy}")
+        out[name] = f"nice {f[16]}" + ("" if policy == "normal" else f" {policy}")
     return dict(sorted(out.items()))
 
 
