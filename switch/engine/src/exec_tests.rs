@@ -1259,3 +1259,18 @@ fn plan_selects_and_condition_branches_agree_with_the_interpreter() {
     // d = 1, 2, 3 or unparsed, at every frame length
     assert!(seen.len() >= 40, "too few paths exercised: {seen:?}");
 }
+
+/// A control-plane write of a cell range that reaches past the register's end
+/// is refused whole: no cell of it changes (a malformed request changes
+/// nothing), and a range that fits is written.
+#[test]
+fn register_write_past_the_end_changes_no_cell() {
+    let mut v = one_action(vec![]);
+    v["register_arrays"] = json!([{"name": "r", "id": 0, "size": 2, "bitwidth": 32}]);
+    let sw = switch(&v);
+    let err = sw.register_write_cells("r", 0..3, &[0, 0, 0, 7]).unwrap_err();
+    assert!(format!("{err:?}").contains("index 2 out of range"), "{err:?}");
+    assert_eq!(sw.register_read_cells("r", 0..2).unwrap(), vec![vec![0u8; 4]; 2], "nothing written");
+    sw.register_write_cells("r", 0..2, &[0, 0, 0, 7]).unwrap();
+    assert_eq!(sw.register_read_cells("r", 0..2).unwrap(), vec![vec![0, 0, 0, 7]; 2]);
+}

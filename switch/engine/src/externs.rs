@@ -99,6 +99,14 @@ impl RegArray {
         }
     }
 
+    /// Number of cells.
+    pub fn len(&self) -> usize {
+        match self {
+            RegArray::Narrow { cells, .. } => cells.len(),
+            RegArray::Wide { width, cells } => cells.lock().map_or(0, |c| c.len() / bits::limbs(*width)),
+        }
+    }
+
     /// Reads cell `i` into `out` (limbs); false if out of range.
     pub fn read(&self, i: usize, out: &mut [u64]) -> bool {
         match self {

@@ -851,6 +851,10 @@ impl Runtime {
         if bits::bitlen_bytes(value) > r.width() {
             return Err(ApiError::InvalidArgument(format!("register {register}: value does not fit in {} bits", r.width())));
         }
+        // Checked whole first: a range reaching past the end writes no cell.
+        if cells.end as usize > r.len() {
+            return Err(ApiError::InvalidArgument(format!("register {register}: index {} out of range", cells.end - 1)));
+        }
         let mut l = vec![0u64; bits::limbs(r.width())];
         bits::bytes_to_limbs(value, &mut l);
         self.action_locks.hold_register(id, || {
