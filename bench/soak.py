@@ -482,7 +482,7 @@ def write_report(d: Path, data: dict) -> None:
           attribution_table(s),
           "",
           "CPU milliseconds per second, per party (cputime.py; the churn thread is the bench's own "
-          "description writer):",
+          "route writer, idle in quiet windows):",
           "",
           cpu_table(data["windows"]),
           "",
