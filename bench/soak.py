@@ -4,8 +4,9 @@
 
 Two hosts, each in its own routed subnet, behind p4switch running vrouter.p4 configured by
 `vrouter run`. First the zero-loss rate of the routed flow is searched (unless --rate
-gives it). Then traffic runs at --load (default 90 %) of it in windows of --window seconds
-for --duration seconds in all. Windows are quiet (no route updates) or churn ones, by
+gives it). Then traffic runs at --load (default 90 %) of it, first for --warmup seconds
+(default 30, not counted: the first window is quiet and must not pay for the search's
+after-effects), then in windows of --window seconds for --duration seconds in all. Windows are quiet (no route updates) or churn ones, by
 --pattern: `alternate` (the default: quiet, churn, quiet, churn, ...) or `churn-after-first`
 (one quiet window, then churn only). Before a quiet window the bench's writer stops and the
 bench waits until `vrouter run` has logged no reconcile for SETTLE_S, so a quiet window holds
@@ -277,6 +278,11 @@ def run(args) -> dict:
             rate = zero_loss * args.load
             say(f"soak: {rate:.0f} pps ({100 * args.load:.0f} % of {zero_loss:.0f}), {args.frame} B, "
                 f"windows of {args.window:g} s for {args.duration:g} s; first route {first}")
+            warmup = getattr(args, "warmup", 0.0)
+            if warmup > 0:      # the first window, quiet under `alternate`, must not pay the search's after-effects
+                t = rfc2544.trial(flows, args.frame, rate, warmup)
+                data["warmup"] = {"seconds": warmup, "sent": t.sent, "lost": t.lost, "lat_p99_us": t.lat_p99_us}
+                say(f"  warm-up ({warmup:g} s, not counted): sent {t.sent} lost {t.lost} p99 {t.lat_p99_us} µs")
             log = ControllerLog(work / f"{dut.name}-vrouter.log")
             churn.start()
             churns = 0
@@ -470,6 +476,9 @@ def write_report(d: Path, data: dict) -> None:
           f"{st['window_s']:g} s, pattern {st.get('pattern', 'churn-after-first')}: quiet windows make no route "
           f"update, churn windows {st['updates_per_s']} route updates/s requested ({st['routes_kept']} /32 routes present, replaced through `vrouter run`: via "
           f"{st.get('churn_via', 'description')}).",
+          (f"Warm-up before window 0, not counted: {data['warmup']['seconds']:g} s, {data['warmup']['lost']} of "
+           f"{data['warmup']['sent']} lost, p99 {data['warmup']['lat_p99_us']} µs." if data.get("warmup") else
+           "No warm-up: window 0 began right after the rate search."),
           "",
           report.md_table(["window", "churn via", "sent", "lost", "loss %", "p50 µs", "p99 µs", "p99.9 µs",
                            "route writes/s", "reconciles", "writer steps", "switch RSS KiB", "controller RSS KiB"],
@@ -517,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pattern", choices=PATTERNS, default="alternate",
                     help="quiet and churn windows: alternate (quiet, churn, quiet, ...; the default) or "
                          "churn-after-first (one quiet window, then churn)")
+    ap.add_argument("--warmup", type=float, default=30.0,
+                    help="seconds of traffic at the soak's rate before the first window, not counted (default 30)")
     ap.add_argument("--frame", type=int, default=64, help="frame size in bytes, FCS included (default 64)")
     ap.add_argument("--search-seconds", type=float, default=2.0, help="trial length of the rate search (default 2)")
     ap.add_argument("--prefix", default="hsk", help="prefix of namespace and interface names (default hsk)")

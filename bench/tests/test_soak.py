@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_soak(tmp_path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "bench.soak", "--rate", "3000", "--updates", "400",
-                           "--prefix", "hskt", "--out", str(tmp_path), *args],
+                           "--prefix", "hskt", "--warmup", "1", "--out", str(tmp_path), *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=240)
 
 
@@ -56,7 +56,10 @@ def test_soak_churns_routes_under_traffic(tmp_path):
     assert summary["loss_test"]["p"] is not None and summary["loss_test"]["verdict"]
     assert summary["loss_attributable_pct"] == pytest.approx(
         soak.loss_pct(busy[0]) - (soak.loss_pct(quiet[0]) + soak.loss_pct(quiet[1])) / 2)
+    # a warm-up ran before window 0 and is reported apart, not counted in any window
+    assert data["warmup"]["seconds"] == 1 and data["warmup"]["sent"] > 0
     text = (run / "report.md").read_text()
+    assert "Warm-up before window 0, not counted: 1 s" in text
     assert "Quiet against churn windows" in text and summary["loss_test"]["verdict"] in text
     assert "route writes/s" in text and "load average before" in text and "CPU milliseconds per second" in text
     assert "vrouter" in data["summary"]["churn_cpu_ms_per_s"]
