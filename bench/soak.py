@@ -4,9 +4,14 @@
 
 Two hosts, each in its own routed subnet, behind p4switch running vrouter.p4 configured by
 `vrouter run`. First the zero-loss rate of the routed flow is searched (unless --rate
-gives it). Then traffic runs at --load (default 90 %) of it in windows of --window seconds
-for --duration seconds in all. The first window is quiet (no route updates): the
-baseline. In every later window the controller churns routes: every half second the
+gives it). Then traffic runs at --load (default 90 %) of it, first for --warmup seconds
+(default 30, not counted: the first window is quiet and must not pay for the search's
+after-effects), then in windows of --window seconds for --duration seconds in all. Windows are quiet (no route updates) or churn ones, by
+--pattern: `alternate` (the default: quiet, churn, quiet, churn, ...) or `churn-after-first`
+(one quiet window, then churn only). Before a quiet window the bench's writer stops and the
+bench waits until `vrouter run` has logged no reconcile for SETTLE_S, so a quiet window holds
+no route write (each window records the writer's steps, the controller's reconciles and its
+route writes, to show it). In a churn window the controller churns routes: every half second the
 description file gets --updates/4 new /32 routes in 172.16.0.0/12 (via the receiving
 host) and loses as many old ones, so `vrouter run` (which re-reads a changed file every
 0.5 s and writes only the difference) makes --updates route writes per second into the
@@ -19,9 +24,12 @@ each on its own 1,000 routes: description routes count up from 172.16.0.0, file 
 one-way latency percentiles, the route writes the controller made (from its log), the
 resident memory of the switch and the controller, and the CPU milliseconds per second each
 party took (the bench's churn thread, the controller, the generator, p4switch per thread
-name: cputime.py; unlike loss, comparable between runs on a busy machine); at the end,
-memory growth from the first churn window to the last, loss in churn windows against the
-quiet one, and the CPU the churn added per party (churn windows' mean minus the quiet one's).
+name: cputime.py; unlike loss, comparable between runs on a busy machine). At the end, per
+kind of window (quiet, churn) the median, min and max loss % and p99 over its windows and the
+pooled loss; the loss attributable to updates (churn median minus quiet median) with an exact
+Mann-Whitney U test of churn against quiet windows (ranktest.py) and a verdict; the same for
+p99; memory growth from the first to the last window of each kind; and the CPU the churn added
+per party (churn windows' mean minus the quiet ones').
 
 Goals (issue 17): memory growth <= 1 %, no loss attributable to the updates.
 Results: bench/results/<stamp>-soak/ (results.json, report.md). Needs root.
@@ -31,6 +39,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+import statistics
 import sys
 import threading
 import time
@@ -39,7 +48,7 @@ from pathlib import Path
 
 import yaml
 
-from . import capture, cputime, report, rfc2544
+from . import capture, cputime, ranktest, report, rfc2544
 from .common import main_guard, output_options, say
 from .dut import P4Switch, l3_plan
 from .netns import BenchError, Topology
@@ -51,7 +60,12 @@ ROUTES_KEPT = 1000          # routes present at any time during churn
 # libyaml's emitter when PyYAML has it: the pure-Python one took ~80 ms per 1,000-route
 # description, twice a second, from the same two cores the switch forwards on.
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-WRITES_RE = re.compile(r"event=reconciled .*reason=(?:reload|routes) .*writes=(\d+)")
+RECONCILED_RE = re.compile(r"event=reconciled .*?writes=(\d+)")
+PATTERNS = ("alternate", "churn-after-first")
+SETTLE_S = 1.5          # no reconcile for this long before a quiet window: the daemon has taken the
+                        # last change (it looks at the routes file every 0.1 s, the description every 0.5)
+SETTLE_TIMEOUT = 30.0
+ALPHA = 0.05            # significance level of the verdicts
 
 
 def rss_kib(pid: int) -> int | None:
@@ -84,6 +98,7 @@ class Churn(threading.Thread):
         self.mode = "file"      # where the routes churn in the current window
         self.active = threading.Event()
         self.stop = threading.Event()
+        self.lock = threading.Lock()    # held while a step writes: pause() waits for it
         self.steps = 0
         self.tid: int | None = None     # for its CPU time (cputime.thread)
 
@@ -111,21 +126,81 @@ class Churn(threading.Thread):
         tmp.write_text(text)
         os.replace(tmp, path)      # the daemon never reads half a file
 
+    def pause(self) -> None:
+        """Stop churning; returns once no step is under way (no write after this)."""
+        self.active.clear()
+        with self.lock:
+            pass
+
+    def resume(self, mode: str) -> None:
+        self.mode = mode
+        self.active.set()
+
     def run(self) -> None:
         self.tid = threading.get_native_id()
         while not self.stop.is_set():
             if not self.active.wait(0.1):
                 continue
             t = time.monotonic()
-            self.next[self.mode] += self.per_step
-            self.write(self.next[self.mode] - ROUTES_KEPT, self.next[self.mode])
-            self.steps += 1
+            with self.lock:
+                if not self.active.is_set():    # paused while we waited
+                    continue
+                self.next[self.mode] += self.per_step
+                self.write(self.next[self.mode] - ROUTES_KEPT, self.next[self.mode])
+                self.steps += 1
             self.stop.wait(max(0.0, CHURN_PERIOD - (time.monotonic() - t)))
 
 
-def route_writes(log: Path) -> int:
-    """Route writes `vrouter run` reported so far for description reloads."""
-    return sum(int(m.group(1)) for m in WRITES_RE.finditer(log.read_text(errors="replace")))
+class ControllerLog:
+    """Reconciles and the writes they made, as `vrouter run` logs them (`event=reconciled ...
+    writes=N`), counted so far; read on from where the last look stopped."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.rest = path, 0, b""
+        self.reconciles = self.writes = 0
+
+    def poll(self) -> tuple[int, int]:
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self.offset)
+                chunk = f.read()
+        except FileNotFoundError:
+            chunk = b""
+        self.offset += len(chunk)
+        lines = (self.rest + chunk).split(b"\n")
+        self.rest = lines.pop()         # a line not yet finished
+        for line in lines:
+            m = RECONCILED_RE.search(line.decode(errors="replace"))
+            if m:
+                self.reconciles += 1
+                self.writes += int(m.group(1))
+        return self.reconciles, self.writes
+
+
+def settle(log: ControllerLog, quiet_for: float = SETTLE_S, timeout: float = SETTLE_TIMEOUT) -> float | None:
+    """Wait until the controller has logged no reconcile for `quiet_for` s: seconds waited, or
+    None if it was still reconciling after `timeout`."""
+    t0 = last = time.monotonic()
+    seen = log.poll()[0]
+    while time.monotonic() - last < quiet_for:
+        if time.monotonic() - t0 > timeout:
+            return None
+        time.sleep(0.1)
+        now = log.poll()[0]
+        if now != seen:
+            seen, last = now, time.monotonic()
+    return time.monotonic() - t0
+
+
+def window_plan(duration: float, window: float, pattern: str) -> list[tuple[float, bool]]:
+    """(seconds, churn?) per window: whole windows, then what is left if it is 1 s or more."""
+    whole = int(duration // window)
+    lengths = [window] * whole + ([duration - whole * window] if duration - whole * window >= 1 else [])
+    if pattern == "alternate":
+        return [(s, k % 2 == 1) for k, s in enumerate(lengths)]
+    if pattern == "churn-after-first":
+        return [(s, k > 0) for k, s in enumerate(lengths)]
+    raise ValueError(f"unknown pattern {pattern!r} (one of {', '.join(PATTERNS)})")
 
 
 POLICIES = {0: "normal", 3: "batch", 5: "idle"}
@@ -165,7 +240,8 @@ def run(args) -> dict:
     work = Path(args.workdir)
     data: dict = {"machine": report.machine(), "load_before": loadavg(), "settings": {
         "duration_s": args.duration, "window_s": args.window, "load": args.load, "frame": args.frame,
-        "updates_per_s": args.updates, "routes_kept": ROUTES_KEPT, "churn_via": args.churn_via}, "windows": []}
+        "updates_per_s": args.updates, "routes_kept": ROUTES_KEPT, "churn_via": args.churn_via,
+        "pattern": args.pattern}, "windows": []}
     vias = VIAS[args.churn_via]
     with topo:
         a, b = topo.hosts
@@ -202,35 +278,45 @@ def run(args) -> dict:
             rate = zero_loss * args.load
             say(f"soak: {rate:.0f} pps ({100 * args.load:.0f} % of {zero_loss:.0f}), {args.frame} B, "
                 f"windows of {args.window:g} s for {args.duration:g} s; first route {first}")
-            ctl_log = work / f"{dut.name}-vrouter.log"
+            warmup = getattr(args, "warmup", 0.0)
+            if warmup > 0:      # the first window, quiet under `alternate`, must not pay the search's after-effects
+                t = rfc2544.trial(flows, args.frame, rate, warmup)
+                data["warmup"] = {"seconds": warmup, "sent": t.sent, "lost": t.lost, "lat_p99_us": t.lat_p99_us}
+                say(f"  warm-up ({warmup:g} s, not counted): sent {t.sent} lost {t.lost} p99 {t.lat_p99_us} µs")
+            log = ControllerLog(work / f"{dut.name}-vrouter.log")
             churn.start()
-            t_end = time.monotonic() + args.duration
-            k = 0
-            while time.monotonic() < t_end - 1:
-                seconds = min(args.window, t_end - time.monotonic())
-                quiet = k == 0
-                if quiet:
-                    churn.active.clear()
-                else:
-                    churn.mode = vias[(k - 1) % len(vias)]
-                    churn.active.set()
-                writes0, steps0 = route_writes(ctl_log), churn.steps
+            churns = 0
+            for k, (seconds, busy) in enumerate(window_plan(args.duration, args.window, args.pattern)):
+                if busy:
+                    churn.resume(vias[churns % len(vias)])
+                    churns += 1
+                    settled = 0.0
+                else:       # the writer stops, then the daemon takes what it last wrote
+                    churn.pause()
+                    settled = settle(log)
+                    if settled is None:
+                        say(f"  window {k}: the controller still reconciles {SETTLE_TIMEOUT:g} s after the "
+                            f"writer stopped: this quiet window is not quiet")
+                reconciles0, writes0 = log.poll()
+                steps0 = churn.steps
                 cpu0, t0 = cpu_seconds(dut, churn), time.monotonic()
                 t = rfc2544.trial(flows, args.frame, rate, seconds)
                 cpu = cputime.ms_per_s(cpu0, cpu_seconds(dut, churn), time.monotonic() - t0)
-                row = {"window": k, "churn": not quiet, "via": None if quiet else churn.mode, "seconds": seconds,
-                       **asdict(t),
-                       "route_writes": route_writes(ctl_log) - writes0, "churn_steps": churn.steps - steps0,
+                reconciles, writes = log.poll()
+                row = {"window": k, "churn": busy, "via": churn.mode if busy else None, "seconds": seconds,
+                       **asdict(t), "settle_s": settled,
+                       "route_writes": writes - writes0, "reconciles": reconciles - reconciles0,
+                       "churn_steps": churn.steps - steps0,
                        "switch_rss_kib": rss_kib(dut.proc.pid) if dut.proc else None,
                        "controller_rss_kib": rss_kib(dut.ctl.pid) if dut.ctl else None,
                        "cpu_ms_per_s": cpu, "loadavg": loadavg()}
                 row["route_writes_per_s"] = row["route_writes"] / seconds
                 data["windows"].append(row)
-                say(f"  window {k} ({'churn via ' + churn.mode if not quiet else 'quiet'}): sent {t.sent} lost {t.lost} "
-                    f"p50 {t.lat_p50_us} p99 {t.lat_p99_us} µs, {row['route_writes_per_s']:.0f} route writes/s, "
+                say(f"  window {k} ({'churn via ' + churn.mode if busy else 'quiet'}): sent {t.sent} lost {t.lost} "
+                    f"p50 {t.lat_p50_us} p99 {t.lat_p99_us} µs, {row['route_writes_per_s']:.0f} route writes/s "
+                    f"({row['reconciles']} reconciles, {row['churn_steps']} writer steps), "
                     f"switch {row['switch_rss_kib']} KiB, controller {row['controller_rss_kib']} KiB")
                 say("    CPU ms/s: " + ", ".join(f"{k} {v:g}" for k, v in cpu.items() if v))
-                k += 1
         finally:
             if churn:
                 churn.stop.set()
@@ -240,41 +326,99 @@ def run(args) -> dict:
     return data
 
 
+def loss_pct(w: dict) -> float | None:
+    return 100.0 * w["lost"] / w["sent"] if w["sent"] else None
+
+
+def kind_summary(ws: list[dict]) -> dict:
+    """One kind of window (quiet or churn): loss % and p99 as median, min and max over its
+    windows, the pooled loss (all its frames together), what the controller did in them, and
+    memory growth from its first window to its last."""
+    loss = [x for x in map(loss_pct, ws) if x is not None]
+    p99 = [w["lat_p99_us"] for w in ws if w.get("lat_p99_us") is not None]
+    sent = sum(w["sent"] for w in ws)
+    out: dict = {"windows": len(ws)}
+    for name, xs in (("loss_pct", loss), ("p99_us", p99)):
+        if xs:
+            out |= {f"{name}_median": statistics.median(xs), f"{name}_min": min(xs), f"{name}_max": max(xs)}
+    out["loss_pct_pooled"] = 100.0 * sum(w["lost"] for w in ws) / sent if sent else None
+    for k in ("route_writes", "reconciles", "churn_steps"):
+        out[k] = sum(w.get(k, 0) for w in ws)
+    out["route_writes_per_s"] = out["route_writes"] / sum(w["seconds"] for w in ws)
+    if len(ws) >= 2:
+        for who in ("switch", "controller"):
+            first, last = ws[0][f"{who}_rss_kib"], ws[-1][f"{who}_rss_kib"]
+            if first and last:
+                out[f"{who}_memory_growth_pct"] = 100.0 * (last - first) / first
+    return out
+
+
+def compare(churn: list[float], quiet: list[float]) -> dict:
+    """What churn windows add over quiet ones (median minus median) and whether the windows can
+    tell it from chance: an exact Mann-Whitney U test (two-sided) of churn against quiet values.
+    "Not distinguishable" is said only when the test finds nothing and the two ranges overlap;
+    disjoint ranges that too few windows cannot test are said to be so."""
+    if not churn or not quiet:
+        return {"verdict": "needs quiet and churn windows"}
+    diff = statistics.median(churn) - statistics.median(quiet)
+    t = ranktest.mann_whitney(churn, quiet)
+    overlap = min(churn) <= max(quiet) and min(quiet) <= max(churn)
+    side = "above" if t.u > len(churn) * len(quiet) / 2 else "below"
+    p = f"Mann-Whitney p = {t.p:.3g}{'' if t.exact else ' (normal approximation)'}"
+    if t.p < ALPHA:
+        verdict = f"churn windows {side} quiet ones ({p} < {ALPHA:g})"
+    elif overlap:
+        verdict = f"not distinguishable from quiet (ranges overlap, {p})"
+    else:
+        verdict = (f"churn windows all {side} quiet ones, but {len(churn)} and {len(quiet)} windows cannot "
+                   f"show it ({p}; the smallest possible is {t.min_p:.3g})")
+    return {"difference": diff, "u": t.u, "p": t.p, "exact": t.exact, "min_p": t.min_p,
+            "ranges_overlap": overlap, "verdict": verdict}
+
+
 def summarize(windows: list[dict]) -> dict:
     quiet = [w for w in windows if not w["churn"]]
     busy = [w for w in windows if w["churn"]]
     out: dict = {}
-    if quiet:
-        out["quiet_loss_ratio"] = quiet[0]["lost"] / quiet[0]["sent"] if quiet[0]["sent"] else None
+    kinds = {"quiet": kind_summary(quiet) if quiet else None, "churn": kind_summary(busy) if busy else None}
+    if kinds["quiet"] and kinds["quiet"]["loss_pct_pooled"] is not None:
+        out["quiet_loss_ratio"] = kinds["quiet"]["loss_pct_pooled"] / 100
     if busy:
-        out |= churn_summary(busy, quiet[0] if quiet else None)
+        out |= churn_summary(busy, quiet)
         for who in ("switch", "controller"):
-            first, last = busy[0][f"{who}_rss_kib"], busy[-1][f"{who}_rss_kib"]
-            if first and last:
-                out[f"{who}_memory_growth_pct"] = 100.0 * (last - first) / first
+            if f"{who}_memory_growth_pct" in kinds["churn"]:
+                out[f"{who}_memory_growth_pct"] = kinds["churn"][f"{who}_memory_growth_pct"]
         p99 = [w["lat_p99_us"] for w in busy if w.get("lat_p99_us") is not None]
         if len(p99) >= 2:
             out["p99_drift_us"] = p99[-1] - p99[0]
-        vias = sorted({w.get("via") or "description" for w in busy})
-        if len(vias) > 1:      # A/B: the same per way of churning
-            for via in vias:
-                mine = churn_summary([w for w in busy if (w.get("via") or "description") == via],
-                                     quiet[0] if quiet else None)
-                out |= {f"{k} ({via})": v for k, v in mine.items()}
+    values = lambda ws, key: [x for x in (key(w) for w in ws) if x is not None]
+    p99_of = lambda w: w.get("lat_p99_us")
+    loss = compare(values(busy, loss_pct), values(quiet, loss_pct))
+    p99 = compare(values(busy, p99_of), values(quiet, p99_of))
+    out["loss_attributable_pct"] = loss.get("difference")
+    out["p99_attributable_us"] = p99.get("difference")
+    out["kinds"] = kinds
+    out["loss_test"], out["p99_test"] = loss, p99
+    vias = sorted({w.get("via") or "description" for w in busy})
+    if len(vias) > 1:      # A/B: the same per way of churning
+        for via in vias:
+            ws = [w for w in busy if (w.get("via") or "description") == via]
+            out |= {f"{k} ({via})": v for k, v in churn_summary(ws, quiet).items()}
+            out[f"loss_test ({via})"] = compare(values(ws, loss_pct), values(quiet, loss_pct))
     return out
 
 
-def churn_summary(busy: list[dict], quiet: dict | None) -> dict:
-    """Loss, route writes and added CPU per party of some churn windows (against the quiet one)."""
+def churn_summary(busy: list[dict], quiet: list[dict]) -> dict:
+    """Loss, route writes and added CPU per party of some churn windows (against the quiet ones' mean)."""
     out: dict = {}
     sent = sum(w["sent"] for w in busy)
     out["churn_loss_ratio"] = sum(w["lost"] for w in busy) / sent if sent else None
     out["route_writes_per_s"] = sum(w["route_writes"] for w in busy) / sum(w["seconds"] for w in busy)
-    if quiet is not None and "cpu_ms_per_s" in quiet:
-        base = quiet["cpu_ms_per_s"]
+    quiet = [w for w in quiet if "cpu_ms_per_s" in w]
+    if quiet:
+        mean = lambda ws, k: sum(w["cpu_ms_per_s"].get(k, 0.0) for w in ws) / len(ws)
         parties = sorted({k for w in busy for k in w["cpu_ms_per_s"]})
-        out["churn_cpu_ms_per_s"] = {k: round(sum(w["cpu_ms_per_s"].get(k, 0.0) for w in busy) / len(busy)
-                                              - base.get(k, 0.0), 1) for k in parties}
+        out["churn_cpu_ms_per_s"] = {k: round(mean(busy, k) - mean(quiet, k), 1) for k in parties}
     return out
 
 
@@ -284,6 +428,37 @@ def cpu_table(windows: list[dict]) -> str:
     return report.md_table(["party"] + [f"window {w['window']}{' (churn, ' + str(w.get('via')) + ')' if w['churn'] else ''}"
                                         for w in windows],
                            [[k] + [w.get("cpu_ms_per_s", {}).get(k) for w in windows] for k in parties])
+
+
+def attribution_table(s: dict) -> str:
+    """Quiet against churn windows: what the updates cost, with the test's verdict."""
+    q, c = s["kinds"]["quiet"] or {}, s["kinds"]["churn"] or {}
+
+    def spread(k: dict, name: str, fmt: str) -> str | None:
+        if f"{name}_median" not in k:
+            return None
+        return (f"{k[f'{name}_median']:{fmt}} ({k[f'{name}_min']:{fmt}}–{k[f'{name}_max']:{fmt}})")
+
+    def num(x, fmt: str) -> str | None:
+        return None if x is None else f"{x:{fmt}}"
+
+    lt, pt = s["loss_test"], s["p99_test"]
+    rows = [["loss %: median (min–max)", spread(q, "loss_pct", ".4f"), spread(c, "loss_pct", ".4f"),
+             num(lt.get("difference"), "+.4f"), num(lt.get("p"), ".3g"), lt["verdict"]],
+            ["loss %: pooled", num(q.get("loss_pct_pooled"), ".4f"), num(c.get("loss_pct_pooled"), ".4f"),
+             None, None, ""],
+            ["p99 µs: median (min–max)", spread(q, "p99_us", ".0f"), spread(c, "p99_us", ".0f"),
+             num(pt.get("difference"), "+.0f"), num(pt.get("p"), ".3g"), pt["verdict"]],
+            ["route writes / reconciles / writer steps",
+             *(f"{k['route_writes']} / {k['reconciles']} / {k['churn_steps']}" if k else None for k in (q, c)),
+             None, None, ""]]
+    for who in ("switch", "controller"):
+        rows.append([f"{who} memory, first → last window %",
+                     *(num(k.get(f"{who}_memory_growth_pct"), "+.2f") for k in (q, c)), None, None, "goal ≤ 1 %"])
+    return ("Quiet against churn windows (loss attributable to updates = churn median − quiet median; "
+            "two-sided exact Mann-Whitney U test over window values, ranktest.py):\n\n"
+            + report.md_table([" ", f"quiet ({q.get('windows', 0)} windows)", f"churn ({c.get('windows', 0)} windows)",
+                               "churn − quiet", "p", "verdict"], rows))
 
 
 def write_report(d: Path, data: dict) -> None:
@@ -298,18 +473,25 @@ def write_report(d: Path, data: dict) -> None:
           f"Traffic: one routed flow of {st['frame']} B frames at {100 * st['load']:.0f} % of the zero-loss rate "
           f"({zl['pps']:.0f} pps, {'given' if zl['given'] else 'searched without churn'}"
           f"{', generator-limited' if zl.get('generator_limited') else ''}); {st['duration_s']:g} s in windows of "
-          f"{st['window_s']:g} s; window 0 is quiet, the others churn {st['updates_per_s']} route updates/s "
-          f"requested ({st['routes_kept']} /32 routes present, replaced through `vrouter run`: via "
+          f"{st['window_s']:g} s, pattern {st.get('pattern', 'churn-after-first')}: quiet windows make no route "
+          f"update, churn windows {st['updates_per_s']} route updates/s requested ({st['routes_kept']} /32 routes present, replaced through `vrouter run`: via "
           f"{st.get('churn_via', 'description')}).",
+          (f"Warm-up before window 0, not counted: {data['warmup']['seconds']:g} s, {data['warmup']['lost']} of "
+           f"{data['warmup']['sent']} lost, p99 {data['warmup']['lat_p99_us']} µs." if data.get("warmup") else
+           "No warm-up: window 0 began right after the rate search."),
           "",
-          report.md_table(["window", "churn via", "sent", "lost", "p50 µs", "p99 µs", "p99.9 µs", "route writes/s",
-                           "switch RSS KiB", "controller RSS KiB"],
-                          [[w["window"], w.get("via") or "yes" if w["churn"] else "no", w["sent"], w["lost"], w.get("lat_p50_us"),
-                            w.get("lat_p99_us"), w.get("lat_p999_us"), w["route_writes_per_s"], w["switch_rss_kib"],
-                            w["controller_rss_kib"]] for w in data["windows"]]),
+          report.md_table(["window", "churn via", "sent", "lost", "loss %", "p50 µs", "p99 µs", "p99.9 µs",
+                           "route writes/s", "reconciles", "writer steps", "switch RSS KiB", "controller RSS KiB"],
+                          [[w["window"], w.get("via") or "yes" if w["churn"] else "no", w["sent"], w["lost"],
+                            f"{loss_pct(w):.4f}" if w["sent"] else None, w.get("lat_p50_us"),
+                            w.get("lat_p99_us"), w.get("lat_p999_us"), w["route_writes_per_s"], w.get("reconciles"),
+                            w.get("churn_steps"), w["switch_rss_kib"], w["controller_rss_kib"]]
+                           for w in data["windows"]]),
+          "",
+          attribution_table(s),
           "",
           "CPU milliseconds per second, per party (cputime.py; the churn thread is the bench's own "
-          "description writer):",
+          "route writer, idle in quiet windows):",
           "",
           cpu_table(data["windows"]),
           "",
@@ -318,9 +500,11 @@ def write_report(d: Path, data: dict) -> None:
           "",
           "| summary | value | goal |", "|---|---|---|"]
     goals = {"switch_memory_growth_pct": "<= 1 %", "controller_memory_growth_pct": "<= 1 %",
-             "churn_loss_ratio": "= quiet window's", "route_writes_per_s": f">= {st['updates_per_s']}"}
+             "churn_loss_ratio": "= quiet windows'", "loss_attributable_pct": "0", "route_writes_per_s": f">= {st['updates_per_s']}"}
     goals |= {f"{k} ({via})": v for k, v in list(goals.items()) for via in ("file", "description")}
     for k, v in s.items():
+        if k == "kinds" or k.startswith(("loss_test", "p99_test")):
+            continue        # in the attribution table
         if isinstance(v, dict):
             v = ", ".join(f"{party} {ms:+g}" for party, ms in v.items())
         md.append(f"| {k} | {v:.4g} | {goals.get(k, '')} |" if isinstance(v, float) else f"| {k} | {v} | |")
@@ -339,6 +523,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--churn-via", choices=tuple(VIAS), default="file",
                     help="where routes churn: the routes file (default), the description, or both in "
                          "alternate churn windows (A/B)")
+    ap.add_argument("--pattern", choices=PATTERNS, default="alternate",
+                    help="quiet and churn windows: alternate (quiet, churn, quiet, ...; the default) or "
+                         "churn-after-first (one quiet window, then churn)")
+    ap.add_argument("--warmup", type=float, default=30.0,
+                    help="seconds of traffic at the soak's rate before the first window, not counted (default 30)")
     ap.add_argument("--frame", type=int, default=64, help="frame size in bytes, FCS included (default 64)")
     ap.add_argument("--search-seconds", type=float, default=2.0, help="trial length of the rate search (default 2)")
     ap.add_argument("--prefix", default="hsk", help="prefix of namespace and interface names (default hsk)")
