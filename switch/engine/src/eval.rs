@@ -58,8 +58,8 @@ impl Pkt {
     /// Clears all headers and metadata (metadata headers are valid).
     pub fn reset(&mut self, p: &Prog) {
         self.hv.iter_mut().for_each(|x| *x = 0);
-        for (v, h) in self.valid.iter_mut().zip(&p.headers) {
-            *v = h.metadata;
+        for (v, m) in self.valid.iter_mut().zip(&p.valid_at_start) {
+            *v = *m;
         }
         self.vl.iter_mut().for_each(|x| *x = 0);
         self.stack_next.iter_mut().for_each(|x| *x = 0);

@@ -367,6 +367,7 @@ impl L {
         let info = self.info(&tables, &profiles);
         let mut prog = Prog {
             info,
+            valid_at_start: self.headers.iter().map(|h| h.metadata).collect(),
             headers: self.headers,
             stacks: self.stacks,
             unions: self.unions,

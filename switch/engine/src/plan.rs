@@ -13,7 +13,8 @@
 //! * `layout`: headers and checksum inputs with fixed byte layouts, read and
 //!   written one word per field;
 //! * `select`: parser selects over a one-word key, one masked compare per
-//!   transition.
+//!   transition;
+//! * `tables`: per table, what applying it reads, in one small record.
 //!
 //! Built once per program (`Runtime::new`); never changes while packets run.
 
@@ -21,6 +22,7 @@ pub mod fast;
 pub mod flow;
 pub mod layout;
 pub mod select;
+pub mod tables;
 
 use crate::bits;
 use crate::program::*;
@@ -41,6 +43,8 @@ pub struct Plan {
     /// Per state of the (first) parser, per operation: a `set` that is a
     /// plain field write (a constant or a field into a field of at most 64 bits).
     pub parser_sets: Vec<Vec<Option<flow::SetOp>>>,
+    /// Per table: its compact record (key as slot copies, effects, successors).
+    pub tables: tables::Tables,
 }
 
 impl Plan {
@@ -78,7 +82,8 @@ impl Plan {
         let parser_sets = p.parsers.first().map_or(Vec::new(), |ps| {
             ps.states.iter().map(|st| st.ops.iter().map(|op| parser_set(op, &of)).collect()).collect()
         });
-        Plan { fast, flow, actions, layouts, calcs, selects, parser_sets }
+        let tables = tables::build(p);
+        Plan { fast, flow, actions, layouts, calcs, selects, parser_sets, tables }
     }
 }
 

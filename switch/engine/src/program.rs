@@ -589,6 +589,9 @@ pub struct ErrorCodes {
 pub struct Prog {
     pub info: ProgramInfo,
     pub headers: Vec<Header>,
+    /// Per header: valid when a packet starts (the metadata headers), what
+    /// `Pkt::reset` copies; one line instead of every `Header`'s.
+    pub valid_at_start: Vec<bool>,
     pub stacks: Vec<Stack>,
     pub unions: Vec<Union>,
     pub union_stacks: Vec<UnionStack>,

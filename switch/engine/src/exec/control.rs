@@ -1,6 +1,8 @@
 //! Control flow of a pipeline: conditions, tables (key, lookup, hit/miss), action runs, header and stack helpers.
 
 use super::*;
+use crate::plan::flow::END;
+use crate::plan::tables::{TableRec, UNSET};
 
 pub(super) fn run_pipeline(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, init: Node) {
     match c.plan {
@@ -122,10 +124,13 @@ fn run_steps<const TRACE: bool, const GUARD: bool>(c: &Ctx, w: &mut WorkerState,
                 run_set_ops(pkt, plan.flow.ops.get(s..s + n).unwrap_or(&[]), &[]);
                 *next
             }
-            Step::Table { table } => {
-                let n = apply_table(c, w, pkt, *table as usize);
-                crate::plan::flow::index(p, n)
-            }
+            Step::Table { table } => match plan.tables.recs.get(*table as usize) {
+                Some(rec) if !TRACE && !rec.general => apply_rec(c, w, pkt, *table as usize, rec, plan),
+                _ => {
+                    let n = apply_table(c, w, pkt, *table as usize);
+                    crate::plan::flow::index(p, n)
+                }
+            },
             Step::Call { action, next } => {
                 run_action(c, w, pkt, *action as usize, &[]);
                 if pkt.exit {
@@ -247,30 +252,11 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
     if let Some(b) = w.counts.block() {
         b.lookup(t, hit.is_some());
     }
-    let plen = pkt.data.len() as u64;
     let eaction = match hit {
         Some(ref h) => {
-            let e = h.entry;
-            if tab.direct_counter.is_some() {
-                e.stats.packets.fetch_add(1, Ordering::Relaxed);
-                e.stats.bytes.fetch_add(plen, Ordering::Relaxed);
-            }
-            if tab.support_timeout {
-                e.stats.last_hit_us.store(c.now, Ordering::Relaxed);
-                if e.stats.expired_reported.load(Ordering::Relaxed) {
-                    e.stats.expired_reported.store(false, Ordering::Relaxed);
-                }
-            }
-            if let Some(m) = tab.direct_meter {
-                let ma = &p.meters[m];
-                let amount = if ma.bytes { plen } else { 1 };
-                let color = e.meter().and_then(|m| m.lock().ok()).map_or(GREEN, |mut cell| cell.execute(c.now, amount));
-                if let Some(b) = w.counts.block() {
-                    b.colour(m, color);
-                }
-                if let Some(rt) = ma.result_target {
-                    store_i128(pkt, rt, color as i128);
-                }
+            count_hit(c, pkt, h.entry, tab.direct_counter.is_some(), tab.support_timeout);
+            if tab.direct_meter.is_some() {
+                meter_hit(c, w, pkt, tab, h.entry);
             }
             Some(h.action)
         }
@@ -284,40 +270,7 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
         };
         w.emit(&format!("table {}: {what}", tab.name));
     }
-    // resolve the action
-    let mut ran: Option<usize> = None;
-    match eaction {
-        Some(EAction::Direct { action, data }) => {
-            run_action(c, w, pkt, *action, data);
-            ran = Some(*action);
-        }
-        Some(EAction::Member(m)) => {
-            if let Some(ps) = tab.profile.and_then(|pi| c.rt.profiles.get(pi)) {
-                let ps = ps.load();
-                if let Some(md) = ps.members.get(m) {
-                    run_action(c, w, pkt, md.action, &md.data);
-                    ran = Some(md.action);
-                }
-            }
-        }
-        Some(EAction::Group(g)) => {
-            if let Some(pi) = tab.profile {
-                let ps = c.rt.profiles[pi].load();
-                if let Some(gd) = ps.groups.get(g) {
-                    if !gd.expanded.is_empty() {
-                        let h = match &p.profiles[pi].selector {
-                            Some(sel) => selector_hash(w, pkt, sel),
-                            None => 0,
-                        };
-                        let md = &gd.expanded[(h % gd.expanded.len() as u64) as usize];
-                        run_action(c, w, pkt, md.action, &md.data);
-                        ran = Some(md.action);
-                    }
-                }
-            }
-        }
-        None => {}
-    }
+    let ran = run_entry_action(c, w, pkt, tab.profile, eaction);
     if pkt.exit {
         return None;
     }
@@ -334,6 +287,135 @@ pub(super) fn apply_table(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize)
         }
     }
     tab.base_default_next
+}
+
+/// A hit's per-entry counts: the direct counter, the idle-timeout hit time.
+#[inline(always)]
+fn count_hit(c: &Ctx, pkt: &Pkt, e: &crate::table::Entry, counter: bool, timeout: bool) {
+    if counter {
+        e.stats.packets.fetch_add(1, Ordering::Relaxed);
+        e.stats.bytes.fetch_add(pkt.data.len() as u64, Ordering::Relaxed);
+    }
+    if timeout {
+        e.stats.last_hit_us.store(c.now, Ordering::Relaxed);
+        if e.stats.expired_reported.load(Ordering::Relaxed) {
+            e.stats.expired_reported.store(false, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A hit on a table with a direct meter: colour the packet.
+fn meter_hit(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, tab: &Table, e: &crate::table::Entry) {
+    let Some(m) = tab.direct_meter else { return };
+    let Some(ma) = c.p.meters.get(m) else { return };
+    let amount = if ma.bytes { pkt.data.len() as u64 } else { 1 };
+    let color = e.meter().and_then(|m| m.lock().ok()).map_or(GREEN, |mut cell| cell.execute(c.now, amount));
+    if let Some(b) = w.counts.block() {
+        b.colour(m, color);
+    }
+    if let Some(rt) = ma.result_target {
+        store_i128(pkt, rt, color as i128);
+    }
+}
+
+/// Runs what a hit entry or the default names (a profile's member or group
+/// through table's `profile`); the action run, if any.
+#[inline]
+fn run_entry_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, profile: Option<usize>, eaction: Option<&EAction>) -> Option<usize> {
+    match eaction {
+        Some(EAction::Direct { action, data }) => {
+            run_action(c, w, pkt, *action, data);
+            Some(*action)
+        }
+        Some(EAction::Member(m)) => {
+            let ps = c.rt.profiles.get(profile?)?.load();
+            let md = ps.members.get(m)?;
+            run_action(c, w, pkt, md.action, &md.data);
+            Some(md.action)
+        }
+        Some(EAction::Group(g)) => {
+            let pi = profile?;
+            let ps = c.rt.profiles.get(pi)?.load();
+            let gd = ps.groups.get(g)?;
+            if gd.expanded.is_empty() {
+                return None;
+            }
+            let h = match c.p.profiles.get(pi).and_then(|pr| pr.selector.as_ref()) {
+                Some(sel) => selector_hash(w, pkt, sel),
+                None => 0,
+            };
+            let md = &gd.expanded[(h % gd.expanded.len() as u64) as usize];
+            run_action(c, w, pkt, md.action, &md.data);
+            Some(md.action)
+        }
+        None => None,
+    }
+}
+
+/// `apply_table` for the plan, from the table's compact record: the key as
+/// slot copies, the successor as a step index. Same lookups, effects,
+/// actions and successors as `apply_table` (which traced runs use).
+fn apply_rec(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, t: usize, rec: &TableRec, plan: &crate::plan::Plan) -> u32 {
+    let guard;
+    let st: &crate::table::TableState = match c.tables.get(t) {
+        Some(Some(pinned)) => pinned,
+        _ => match c.rt.tables.get(t) {
+            Some(slot) => {
+                guard = slot.load();
+                &guard
+            }
+            None => return END,
+        },
+    };
+    let kl = rec.key_limbs as usize;
+    // an empty table misses whatever the key (building a key has no side effects)
+    let hit = if kl == 0 || st.len == 0 {
+        None
+    } else {
+        if w.key.len() < kl || w.scratch.len() < kl {
+            w.key.resize(kl, 0);
+            w.scratch.resize(kl, 0);
+        }
+        let (key, scratch) = (&mut w.key[..kl], &mut w.scratch[..]);
+        let (k0, nk) = (rec.key as usize, rec.nkey as usize);
+        for op in plan.tables.keys.get(k0..k0 + nk).unwrap_or(&[]) {
+            if let Some(d) = key.get_mut(op.off as usize) {
+                *d = pkt.hv.get(op.slot as usize).copied().unwrap_or(0) & op.mask;
+            }
+        }
+        st.lookup(key, scratch, true)
+    };
+    if let Some(b) = w.counts.block() {
+        b.lookup(t, hit.is_some());
+    }
+    let eaction = match hit {
+        Some(ref h) => {
+            count_hit(c, pkt, h.entry, rec.counter, rec.timeout);
+            if rec.meter {
+                if let Some(tab) = c.p.tables.get(t) {
+                    meter_hit(c, w, pkt, tab, h.entry);
+                }
+            }
+            Some(h.action)
+        }
+        None => st.default.as_ref(),
+    };
+    let profile = if rec.profile { c.p.tables.get(t).and_then(|tab| tab.profile) } else { None };
+    let ran = run_entry_action(c, w, pkt, profile, eaction);
+    if pkt.exit {
+        return END;
+    }
+    let next = if hit.is_some() { rec.next_hit } else { rec.next_miss };
+    if next != UNSET {
+        return next;
+    }
+    if let Some(a) = ran {
+        let (b0, nb) = (rec.by_action as usize, rec.n_by_action as usize);
+        if let Some((_, n)) = plan.tables.by_action.get(b0..b0 + nb).unwrap_or(&[]).iter().find(|(x, _)| *x as usize == a) {
+            return *n;
+        }
+    }
+    rec.next_default
 }
 
 pub(super) fn run_action(c: &Ctx, w: &mut WorkerState, pkt: &mut Pkt, action: usize, data: &[u64]) {
