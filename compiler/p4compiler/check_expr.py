@@ -619,6 +619,9 @@ class ExprChecker(Visitor):
                     pt = at
                 else:
                     continue
+            elif isinstance(pt, ObjectT) and pt.type_args and isinstance(at, ObjectT):
+                if not self.unify_type_args(pt, at, proto, binding, a, p, fname):
+                    continue
             if at == DONTCARE:
                 if p.direction not in ("out",):
                     self.ck.err(a, "'_' can only be passed to an out parameter")
@@ -643,6 +646,27 @@ class ExprChecker(Visitor):
             self.ck.err(node, f"cannot infer the type of the result of '{fname}'; give it as a type argument")
             return UNKNOWN
         return rt
+
+    def unify_type_args(self, pt: ObjectT, at: ObjectT, proto: A.MethodProto, binding: dict, a, p, fname: str) -> bool:
+        """A generic parameter type such as `register<T>` given `register<bool>`: binds the
+        call's free type variables from the argument's type arguments, and refuses type
+        arguments that differ (p4c unifies them: `f(r, 8w2)` with `r` a register<bool> fails)."""
+        if pt.tname != at.tname:
+            return True         # reported by coerce
+        free = set(proto.type_params) - set(binding)
+        for tp, want in pt.type_args.items():
+            got = at.type_args.get(tp)
+            if got is None or got is UNKNOWN or want is UNKNOWN:
+                continue
+            if isinstance(want, TypeVar) and want.tname in free:
+                binding[want.tname] = got
+                free.discard(want.tname)
+            elif not (same_type(want, got) or isinstance(want, TypeVar) and isinstance(got, TypeVar)
+                      and want.tname == got.tname):
+                self.ck.err(a, f"type mismatch in argument '{p.name}' of '{fname}': expected {pt.tname}<{want}>, "
+                               f"got {at.tname}<{got}> (type variable {tp} bound inconsistently)")
+                return False
+        return True
 
     def same_expr(self, a: A.Expr, b: A.Expr) -> bool:
         """Two checked expressions denote the same thing: equal constants, or the same tree."""
@@ -758,7 +782,12 @@ class ExprChecker(Visitor):
         if src is None or src is UNKNOWN or target is UNKNOWN or target is None:
             return True
         if isinstance(target, TypeVar):
-            return True
+            # inside a generic declaration a type variable stands for any type: only a value of
+            # that same variable fits it (p4c: 'int' cannot be unified with 'H')
+            if isinstance(src, TypeVar) and src.tname == target.tname or src == DONTCARE:
+                return True
+            self.ck.err(e, f"type mismatch in {what}: expected a value of type variable {target}, got {src}")
+            return False
         st, tt = strip_newtype(src), strip_newtype(target)
         if same_type(src, target) or (isinstance(src, NewType) or isinstance(target, NewType)) and same_type(st, tt):
             return True
