@@ -16,6 +16,7 @@ from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING,
                     Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
                     MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
 from .package_args import check_package_args
+from .annotation_rules import check_annotation_bodies
 from . import decl_rules as R
 from .visitor import Visitor
 
@@ -57,6 +58,8 @@ class Checker(Visitor):
             except RecursionError:
                 self.err(d, "declaration nested too deeply")
             self.declaring = None
+        for d in program.decls:     # after every declaration: annotations may name later ones
+            check_annotation_bodies(self, d)
 
     def global_decl(self, d: A.Decl) -> None:
         """Declare one top-level declaration (types, errors, match kinds, externs, parsers,
