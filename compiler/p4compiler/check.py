@@ -35,6 +35,7 @@ class Checker(Visitor):
         self.enums: list[Enum] = []
         self.main: A.Instantiation | None = None
         self.declaring: A.Decl | None = None    # the top-level type being declared (self-references)
+        self.defaults_to_no_action: A.TableDecl | None = None   # the first table without default_action
         self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
@@ -60,6 +61,8 @@ class Checker(Visitor):
             self.declaring = None
         for d in program.decls:     # after every declaration: annotations may name later ones
             check_annotation_bodies(self, d)
+        if self.defaults_to_no_action is not None:
+            self.default_no_action(self.defaults_to_no_action)
 
     def global_decl(self, d: A.Decl) -> None:
         """Declare one top-level declaration (types, errors, match kinds, externs, parsers,
@@ -684,6 +687,8 @@ class Checker(Visitor):
                 self.action_args(ar, sym.decl, scope, partial=True)
         t.action_syms = action_syms
         da = t.prop("default_action")
+        if da is None and self.defaults_to_no_action is None:
+            self.defaults_to_no_action = t
         if da is not None:
             ar = da.value
             sym = self.lookup_action(ar, scope)
@@ -735,6 +740,21 @@ class Checker(Visitor):
                 self.size_value(p.value, "table size")
         if ent is not None and not ent.is_const and any(e.priority is not None for e in ent.value):
             self.entry_priorities(t, key, ent.value)
+
+    def default_no_action(self, t: A.TableDecl) -> None:
+        """A table without default_action defaults to core.p4's NoAction: as in p4c
+        (CreateBuiltins), the top-level NoAction must then exist and be an action without
+        parameters or body; reported once, at that declaration."""
+        sym = self.top.names.get("NoAction")
+        hint = "; did you include core.p4?"
+        if sym is None:
+            self.err(t, f"table {t.name} has no default_action and there is no action NoAction to default to{hint}")
+        elif sym.kind != "action":
+            self.err(sym.decl or t, f"NoAction: expected to be an action{hint}")
+        elif sym.decl.params:
+            self.err(sym.decl, f"NoAction: expected an action with no parameters{hint}")
+        elif sym.decl.body.stmts:
+            self.err(sym.decl, f"NoAction: expected an action with no body{hint}")
 
     def entry_priorities(self, t: A.TableDecl, key, entries: list) -> None:
         """Explicit `priority = N` in `entries`, as p4c's front end numbers them: only for
