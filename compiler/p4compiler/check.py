@@ -412,7 +412,8 @@ class Checker(Visitor):
                 self.err(a.expr, f"constructor argument must be a compile-time constant, and '{var.name}' is a "
                                  f"{R.KIND_NAMES[var.sym.kind]}")
         decl = t.decl
-        if isinstance(decl, A.ExternDecl):
+        refused = R.check_instantiated_ctor(self, decl, d.args, d)
+        if isinstance(decl, A.ExternDecl) and not refused:
             if decl.type_params and not getattr(d.type_ref, "args", None):
                 self.ctor_needs_type_args(decl, d.type_ref)
             ctors = [m for m in decl.methods if m.ret is None]

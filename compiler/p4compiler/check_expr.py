@@ -11,6 +11,7 @@ from . import ast as A
 from .check_types import UNKNOWN, ActionRun, CallTarget, MethodRef, TableResult, TypeName
 from .consteval import const_value
 from .call_args import arity_ok, order_args
+from . import decl_rules as R
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
                     ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
@@ -525,6 +526,7 @@ class ExprChecker(Visitor):
         if isinstance(ft, ObjectT) and ft.kind in ("parser", "control", "extern") and isinstance(e.func, A.Name) \
                 and e.func.sym is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
             e.target = CallTarget("ctor", decl=ft.decl)
+            R.check_instantiated_ctor(self.ck, ft.decl, e.args, e)
             if ft.kind == "extern" and getattr(ft.decl, "type_params", None) and not e.type_args:
                 self.ck.ctor_needs_type_args(ft.decl, e)
             return ft
