@@ -36,6 +36,7 @@ class Checker(Visitor):
         self.main: A.Instantiation | None = None
         self.declaring: A.Decl | None = None    # the top-level type being declared (self-references)
         self.defaults_to_no_action: A.TableDecl | None = None   # the first table without default_action
+        self.value_switch: A.Switch | None = None   # the first switch on a value (not on action_run)
         self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
@@ -251,6 +252,12 @@ class Checker(Visitor):
             return Stack(elem, n)
         if isinstance(ref, A.NamedType):
             if ref.name == "__expr__":
+                e = getattr(ref, "expr", None)
+                if isinstance(e, A.Name) and s.lookup(e.name) is None:
+                    # an undeclared name in a type argument is an undeclared type (p4c:
+                    # 'declaration not found'), not an expression
+                    self.err(e, f"undeclared type '{e.name}'")
+                    return UNKNOWN
                 return INT
             if ref.name in ("packet_in", "packet_out") and s.lookup(ref.name) is None:
                 return Simple(ref.name)
@@ -953,6 +960,9 @@ class Checker(Visitor):
 
 
     def switch(self, st: A.Switch, scope: Scope, ctx: dict) -> None:
+        """A switch on a table's action_run (labels: its actions) or on a value of a
+        bit/int/enum/error type (labels: distinct constants); 'default' last. The first switch
+        on a value is kept: it needs match_kind 'exact' (checked in check())."""
         t = self.exprs.expr(st.expr, scope)
         seen: set = set()
         for i, c in enumerate(st.cases):
@@ -981,6 +991,9 @@ class Checker(Visitor):
                 self.stmt(c.body, Scope(scope), ctx)
         if not isinstance(t, ActionRun) and t is not UNKNOWN and not (bit_width(t) or isinstance(t, Enum) or t == ERROR):
             self.err(st.expr, f"cannot switch on a value of type {t}")
+        elif not isinstance(t, ActionRun) and self.value_switch is None and any(
+                not isinstance(lab, A.DefaultExpr) for c in st.cases for lab in c.labels):
+            self.value_switch = st      # (p4c's front end drops a switch with no label but default)
 
     def check_lvalue(self, e: A.Expr, scope: Scope) -> None:
         base = e
@@ -1006,6 +1019,12 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
         rep.error(main.span, "'main' must be a package instance")
     elif c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
+    elif c.main is not None and getattr(c.main.resolved_type, "kind", None) == "extern":
+        rep.error(c.main.type_ref.span, f"'main' must instantiate a package, not extern {c.main.resolved_type.tname}")
+    elif c.main is not None and c.value_switch is not None and "exact" not in c.match_kinds:
+        # p4c's midend (run only for a program with a main package) turns such a switch into
+        # a table with an exact key
+        rep.error(c.value_switch.span, "a switch on a value needs core.p4's match_kind 'exact'; did you include core.p4?")
     return c
 
 

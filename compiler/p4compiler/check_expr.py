@@ -527,6 +527,9 @@ class ExprChecker(Visitor):
                 and e.func.sym is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
             e.target = CallTarget("ctor", decl=ft.decl)
             R.check_instantiated_ctor(self.ck, ft.decl, e.args, e)
+            if ft.kind == "extern" and any(m.abstract for m in ft.decl.methods):
+                self.ck.err(e, f"extern {ft.decl.name} has abstract methods: it cannot be constructed by a call "
+                               f"(declare an instance with an initializer block)")
             if ft.kind == "extern" and getattr(ft.decl, "type_params", None) and not e.type_args:
                 self.ck.ctor_needs_type_args(ft.decl, e)
             return ft

@@ -1,4 +1,6 @@
-// 'main' names the package instance: an extern of that name is refused as in p4c (a
-// function named main is allowed).
+// 'main' instantiates a package, not an extern.
 #include <core.p4>
-extern main { }
+extern Widget {
+    Widget();
+}
+Widget() main;
