@@ -160,7 +160,7 @@ class ExprChecker(Visitor):
             self.coerce(e.other, a, "'?:' branch")
             return a
         if isinstance(a, IntT) and isinstance(b, IntT):
-            if self.const_value(e.cond) is None:
+            if self.const_value(e.cond) is None or _saturates(e.cond, 0):
                 self.ck.err(e, "'?:' with unsized integer branches needs a width (cast one branch)")
             return INT
         if not same_type(a, b):
@@ -890,6 +890,21 @@ class ExprChecker(Visitor):
     # ------------------------------------------------------------ constants
     def const_value(self, e: A.Expr):
         return const_value(e)
+
+
+def _saturates(e: A.Expr, depth: int) -> bool:
+    """Whether a constant condition uses a saturating operator, directly or through the
+    constants it names: p4c folds a '?:' condition before it knows widths, and cannot fold
+    `|+|`/`|-|` then, so it refuses unsized branches that we could still choose between."""
+    if depth > 50:
+        return False
+    if isinstance(e, A.Binary) and e.op in ("|+|", "|-|"):
+        return True
+    if isinstance(e, A.Name):
+        sym = getattr(e, "sym", None)
+        value = getattr(getattr(sym, "decl", None), "value", None) if sym is not None and sym.kind == "const" else None
+        return isinstance(value, A.Expr) and _saturates(value, depth + 1)
+    return any(_saturates(c, depth + 1) for c in e.children() if isinstance(c, A.Expr))
 
 
 def _same_tree(a, b) -> bool:
