@@ -324,6 +324,9 @@ class ExprChecker(Visitor):
         st = strip_newtype(t)
         if t is UNKNOWN:
             return UNKNOWN
+        if isinstance(t, NewType):
+            self.ck.err(e, f"'{e.op}' cannot be applied to a value of type {t} (a 'type': cast it to its base)")
+            return UNKNOWN
         if _enum_value_type(st) is not st:
             t = st = _enum_value_type(st)
         if e.op == "!":
@@ -362,7 +365,9 @@ class ExprChecker(Visitor):
                 what = {"extern": "externs", "table": "tables", "action": "actions"}.get(getattr(odd, "kind", ""), "values of type void")
                 self.ck.err(e, f"{what} cannot be compared ('{op}')")
                 return BOOL
-            if isinstance(lt, IntT) and not isinstance(rt, IntT):
+            if isinstance(lt, NewType) and isinstance(rt, IntT) or isinstance(rt, NewType) and isinstance(lt, IntT):
+                self.ck.err(e, f"cannot compare {lt} and {rt} with '{op}' (cast the constant to the 'type')")
+            elif isinstance(lt, IntT) and not isinstance(rt, IntT):
                 self.coerce(e.left, rt, f"operand of '{op}'")
             elif isinstance(rt, IntT) and not isinstance(lt, IntT):
                 self.coerce(e.right, lt, f"operand of '{op}'")
@@ -370,9 +375,13 @@ class ExprChecker(Visitor):
                 self.coerce(e.right, lt, f"operand of '{op}'")
             elif isinstance(lt, (ListT, StructInitT)):
                 self.coerce(e.left, rt, f"operand of '{op}'")
-            elif not self.equal_types(lt, rt):
+            elif not self.equal_types(lt, rt) or _newtype_mix(lt, rt):
                 self.ck.err(e, f"cannot compare {lt} and {rt} with '{op}'")
             return BOOL
+        newtype = next((t for t in (lt, rt) if isinstance(t, NewType)), None)
+        if newtype is not None:
+            self.ck.err(e, f"'{op}' cannot be applied to a value of type {newtype} (a 'type': cast it to its base)")
+            return UNKNOWN
         if op == "++":
             slt, srt = (_enum_value_type(strip_newtype(x)) for x in (lt, rt))
             if not isinstance(slt, Bits) or not isinstance(srt, Bits):
@@ -794,8 +803,14 @@ class ExprChecker(Visitor):
             self.ck.err(e, f"type mismatch in {what}: expected a value of type variable {target}, got {src}")
             return False
         st, tt = strip_newtype(src), strip_newtype(target)
-        if same_type(src, target) or (isinstance(src, NewType) or isinstance(target, NewType)) and same_type(st, tt):
+        if same_type(src, target):
             return True
+        if (isinstance(src, NewType) or isinstance(target, NewType)) and not isinstance(src, IntT) \
+                and same_type(st, tt):
+            # a 'type' is distinct from its base: only an explicit cast converts (p4c)
+            self.ck.err(e, f"cannot convert {src} to {target} implicitly ({what}; a 'type' is distinct "
+                           f"from its base: cast it)")
+            return False
         if isinstance(st, IntT):
             if isinstance(tt, Bits):
                 v = self.const_value(e)
@@ -890,6 +905,13 @@ class ExprChecker(Visitor):
     # ------------------------------------------------------------ constants
     def const_value(self, e: A.Expr):
         return const_value(e)
+
+
+def _newtype_mix(a: Type, b: Type) -> bool:
+    """A 'type' against anything but the same 'type' (its base included)."""
+    if isinstance(a, NewType) or isinstance(b, NewType):
+        return not (isinstance(a, NewType) and isinstance(b, NewType) and a.tname == b.tname)
+    return False
 
 
 def _saturates(e: A.Expr, depth: int) -> bool:
