@@ -37,6 +37,7 @@ class Checker(Visitor):
         self.declaring: A.Decl | None = None    # the top-level type being declared (self-references)
         self.defaults_to_no_action: A.TableDecl | None = None   # the first table without default_action
         self.value_switch: A.Switch | None = None   # the first switch on a value (not on action_run)
+        self.runtime_division: A.Binary | None = None  # the first '/' or '%' p4c cannot strength-reduce
         self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
@@ -1025,6 +1026,11 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
         # p4c's midend (run only for a program with a main package) turns such a switch into
         # a table with an exact key
         rep.error(c.value_switch.span, "a switch on a value needs core.p4's match_kind 'exact'; did you include core.p4?")
+    if c.main is not None and c.runtime_division is not None and not rep.failed:
+        e = c.runtime_division
+        # the words of lowering's refusal, which this check now makes for any package
+        rep.error(e.span, f"unsupported on this target: '{e.op}' with a divisor known only at run time "
+                          f"(BMv2 has no division)")
     return c
 
 

@@ -455,9 +455,16 @@ class ExprChecker(Visitor):
         if op in ("<", ">", "<=", ">="):
             return BOOL
         if op in ("/", "%") and not isinstance(res, IntT):
-            rv = self.const_value(e.right)
+            rv, lv = self.const_value(e.right), self.const_value(e.left)
             if rv == 0:
                 self.ck.err(e.right, "division by zero")
+            elif not (lv is not None and rv is not None or lv == 0 or op == "%" and rv == 1
+                      or isinstance(rv, int) and rv > 0 and rv & (rv - 1) == 0):
+                # p4c's midend (CompileTimeOperations) refuses, for every target, a division
+                # its strength reduction cannot turn into a shift or a mask: reported by
+                # check() when there is a main package (p4c runs no midend without one)
+                if self.ck.runtime_division is None:
+                    self.ck.runtime_division = e
         return res
 
     def equal_types(self, a: Type, b: Type) -> bool:
