@@ -89,9 +89,9 @@ class Checker(Visitor):
                 t.fields.append((f.name, ft))
                 t.field_annotations[f.name] = f.annotations
             if kind == "header":
-                nvar = sum(1 for _, ft in t.fields if isinstance(ft, Varbit))
-                if nvar > 1:
-                    self.err(d, f"header {d.name} has more than one varbit field")
+                varbits = [f for f, (_, ft) in zip(d.fields, t.fields) if isinstance(ft, Varbit)]
+                if len(varbits) > 1:     # at the first of them, as p4c
+                    self.err(varbits[0], f"header {d.name} has more than one varbit field")
         elif isinstance(d, A.EnumDecl):
             self.enum_decl(d, s)
         elif isinstance(d, A.ErrorDecl):
@@ -672,8 +672,8 @@ class Checker(Visitor):
                     self.err(k, f"unknown match kind '{k.match_kind}'")
                 if k.match_kind == "lpm":
                     lpm += 1
-                    if lpm == 2:
-                        self.err(k, f"table {t.name} has more than one lpm key")
+                    if lpm == 2:     # at the table, as p4c-bm2-ss
+                        self.err(t, f"table {t.name} has more than one lpm key")
                 if kt is not UNKNOWN and bit_width(kt) is None and not isinstance(strip_newtype(kt), Enum) and kt != ERROR:
                     self.err(k.expr, f"table key must be bit<W>, int<W>, bool, enum or error, not {kt}")
                 if not _nameable_key(k.expr) and not any(a.name == "name" for a in k.annotations):
@@ -966,10 +966,13 @@ class Checker(Visitor):
         on a value is kept: it needs match_kind 'exact' (checked in check())."""
         t = self.exprs.expr(st.expr, scope)
         seen: set = set()
+        defaults = sum(1 for c in st.cases for lab in c.labels if isinstance(lab, A.DefaultExpr))
+        if defaults > 1:     # at the switch, as p4c
+            self.err(st, "switch has more than one 'default' label")
         for i, c in enumerate(st.cases):
             for lab in c.labels:
                 if isinstance(lab, A.DefaultExpr):
-                    if i != len(st.cases) - 1 or lab is not c.labels[-1]:
+                    if defaults == 1 and (i != len(st.cases) - 1 or lab is not c.labels[-1]):
                         self.err(lab, "'default' must be the last switch label")
                     continue
                 if isinstance(t, ActionRun):
