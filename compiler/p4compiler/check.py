@@ -6,6 +6,8 @@ constants with infinite precision, and collects every error it finds.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from . import ast as A
 from .call_args import arity_ok
 from .check_expr import ExprChecker
@@ -47,6 +49,23 @@ class Checker(Visitor):
 
     def declare(self, scope: Scope, sym: Symbol, span: Span) -> None:
         scope.declare(sym, span, self.rep)
+
+    @contextmanager
+    def type_errors_at(self, span: Span):
+        """Report the type mismatches found inside at `span`: p4c reports a keyset or a
+        switch label of the wrong type at the select or switch expression it is compared with."""
+        saved, scratch = self.rep, Reporter()
+        self.rep = scratch
+        try:
+            yield
+        finally:
+            self.rep = saved
+            for w in scratch.warnings:
+                saved.warning(w.span, w.message)
+            for d in scratch.diagnostics:
+                moved = d.message.startswith(("type mismatch", "cannot use int for")) and \
+                    ("keyset value" in d.message or "switch label" in d.message)   # a range or mask: at itself
+                saved.error(span if moved else d.span, d.message)
 
     # ------------------------------------------------------------ program
     def run(self, program: A.Program) -> None:
@@ -559,8 +578,9 @@ class Checker(Visitor):
                         continue
                 self.err(ks, f"select keyset has {len(items)} components but the select has {len(types)} expressions")
                 continue
-            for item, t in zip(items, types):
-                self.keyset_elem(item, t, scope)
+            with self.type_errors_at(sel.span):
+                for item, t in zip(items, types):
+                    self.keyset_elem(item, t, scope)
 
     def keyset_elem(self, item: A.Expr, t: Type, scope: Scope) -> None:
         """Check one component of a select case or table entry against the key's type `t`: a
@@ -984,7 +1004,8 @@ class Checker(Visitor):
                     key = lab.name
                 else:
                     self.exprs.expr(lab, scope)
-                    self.exprs.coerce(lab, t, "switch label")
+                    with self.type_errors_at(st.expr.span):
+                        self.exprs.coerce(lab, t, "switch label")
                     key = self.exprs.const_value(lab)
                     if key is None:
                         self.err(lab, "switch label must be a compile-time constant")
