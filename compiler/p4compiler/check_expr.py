@@ -371,6 +371,14 @@ class ExprChecker(Visitor):
                 self.coerce(e.left, rt, f"operand of '{op}'")
             elif isinstance(rt, IntT) and not isinstance(lt, IntT):
                 self.coerce(e.right, lt, f"operand of '{op}'")
+            elif isinstance(lt, StructInitT) and isinstance(rt, StructInitT):
+                # p4c: neither side says which struct the fields belong to
+                self.ck.err(e, f"cannot compare structure-valued expressions with unknown types ('{op}'): "
+                               f"give one side a type")
+            elif isinstance(lt, ListT) and isinstance(rt, ListT):
+                # p4c compares them element by element (lowering does not yet: it says so)
+                if len(lt.elems) != len(rt.elems):
+                    self.ck.err(e, f"cannot compare {lt} and {rt} with '{op}'")
             elif isinstance(rt, (ListT, StructInitT)):
                 self.coerce(e.right, lt, f"operand of '{op}'")
             elif isinstance(lt, (ListT, StructInitT)):
