@@ -826,6 +826,8 @@ class ExprChecker(Visitor):
             self.ck.err(e, f"cannot convert {src} to {target} implicitly ({what}; a 'type' is distinct "
                            f"from its base: cast it)")
             return False
+        if isinstance(tt, IntT) and isinstance(src, Bits) and self.const_value(e) is not None:
+            return True     # a sized constant gives its value to an int (p4c: const int a = 4w2)
         if isinstance(st, IntT):
             if isinstance(tt, Bits):
                 v = self.const_value(e)
