@@ -59,6 +59,9 @@ class ExprChecker(Visitor):
             if e.width == 0 and e.value != 0 or e.width < 0:
                 self.ck.err(e, f"invalid width {e.width}")
                 return UNKNOWN
+            if e.width == 0 and e.signed:       # bit<0> holds 0, int<0> nothing (p4c)
+                self.ck.err(e, "width of a signed constant cannot be zero (int<0>)")
+                return UNKNOWN
             if e.width > MAX_WIDTH:
                 self.ck.err(e, f"width {e.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
                 return UNKNOWN
