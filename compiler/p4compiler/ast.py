@@ -42,6 +42,7 @@ class Annotation(Node):
     args: list  # of python values: str, int, or raw token text
     body: list = field(default_factory=list)  # the tokens between the brackets: (kind, text), commas included
     structured: bool = False  # @a[...] (P4-16 structured annotation) rather than @a(...)
+    tokens: list = field(default_factory=list, repr=False, compare=False)  # the body's lexer tokens (expressions are parsed from them by the checker)
 
     def arg(self, i: int = 0):
         return self.args[i] if i < len(self.args) else None

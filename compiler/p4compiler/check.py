@@ -6,6 +6,8 @@ constants with infinite precision, and collects every error it finds.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from . import ast as A
 from .call_args import arity_ok
 from .check_expr import ExprChecker
@@ -16,6 +18,7 @@ from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING,
                     Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
                     MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
 from .package_args import check_package_args
+from .annotation_rules import check_annotation_bodies
 from . import decl_rules as R
 from .visitor import Visitor
 
@@ -34,6 +37,9 @@ class Checker(Visitor):
         self.enums: list[Enum] = []
         self.main: A.Instantiation | None = None
         self.declaring: A.Decl | None = None    # the top-level type being declared (self-references)
+        self.defaults_to_no_action: A.TableDecl | None = None   # the first table without default_action
+        self.value_switch: A.Switch | None = None   # the first switch on a value (not on action_run)
+        self.runtime_division: A.Binary | None = None  # the first '/' or '%' p4c cannot strength-reduce
         self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
@@ -43,6 +49,23 @@ class Checker(Visitor):
 
     def declare(self, scope: Scope, sym: Symbol, span: Span) -> None:
         scope.declare(sym, span, self.rep)
+
+    @contextmanager
+    def type_errors_at(self, span: Span):
+        """Report the type mismatches found inside at `span`: p4c reports a keyset or a
+        switch label of the wrong type at the select or switch expression it is compared with."""
+        saved, scratch = self.rep, Reporter()
+        self.rep = scratch
+        try:
+            yield
+        finally:
+            self.rep = saved
+            for w in scratch.warnings:
+                saved.warning(w.span, w.message)
+            for d in scratch.diagnostics:
+                moved = d.message.startswith(("type mismatch", "cannot use int for")) and \
+                    ("keyset value" in d.message or "switch label" in d.message)   # a range or mask: at itself
+                saved.error(span if moved else d.span, d.message)
 
     # ------------------------------------------------------------ program
     def run(self, program: A.Program) -> None:
@@ -57,6 +80,10 @@ class Checker(Visitor):
             except RecursionError:
                 self.err(d, "declaration nested too deeply")
             self.declaring = None
+        for d in program.decls:     # after every declaration: annotations may name later ones
+            check_annotation_bodies(self, d)
+        if self.defaults_to_no_action is not None:
+            self.default_no_action(self.defaults_to_no_action)
 
     def global_decl(self, d: A.Decl) -> None:
         """Declare one top-level declaration (types, errors, match kinds, externs, parsers,
@@ -81,9 +108,9 @@ class Checker(Visitor):
                 t.fields.append((f.name, ft))
                 t.field_annotations[f.name] = f.annotations
             if kind == "header":
-                nvar = sum(1 for _, ft in t.fields if isinstance(ft, Varbit))
-                if nvar > 1:
-                    self.err(d, f"header {d.name} has more than one varbit field")
+                varbits = [f for f, (_, ft) in zip(d.fields, t.fields) if isinstance(ft, Varbit)]
+                if len(varbits) > 1:     # at the first of them, as p4c
+                    self.err(varbits[0], f"header {d.name} has more than one varbit field")
         elif isinstance(d, A.EnumDecl):
             self.enum_decl(d, s)
         elif isinstance(d, A.ErrorDecl):
@@ -245,6 +272,12 @@ class Checker(Visitor):
             return Stack(elem, n)
         if isinstance(ref, A.NamedType):
             if ref.name == "__expr__":
+                e = getattr(ref, "expr", None)
+                if isinstance(e, A.Name) and s.lookup(e.name) is None:
+                    # an undeclared name in a type argument is an undeclared type (p4c:
+                    # 'declaration not found'), not an expression
+                    self.err(e, f"undeclared type '{e.name}'")
+                    return UNKNOWN
                 return INT
             if ref.name in ("packet_in", "packet_out") and s.lookup(ref.name) is None:
                 return Simple(ref.name)
@@ -406,7 +439,8 @@ class Checker(Visitor):
                 self.err(a.expr, f"constructor argument must be a compile-time constant, and '{var.name}' is a "
                                  f"{R.KIND_NAMES[var.sym.kind]}")
         decl = t.decl
-        if isinstance(decl, A.ExternDecl):
+        refused = R.check_instantiated_ctor(self, decl, d.args, d)
+        if isinstance(decl, A.ExternDecl) and not refused:
             if decl.type_params and not getattr(d.type_ref, "args", None):
                 self.ctor_needs_type_args(decl, d.type_ref)
             ctors = [m for m in decl.methods if m.ret is None]
@@ -544,8 +578,9 @@ class Checker(Visitor):
                         continue
                 self.err(ks, f"select keyset has {len(items)} components but the select has {len(types)} expressions")
                 continue
-            for item, t in zip(items, types):
-                self.keyset_elem(item, t, scope)
+            with self.type_errors_at(sel.span):
+                for item, t in zip(items, types):
+                    self.keyset_elem(item, t, scope)
 
     def keyset_elem(self, item: A.Expr, t: Type, scope: Scope) -> None:
         """Check one component of a select case or table entry against the key's type `t`: a
@@ -657,8 +692,8 @@ class Checker(Visitor):
                     self.err(k, f"unknown match kind '{k.match_kind}'")
                 if k.match_kind == "lpm":
                     lpm += 1
-                    if lpm == 2:
-                        self.err(k, f"table {t.name} has more than one lpm key")
+                    if lpm == 2:     # at the table, as p4c-bm2-ss
+                        self.err(t, f"table {t.name} has more than one lpm key")
                 if kt is not UNKNOWN and bit_width(kt) is None and not isinstance(strip_newtype(kt), Enum) and kt != ERROR:
                     self.err(k.expr, f"table key must be bit<W>, int<W>, bool, enum or error, not {kt}")
                 if not _nameable_key(k.expr) and not any(a.name == "name" for a in k.annotations):
@@ -681,6 +716,8 @@ class Checker(Visitor):
                 self.action_args(ar, sym.decl, scope, partial=True)
         t.action_syms = action_syms
         da = t.prop("default_action")
+        if da is None and self.defaults_to_no_action is None:
+            self.defaults_to_no_action = t
         if da is not None:
             ar = da.value
             sym = self.lookup_action(ar, scope)
@@ -732,6 +769,21 @@ class Checker(Visitor):
                 self.size_value(p.value, "table size")
         if ent is not None and not ent.is_const and any(e.priority is not None for e in ent.value):
             self.entry_priorities(t, key, ent.value)
+
+    def default_no_action(self, t: A.TableDecl) -> None:
+        """A table without default_action defaults to core.p4's NoAction: as in p4c
+        (CreateBuiltins), the top-level NoAction must then exist and be an action without
+        parameters or body; reported once, at that declaration."""
+        sym = self.top.names.get("NoAction")
+        hint = "; did you include core.p4?"
+        if sym is None:
+            self.err(t, f"table {t.name} has no default_action and there is no action NoAction to default to{hint}")
+        elif sym.kind != "action":
+            self.err(sym.decl or t, f"NoAction: expected to be an action{hint}")
+        elif sym.decl.params:
+            self.err(sym.decl, f"NoAction: expected an action with no parameters{hint}")
+        elif sym.decl.body.stmts:
+            self.err(sym.decl, f"NoAction: expected an action with no body{hint}")
 
     def entry_priorities(self, t: A.TableDecl, key, entries: list) -> None:
         """Explicit `priority = N` in `entries`, as p4c's front end numbers them: only for
@@ -929,12 +981,18 @@ class Checker(Visitor):
 
 
     def switch(self, st: A.Switch, scope: Scope, ctx: dict) -> None:
+        """A switch on a table's action_run (labels: its actions) or on a value of a
+        bit/int/enum/error type (labels: distinct constants); 'default' last. The first switch
+        on a value is kept: it needs match_kind 'exact' (checked in check())."""
         t = self.exprs.expr(st.expr, scope)
         seen: set = set()
+        defaults = sum(1 for c in st.cases for lab in c.labels if isinstance(lab, A.DefaultExpr))
+        if defaults > 1:     # at the switch, as p4c
+            self.err(st, "switch has more than one 'default' label")
         for i, c in enumerate(st.cases):
             for lab in c.labels:
                 if isinstance(lab, A.DefaultExpr):
-                    if i != len(st.cases) - 1 or lab is not c.labels[-1]:
+                    if defaults == 1 and (i != len(st.cases) - 1 or lab is not c.labels[-1]):
                         self.err(lab, "'default' must be the last switch label")
                     continue
                 if isinstance(t, ActionRun):
@@ -946,7 +1004,8 @@ class Checker(Visitor):
                     key = lab.name
                 else:
                     self.exprs.expr(lab, scope)
-                    self.exprs.coerce(lab, t, "switch label")
+                    with self.type_errors_at(st.expr.span):
+                        self.exprs.coerce(lab, t, "switch label")
                     key = self.exprs.const_value(lab)
                     if key is None:
                         self.err(lab, "switch label must be a compile-time constant")
@@ -957,6 +1016,9 @@ class Checker(Visitor):
                 self.stmt(c.body, Scope(scope), ctx)
         if not isinstance(t, ActionRun) and t is not UNKNOWN and not (bit_width(t) or isinstance(t, Enum) or t == ERROR):
             self.err(st.expr, f"cannot switch on a value of type {t}")
+        elif not isinstance(t, ActionRun) and self.value_switch is None and any(
+                not isinstance(lab, A.DefaultExpr) for c in st.cases for lab in c.labels):
+            self.value_switch = st      # (p4c's front end drops a switch with no label but default)
 
     def check_lvalue(self, e: A.Expr, scope: Scope) -> None:
         base = e
@@ -982,6 +1044,17 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
         rep.error(main.span, "'main' must be a package instance")
     elif c.main is None and not rep.failed:
         rep.error(Span(main_file, 1, 1) if main_file else program.span, "program has no 'main' package instantiation")
+    elif c.main is not None and getattr(c.main.resolved_type, "kind", None) == "extern":
+        rep.error(c.main.type_ref.span, f"'main' must instantiate a package, not extern {c.main.resolved_type.tname}")
+    elif c.main is not None and c.value_switch is not None and "exact" not in c.match_kinds:
+        # p4c's midend (run only for a program with a main package) turns such a switch into
+        # a table with an exact key
+        rep.error(c.value_switch.span, "a switch on a value needs core.p4's match_kind 'exact'; did you include core.p4?")
+    if c.main is not None and c.runtime_division is not None and not rep.failed:
+        e = c.runtime_division
+        # the words of lowering's refusal, which this check now makes for any package
+        rep.error(e.span, f"unsupported on this target: '{e.op}' with a divisor known only at run time "
+                          f"(BMv2 has no division)")
     return c
 
 

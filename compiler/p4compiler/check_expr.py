@@ -11,6 +11,7 @@ from . import ast as A
 from .check_types import UNKNOWN, ActionRun, CallTarget, MethodRef, TableResult, TypeName
 from .consteval import const_value
 from .call_args import arity_ok, order_args
+from . import decl_rules as R
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
                     ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
@@ -57,6 +58,9 @@ class ExprChecker(Visitor):
         if e.width is not None:
             if e.width == 0 and e.value != 0 or e.width < 0:
                 self.ck.err(e, f"invalid width {e.width}")
+                return UNKNOWN
+            if e.width == 0 and e.signed:       # bit<0> holds 0, int<0> nothing (p4c)
+                self.ck.err(e, "width of a signed constant cannot be zero (int<0>)")
                 return UNKNOWN
             if e.width > MAX_WIDTH:
                 self.ck.err(e, f"width {e.width} too large (the compiler supports widths up to {MAX_WIDTH}, as p4c)")
@@ -159,7 +163,7 @@ class ExprChecker(Visitor):
             self.coerce(e.other, a, "'?:' branch")
             return a
         if isinstance(a, IntT) and isinstance(b, IntT):
-            if self.const_value(e.cond) is None:
+            if self.const_value(e.cond) is None or _saturates(e.cond, 0):
                 self.ck.err(e, "'?:' with unsized integer branches needs a width (cast one branch)")
             return INT
         if not same_type(a, b):
@@ -323,6 +327,9 @@ class ExprChecker(Visitor):
         st = strip_newtype(t)
         if t is UNKNOWN:
             return UNKNOWN
+        if isinstance(t, NewType):
+            self.ck.err(e, f"'{e.op}' cannot be applied to a value of type {t} (a 'type': cast it to its base)")
+            return UNKNOWN
         if _enum_value_type(st) is not st:
             t = st = _enum_value_type(st)
         if e.op == "!":
@@ -361,17 +368,31 @@ class ExprChecker(Visitor):
                 what = {"extern": "externs", "table": "tables", "action": "actions"}.get(getattr(odd, "kind", ""), "values of type void")
                 self.ck.err(e, f"{what} cannot be compared ('{op}')")
                 return BOOL
-            if isinstance(lt, IntT) and not isinstance(rt, IntT):
+            if isinstance(lt, NewType) and isinstance(rt, IntT) or isinstance(rt, NewType) and isinstance(lt, IntT):
+                self.ck.err(e, f"cannot compare {lt} and {rt} with '{op}' (cast the constant to the 'type')")
+            elif isinstance(lt, IntT) and not isinstance(rt, IntT):
                 self.coerce(e.left, rt, f"operand of '{op}'")
             elif isinstance(rt, IntT) and not isinstance(lt, IntT):
                 self.coerce(e.right, lt, f"operand of '{op}'")
+            elif isinstance(lt, StructInitT) and isinstance(rt, StructInitT):
+                # p4c: neither side says which struct the fields belong to
+                self.ck.err(e, f"cannot compare structure-valued expressions with unknown types ('{op}'): "
+                               f"give one side a type")
+            elif isinstance(lt, ListT) and isinstance(rt, ListT):
+                # p4c compares them element by element (lowering does not yet: it says so)
+                if len(lt.elems) != len(rt.elems):
+                    self.ck.err(e, f"cannot compare {lt} and {rt} with '{op}'")
             elif isinstance(rt, (ListT, StructInitT)):
                 self.coerce(e.right, lt, f"operand of '{op}'")
             elif isinstance(lt, (ListT, StructInitT)):
                 self.coerce(e.left, rt, f"operand of '{op}'")
-            elif not self.equal_types(lt, rt):
+            elif not self.equal_types(lt, rt) or _newtype_mix(lt, rt):
                 self.ck.err(e, f"cannot compare {lt} and {rt} with '{op}'")
             return BOOL
+        newtype = next((t for t in (lt, rt) if isinstance(t, NewType)), None)
+        if newtype is not None:
+            self.ck.err(e, f"'{op}' cannot be applied to a value of type {newtype} (a 'type': cast it to its base)")
+            return UNKNOWN
         if op == "++":
             slt, srt = (_enum_value_type(strip_newtype(x)) for x in (lt, rt))
             if not isinstance(slt, Bits) or not isinstance(srt, Bits):
@@ -445,9 +466,16 @@ class ExprChecker(Visitor):
         if op in ("<", ">", "<=", ">="):
             return BOOL
         if op in ("/", "%") and not isinstance(res, IntT):
-            rv = self.const_value(e.right)
+            rv, lv = self.const_value(e.right), self.const_value(e.left)
             if rv == 0:
                 self.ck.err(e.right, "division by zero")
+            elif not (lv is not None and rv is not None or lv == 0 or op == "%" and rv == 1
+                      or isinstance(rv, int) and rv > 0 and rv & (rv - 1) == 0):
+                # p4c's midend (CompileTimeOperations) refuses, for every target, a division
+                # its strength reduction cannot turn into a shift or a mask: reported by
+                # check() when there is a main package (p4c runs no midend without one)
+                if self.ck.runtime_division is None:
+                    self.ck.runtime_division = e
         return res
 
     def equal_types(self, a: Type, b: Type) -> bool:
@@ -525,6 +553,10 @@ class ExprChecker(Visitor):
         if isinstance(ft, ObjectT) and ft.kind in ("parser", "control", "extern") and isinstance(e.func, A.Name) \
                 and e.func.sym is not None and e.func.sym.kind in ("parser", "control", "extern_type"):
             e.target = CallTarget("ctor", decl=ft.decl)
+            R.check_instantiated_ctor(self.ck, ft.decl, e.args, e)
+            if ft.kind == "extern" and any(m.abstract for m in ft.decl.methods):
+                self.ck.err(e, f"extern {ft.decl.name} has abstract methods: it cannot be constructed by a call "
+                               f"(declare an instance with an initializer block)")
             if ft.kind == "extern" and getattr(ft.decl, "type_params", None) and not e.type_args:
                 self.ck.ctor_needs_type_args(ft.decl, e)
             return ft
@@ -619,6 +651,9 @@ class ExprChecker(Visitor):
                     pt = at
                 else:
                     continue
+            elif isinstance(pt, ObjectT) and pt.type_args and isinstance(at, ObjectT):
+                if not self.unify_type_args(pt, at, proto, binding, a, p, fname):
+                    continue
             if at == DONTCARE:
                 if p.direction not in ("out",):
                     self.ck.err(a, "'_' can only be passed to an out parameter")
@@ -643,6 +678,27 @@ class ExprChecker(Visitor):
             self.ck.err(node, f"cannot infer the type of the result of '{fname}'; give it as a type argument")
             return UNKNOWN
         return rt
+
+    def unify_type_args(self, pt: ObjectT, at: ObjectT, proto: A.MethodProto, binding: dict, a, p, fname: str) -> bool:
+        """A generic parameter type such as `register<T>` given `register<bool>`: binds the
+        call's free type variables from the argument's type arguments, and refuses type
+        arguments that differ (p4c unifies them: `f(r, 8w2)` with `r` a register<bool> fails)."""
+        if pt.tname != at.tname:
+            return True         # reported by coerce
+        free = set(proto.type_params) - set(binding)
+        for tp, want in pt.type_args.items():
+            got = at.type_args.get(tp)
+            if got is None or got is UNKNOWN or want is UNKNOWN:
+                continue
+            if isinstance(want, TypeVar) and want.tname in free:
+                binding[want.tname] = got
+                free.discard(want.tname)
+            elif not (same_type(want, got) or isinstance(want, TypeVar) and isinstance(got, TypeVar)
+                      and want.tname == got.tname):
+                self.ck.err(a, f"type mismatch in argument '{p.name}' of '{fname}': expected {pt.tname}<{want}>, "
+                               f"got {at.tname}<{got}> (type variable {tp} bound inconsistently)")
+                return False
+        return True
 
     def same_expr(self, a: A.Expr, b: A.Expr) -> bool:
         """Two checked expressions denote the same thing: equal constants, or the same tree."""
@@ -758,10 +814,23 @@ class ExprChecker(Visitor):
         if src is None or src is UNKNOWN or target is UNKNOWN or target is None:
             return True
         if isinstance(target, TypeVar):
-            return True
+            # inside a generic declaration a type variable stands for any type: only a value of
+            # that same variable fits it (p4c: 'int' cannot be unified with 'H')
+            if isinstance(src, TypeVar) and src.tname == target.tname or src == DONTCARE:
+                return True
+            self.ck.err(e, f"type mismatch in {what}: expected a value of type variable {target}, got {src}")
+            return False
         st, tt = strip_newtype(src), strip_newtype(target)
-        if same_type(src, target) or (isinstance(src, NewType) or isinstance(target, NewType)) and same_type(st, tt):
+        if same_type(src, target):
             return True
+        if (isinstance(src, NewType) or isinstance(target, NewType)) and not isinstance(src, IntT) \
+                and same_type(st, tt):
+            # a 'type' is distinct from its base: only an explicit cast converts (p4c)
+            self.ck.err(e, f"cannot convert {src} to {target} implicitly ({what}; a 'type' is distinct "
+                           f"from its base: cast it)")
+            return False
+        if isinstance(tt, IntT) and isinstance(src, Bits) and self.const_value(e) is not None:
+            return True     # a sized constant gives its value to an int (p4c: const int a = 4w2)
         if isinstance(st, IntT):
             if isinstance(tt, Bits):
                 v = self.const_value(e)
@@ -856,6 +925,28 @@ class ExprChecker(Visitor):
     # ------------------------------------------------------------ constants
     def const_value(self, e: A.Expr):
         return const_value(e)
+
+
+def _newtype_mix(a: Type, b: Type) -> bool:
+    """A 'type' against anything but the same 'type' (its base included)."""
+    if isinstance(a, NewType) or isinstance(b, NewType):
+        return not (isinstance(a, NewType) and isinstance(b, NewType) and a.tname == b.tname)
+    return False
+
+
+def _saturates(e: A.Expr, depth: int) -> bool:
+    """Whether a constant condition uses a saturating operator, directly or through the
+    constants it names: p4c folds a '?:' condition before it knows widths, and cannot fold
+    `|+|`/`|-|` then, so it refuses unsized branches that we could still choose between."""
+    if depth > 50:
+        return False
+    if isinstance(e, A.Binary) and e.op in ("|+|", "|-|"):
+        return True
+    if isinstance(e, A.Name):
+        sym = getattr(e, "sym", None)
+        value = getattr(getattr(sym, "decl", None), "value", None) if sym is not None and sym.kind == "const" else None
+        return isinstance(value, A.Expr) and _saturates(value, depth + 1)
+    return any(_saturates(c, depth + 1) for c in e.children() if isinstance(c, A.Expr))
 
 
 def _same_tree(a, b) -> bool:

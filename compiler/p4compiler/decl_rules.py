@@ -162,8 +162,46 @@ def self_references(m: A.MethodProto, ext: A.ExternDecl) -> list[A.NamedType]:
 
 def contains_self(decl, args: list) -> bool:
     """Whether a generic type's arguments are (a specialization of) the same type
-    (`E<E<bit<8>>>`), which p4c refuses: 'contains self as type argument'."""
-    return any(getattr(strip_newtype(a), "decl", None) is decl for a in args)
+    (`E<E<bit<8>>>`), or a parser/control whose parameters are (`W<C>` with `control C(W<_> w)`),
+    which p4c refuses: 'contains self as type argument'."""
+    for a in args:
+        a = strip_newtype(a)
+        inner = getattr(a, "decl", None)
+        if inner is decl:
+            return True
+        if isinstance(a, ObjectT) and isinstance(inner, (A.ParserDecl, A.ControlDecl, A.ParserTypeDecl,
+                                                         A.ControlTypeDecl)):
+            if any(getattr(getattr(p.type_ref, "resolved", None), "decl", None) is decl for p in inner.params):
+                return True
+    return False
+
+
+def check_instantiated_ctor(ck, decl, args: list, node) -> bool:
+    """What p4c refuses only once a declaration is instantiated: an extern constructor that
+    takes a parser, control or package (TypeInference: 'parameter cannot have type'), and a
+    parser constructed inside a control or a control inside a parser (inlining: 'instantiation
+    of parser in control'). Reported at the parameter, as p4c does; True if anything was."""
+    found = False
+    if isinstance(decl, A.ExternDecl):
+        for m in decl.methods:
+            if m.ret is None and m.name == decl.name and len(m.params) == len(args):
+                scope = generic_scope(ck.top, decl.type_params, m.type_params)
+                for p in m.params:
+                    k = kind_of(p.type_ref, scope)
+                    if k is not None and k[0].split()[0] in ("parser", "control", "package"):
+                        found = True
+                        ck.err(p, f"parameter '{p.name}' of the constructor of extern {decl.name} cannot have "
+                                  f"type {k[1]} (an extern is not given parsers, controls or packages)")
+    elif isinstance(decl, (A.ParserDecl, A.ControlDecl)):
+        own = "parser" if isinstance(decl, A.ParserDecl) else "control"
+        other = "control" if own == "parser" else "parser"
+        for p in decl.ctor_params:
+            k = kind_of(p.type_ref, ck.top)
+            if k is not None and k[0].split()[0] == other:
+                found = True
+                ck.err(p, f"parameter '{p.name}': instantiation of {other} in {own} {decl.name} (a {own} can "
+                          f"only apply {own}s)")
+    return found
 
 
 def check_type_params(ck, d: A.Decl) -> None:

@@ -65,6 +65,9 @@ class Lowerer:
                 self.rep.error(span, f"direct_meter '{m['name']}' is read but no table has it in its "
                                      f"'meters' property")
             else:
+                # at the table, as p4c-bm2-ss: the table is what lacks the read
+                table = next((t for t in self.model.tables if t.name == m["binding"]), None)
+                span = getattr(table.decl, "span", span) if table is not None else span
                 self.rep.error(span, f"table '{m['binding']}' has direct_meter '{m['name']}' but none of its "
                                      f"actions reads it (BMv2 needs the field its read() writes)")
 

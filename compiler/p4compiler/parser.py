@@ -143,6 +143,7 @@ class Parser:
             name = self.ident("annotation name")
             args: list = []
             body: list = []
+            toks: list = []
             structured = self.at("[")
             if self.at("(") and self.tok.span.line == name.span.line or structured:
                 self.next()
@@ -151,6 +152,7 @@ class Parser:
                     t = self.next()
                     if t.kind != "eof":
                         body.append((t.kind, t.text))
+                        toks.append(t)
                     if t.kind == "eof":
                         self.error(t, f"unterminated annotation @{name.text}")
                         raise ParseError
@@ -171,7 +173,7 @@ class Parser:
                         args.append(t.text)
             if name.text == "p4runtime_translation" and not structured:
                 args = self.translation_args(name, args)
-            annos.append(A.Annotation(at.span, name.text, args, body[:-1], structured))
+            annos.append(A.Annotation(at.span, name.text, args, body[:-1], structured, toks[:-1]))
         return annos
 
     def translation_args(self, name: Token, args: list) -> list:
