@@ -32,6 +32,7 @@ from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
 
 from campus import CampusTopo, HostPlan, SwitchPlan, host_plan, l2_domains, link_plan  # noqa: E402
+import procs  # noqa: E402
 from p4switch import P4Switch  # noqa: E402
 from vrouter.config import ConfigError, load  # noqa: E402
 
@@ -223,6 +224,17 @@ def clean(nodes: dict[str, str], plans, links) -> None:
         subprocess.run(["ip", "link", "del", f"{nodes[switch]}-eth{port}"], capture_output=True)
 
 
+def stop_on_signal() -> None:
+    """SIGTERM and SIGHUP end run_campus through its teardown (as Ctrl-C does); further ones wait for it."""
+    def handler(signum, frame):
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, handler)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--file", type=Path, default=HERE / "campus.yaml")
@@ -275,6 +287,7 @@ def main() -> int:
               file=sys.stderr)
         return 2
     setLogLevel("warning")
+    stop_on_signal()
     clean(nodes, plans, links)
     topo = CampusTopo(switches=switches, hosts=plans, links=links, log_dir=str(args.log_dir))
     net = Mininet(topo=topo, switch=P4Switch, controller=None, build=True, autoStaticArp=False)
@@ -295,12 +308,12 @@ def main() -> int:
         log = log_path.open("w")
         env = {**os.environ, "PYTHONPATH": str(ROOT / "controller")}
         extra = ["--metrics-addr", args.metrics_addr] if args.metrics_addr else []
-        daemon = subprocess.Popen([sys.executable, "-m", "vrouter.cli", "run", str(desc_file), *extra], stdout=log,
-                                  stderr=subprocess.STDOUT, cwd=ROOT / "controller", env=env)
+        daemon = procs.start([sys.executable, "-m", "vrouter.cli", "run", str(desc_file), *extra], stdout=log,
+                             stderr=subprocess.STDOUT, cwd=ROOT / "controller", env=env)
         if args.dashboard:
-            dashboard = subprocess.Popen([sys.executable, "-m", "vrouter.cli", "dashboard", str(desc_file),
-                                          "--listen", args.dashboard], stdout=log, stderr=subprocess.STDOUT,
-                                         cwd=ROOT / "controller", env=env)
+            dashboard = procs.start([sys.executable, "-m", "vrouter.cli", "dashboard", str(desc_file),
+                                     "--listen", args.dashboard], stdout=log, stderr=subprocess.STDOUT,
+                                    cwd=ROOT / "controller", env=env)
         deadline = time.monotonic() + 30
         while not all(f"event=reconciled switch={name} " in log_path.read_text() for name in switches):
             if daemon.poll() is not None or time.monotonic() > deadline:
@@ -351,12 +364,7 @@ def main() -> int:
             CLI(net)
     finally:
         for proc in (dashboard, daemon):
-            if proc is not None and proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            procs.stop(proc)
         net.stop()
         clean(nodes, plans, links)
     return status
