@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from netns import free_port, is_bmv2, skip_on_bmv2
+from bmv2 import is_bmv2, skip_on_bmv2
+from netns import free_port
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[3]
