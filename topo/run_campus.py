@@ -147,16 +147,31 @@ def print_matrix(plans, got, want) -> int:
 
 
 def iperf(net, client, server, seconds: int = 3) -> float | None:
-    """iperf3 TCP throughput client -> server in Mbit/s."""
-    srv = net.get(server.name)
-    srv.cmd("iperf3 -s -1 -D --logfile /dev/null")
-    time.sleep(0.5)
-    out = net.get(client.name).cmd(f"iperf3 -c {server.address.ip} -t {seconds} -J")
-    try:   # the server (-1) exits after this one test
-        return json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e6
-    except (ValueError, KeyError):
-        print(f"iperf3 failed: {out[-500:]}")
-        return None
+    """iperf3 TCP throughput client -> server in Mbit/s; None (and why, printed) when it fails twice.
+
+    Bounded: iperf3 has no overall time limit (a client whose server went quiet waits for
+    its control messages for ever), so the client runs under `timeout`; the server is our
+    child, waited for until it listens (late under load) and stopped afterwards.
+    """
+    for _ in range(2):
+        srv = net.get(server.name).popen(["iperf3", "-s", "-1"], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, preexec_fn=procs.die_with_parent)
+        try:
+            deadline = time.monotonic() + 10
+            while ":5201 " not in net.get(server.name).cmd("ss -Hltn sport = :5201") and time.monotonic() < deadline:
+                time.sleep(0.1)
+            started = time.monotonic()
+            out = net.get(client.name).cmd(f"timeout {seconds + 30} iperf3 -c {server.address.ip} -t {seconds} "
+                                           "--connect-timeout 5000 -J; echo exit=$?")
+            body, _, code = out.rpartition("exit=")
+            try:
+                return json.loads(body)["end"]["sum_received"]["bits_per_second"] / 1e6
+            except (ValueError, KeyError, TypeError):
+                print(f"iperf3 failed (exit {code.strip()} after {time.monotonic() - started:.0f} s): "
+                      f"{body.strip()[-500:]}", flush=True)
+        finally:
+            procs.stop(srv, timeout=2)
+    return None
 
 
 def metric_totals(address: str, skip=lambda sample: False) -> dict[str, float]:
