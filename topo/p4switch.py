@@ -16,6 +16,8 @@ from pathlib import Path
 
 from mininet.node import Switch
 
+import procs
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -68,8 +70,7 @@ class P4Switch(Switch):
                 self.cmd(f"ethtool -K {intf.name} tx off rx off tso off gso off gro off >/dev/null 2>&1")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL)
+            self.proc = procs.start(self.command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -83,12 +84,6 @@ class P4Switch(Switch):
 
     def stop(self, deleteIntfs: bool = True) -> None:
         """Stop the switch process and delete its interfaces."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        procs.stop(self.proc, timeout=5)
         self.proc = None
         super().stop(deleteIntfs)

@@ -32,6 +32,7 @@ from mininet.log import setLogLevel  # noqa: E402
 from mininet.net import Mininet  # noqa: E402
 
 from campus import CampusTopo, HostPlan, SwitchPlan, host_plan, l2_domains, link_plan  # noqa: E402
+import procs  # noqa: E402
 from p4switch import P4Switch  # noqa: E402
 from vrouter.config import ConfigError, load  # noqa: E402
 
@@ -146,16 +147,31 @@ def print_matrix(plans, got, want) -> int:
 
 
 def iperf(net, client, server, seconds: int = 3) -> float | None:
-    """iperf3 TCP throughput client -> server in Mbit/s."""
-    srv = net.get(server.name)
-    srv.cmd("iperf3 -s -1 -D --logfile /dev/null")
-    time.sleep(0.5)
-    out = net.get(client.name).cmd(f"iperf3 -c {server.address.ip} -t {seconds} -J")
-    try:   # the server (-1) exits after this one test
-        return json.loads(out)["end"]["sum_received"]["bits_per_second"] / 1e6
-    except (ValueError, KeyError):
-        print(f"iperf3 failed: {out[-500:]}")
-        return None
+    """iperf3 TCP throughput client -> server in Mbit/s; None (and why, printed) when it fails twice.
+
+    Bounded: iperf3 has no overall time limit (a client whose server went quiet waits for
+    its control messages for ever), so the client runs under `timeout`; the server is our
+    child, waited for until it listens (late under load) and stopped afterwards.
+    """
+    for _ in range(2):
+        srv = net.get(server.name).popen(["iperf3", "-s", "-1"], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, preexec_fn=procs.die_with_parent)
+        try:
+            deadline = time.monotonic() + 10
+            while ":5201 " not in net.get(server.name).cmd("ss -Hltn sport = :5201") and time.monotonic() < deadline:
+                time.sleep(0.1)
+            started = time.monotonic()
+            out = net.get(client.name).cmd(f"timeout {seconds + 30} iperf3 -c {server.address.ip} -t {seconds} "
+                                           "--connect-timeout 5000 -J; echo exit=$?")
+            body, _, code = out.rpartition("exit=")
+            try:
+                return json.loads(body)["end"]["sum_received"]["bits_per_second"] / 1e6
+            except (ValueError, KeyError, TypeError):
+                print(f"iperf3 failed (exit {code.strip()} after {time.monotonic() - started:.0f} s): "
+                      f"{body.strip()[-500:]}", flush=True)
+        finally:
+            procs.stop(srv, timeout=2)
+    return None
 
 
 def metric_totals(address: str, skip=lambda sample: False) -> dict[str, float]:
@@ -223,6 +239,17 @@ def clean(nodes: dict[str, str], plans, links) -> None:
         subprocess.run(["ip", "link", "del", f"{nodes[switch]}-eth{port}"], capture_output=True)
 
 
+def stop_on_signal() -> None:
+    """SIGTERM and SIGHUP end run_campus through its teardown (as Ctrl-C does); further ones wait for it."""
+    def handler(signum, frame):
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, handler)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--file", type=Path, default=HERE / "campus.yaml")
@@ -275,6 +302,7 @@ def main() -> int:
               file=sys.stderr)
         return 2
     setLogLevel("warning")
+    stop_on_signal()
     clean(nodes, plans, links)
     topo = CampusTopo(switches=switches, hosts=plans, links=links, log_dir=str(args.log_dir))
     net = Mininet(topo=topo, switch=P4Switch, controller=None, build=True, autoStaticArp=False)
@@ -295,12 +323,12 @@ def main() -> int:
         log = log_path.open("w")
         env = {**os.environ, "PYTHONPATH": str(ROOT / "controller")}
         extra = ["--metrics-addr", args.metrics_addr] if args.metrics_addr else []
-        daemon = subprocess.Popen([sys.executable, "-m", "vrouter.cli", "run", str(desc_file), *extra], stdout=log,
-                                  stderr=subprocess.STDOUT, cwd=ROOT / "controller", env=env)
+        daemon = procs.start([sys.executable, "-m", "vrouter.cli", "run", str(desc_file), *extra], stdout=log,
+                             stderr=subprocess.STDOUT, cwd=ROOT / "controller", env=env)
         if args.dashboard:
-            dashboard = subprocess.Popen([sys.executable, "-m", "vrouter.cli", "dashboard", str(desc_file),
-                                          "--listen", args.dashboard], stdout=log, stderr=subprocess.STDOUT,
-                                         cwd=ROOT / "controller", env=env)
+            dashboard = procs.start([sys.executable, "-m", "vrouter.cli", "dashboard", str(desc_file),
+                                     "--listen", args.dashboard], stdout=log, stderr=subprocess.STDOUT,
+                                    cwd=ROOT / "controller", env=env)
         deadline = time.monotonic() + 30
         while not all(f"event=reconciled switch={name} " in log_path.read_text() for name in switches):
             if daemon.poll() is not None or time.monotonic() > deadline:
@@ -351,12 +379,7 @@ def main() -> int:
             CLI(net)
     finally:
         for proc in (dashboard, daemon):
-            if proc is not None and proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            procs.stop(proc)
         net.stop()
         clean(nodes, plans, links)
     return status

@@ -31,20 +31,6 @@ def switch_command() -> list[str]:
     return _default("SWITCH", ROOT / "target" / "release" / "p4switch", "p4switch")
 
 
-def on_bmv2() -> bool:
-    """True when the switch under test is BMv2's simple_switch_grpc."""
-    return Path(switch_command()[0]).name.startswith("simple_switch")
-
-
-def skip_on_bmv2(limitation: str) -> None:
-    """Skip the calling test on BMv2 only, naming what BMv2 lacks (docs/reference-tools.md lists them)."""
-    __tracebackhide__ = True   # the skip is reported at the test's line
-    if on_bmv2():
-        import pytest
-
-        pytest.skip(f"BMv2 limitation: {limitation}")
-
-
 @dataclass
 class Program:
     """A compiled P4 program: BMv2 JSON and P4Info (text) paths."""

@@ -28,7 +28,7 @@ from p4rt import (
     modify,
 )
 
-from harness import on_bmv2, skip_on_bmv2
+from bmv2 import is_bmv2, skip_on_bmv2
 
 HOST1_MAC = "00:00:00:00:00:01"
 HOST2_MAC = "00:00:00:00:00:02"
@@ -130,7 +130,7 @@ def test_const_entries_are_readable_and_immutable(sw):
         sw.insert(TableEntry("fixed", {"ether_type": 0x1234}, Action("drop")))
     [error] = err.value.errors
     # BMv2 refuses the write too, but with UNKNOWN ("Error when adding match entry to target").
-    refusals = ("PERMISSION_DENIED", "INVALID_ARGUMENT", *(("UNKNOWN",) if on_bmv2() else ()))
+    refusals = ("PERMISSION_DENIED", "INVALID_ARGUMENT", *(("UNKNOWN",) if is_bmv2() else ()))
     assert error.index == 0 and error.code in refusals
     with pytest.raises(P4RuntimeWriteError):
         sw.delete(TableEntry("fixed", {"ether_type": 0x9999}))
@@ -203,7 +203,7 @@ def test_action_profile_members_groups_and_one_shot(sw):
     sw.insert(TableEntry("ecmp", {"dst_addr": "10.0.0.1"}, group_id=10))
     sw.insert(TableEntry("ecmp", {"dst_addr": "10.0.0.2"}, member_id=3))
     read_members = sorted(sw.read(ActionProfileMember("ecmp_selector")), key=lambda m: m.member_id)
-    if on_bmv2():  # PI programs a member of weight 2 twice and reads it back twice
+    if is_bmv2():  # PI programs a member of weight 2 twice and reads it back twice
         read_members = list({m.member_id: m for m in read_members}.values())
     assert [m.member_id for m in read_members] == [1, 2, 3]
     assert read_members[2].action.params["port"] == 3

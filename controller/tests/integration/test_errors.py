@@ -8,7 +8,7 @@ from p4.v1 import p4runtime_pb2
 
 from p4rt import Action, EntityError, P4RuntimeError, P4RuntimeWriteError, P4Schema, Switch, TableEntry, delete, insert, modify
 
-from harness import on_bmv2, skip_on_bmv2
+from bmv2 import is_bmv2, skip_on_bmv2
 
 HOST1_MAC = "00:00:00:00:00:01"
 
@@ -192,7 +192,7 @@ def test_table_full_is_resource_exhausted(sw):
     with pytest.raises(P4RuntimeWriteError) as err:
         sw.insert(TableEntry("tiny", {"ether_type": 99}, Action("drop")))
     # BMv2 refuses it too, but as UNKNOWN ("Error when adding match entry to target").
-    assert err.value.codes == ["UNKNOWN" if on_bmv2() else "RESOURCE_EXHAUSTED"]
+    assert err.value.codes == ["UNKNOWN" if is_bmv2() else "RESOURCE_EXHAUSTED"]
     assert len(list(sw.read(TableEntry("tiny")))) == 4
 
 

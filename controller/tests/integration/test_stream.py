@@ -22,7 +22,8 @@ from p4rt import (
 )
 from p4rt.schema import p4info_to_json
 
-from harness import ethernet, make_certificates, on_bmv2, skip_on_bmv2
+from bmv2 import is_bmv2, skip_on_bmv2
+from harness import ethernet, make_certificates
 
 HOST1_MAC = "00:00:00:00:00:01"
 HOST2_MAC = "00:00:00:00:00:02"
@@ -43,7 +44,7 @@ def test_pipeline_actions_and_response_types(switch_factory, program, tmp_path):
     json_bytes = program.json.read_bytes()
     with Switch(proc.address, election_id=1) as sw:
         sw.set_pipeline(program.p4info, program.json, action="VERIFY")
-        if on_bmv2():  # BMv2 answers an empty config, not FAILED_PRECONDITION, while it runs no program
+        if is_bmv2():  # BMv2 answers an empty config, not FAILED_PRECONDITION, while it runs no program
             assert sw.get_pipeline().p4info is None  # VERIFY installs nothing
         else:
             with pytest.raises(P4RuntimeError) as err:

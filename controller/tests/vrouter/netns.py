@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from vrouter.lab import Host, SwitchProc, free_port, is_bmv2, sh, switch_command  # noqa: F401 (the tests' imports)
+from vrouter.lab import Host, SwitchProc, free_port, sh, switch_command  # noqa: F401 (the tests' imports)
 
 ROOT = Path(__file__).resolve().parents[3]
 VROUTER = [str(ROOT / ".venv" / "bin" / "python"), "-m", "vrouter.cli"]
@@ -57,15 +57,6 @@ class Daemon:
                 return -9
         self.out.close()
         return self.proc.returncode
-
-
-def skip_on_bmv2(limitation: str) -> None:
-    """Skip the calling test on BMv2 only, naming what BMv2 lacks (docs/reference-tools.md lists them)."""
-    __tracebackhide__ = True   # the skip is reported at the test's line
-    if is_bmv2():
-        import pytest
-
-        pytest.skip(f"BMv2 limitation: {limitation}")
 
 
 @contextmanager

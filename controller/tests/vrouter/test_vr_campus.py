@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from netns import free_port, is_bmv2, skip_on_bmv2
+from bmv2 import is_bmv2, skip_on_bmv2
+from netns import free_port
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[3]
@@ -45,12 +47,13 @@ def test_two_switches_joined_by_a_trunk_reach_each_other(tmp_path, vrouter_progr
 class Campus:
     """`make run --dashboard ... --hold` as a child: its output so far, its hosts, and the addresses it serves."""
 
-    def __init__(self, desc: Path, log_dir: Path) -> None:
+    def __init__(self, desc: Path, log_dir: Path, prefix: str = "hct") -> None:
+        self.prefix, self.log_dir = prefix, log_dir
         self.grpc, self.metrics, self.dashboard = free_port(), f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
         self.switch_metrics = None if is_bmv2() else free_port()   # p4switch's own endpoint (--metrics-addr)
         more = [] if self.switch_metrics is None else ["--switch-metrics-port", str(self.switch_metrics)]
         self.proc = subprocess.Popen([sys.executable, str(ROOT / "topo" / "run_campus.py"), "--file", str(desc),
-                                     "--no-cli", "--hold", "--prefix", "hct", "--grpc-port", str(self.grpc),
+                                     "--no-cli", "--hold", "--prefix", prefix, "--grpc-port", str(self.grpc),
                                      "--log-dir", str(log_dir), "--metrics-addr", self.metrics,
                                      "--dashboard", self.dashboard, *more],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -78,7 +81,7 @@ class Campus:
         for word in line.split()[1:]:
             name, _, rest = word.partition("=")
             pid, _, address = rest.partition("/")
-            self.hosts[name.removeprefix("hct")] = (int(pid), address)
+            self.hosts[name.removeprefix(self.prefix)] = (int(pid), address)
 
     def ip(self, host: str) -> str:
         return self.hosts[host][1]
@@ -88,15 +91,34 @@ class Campus:
         return ["nsenter", "-t", str(self.hosts[host][0]), "-n", *command]
 
     def stop(self) -> int:
+        """Close its stdin (the end of --hold); SIGTERM if it is still busy after 60 s, SIGKILL after 30 more."""
         if self.proc.stdin and not self.proc.stdin.closed:
             self.proc.stdin.close()
         try:
             code = self.proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait()
+            self.proc.terminate()     # its teardown, as a user's kill
+            try:
+                code = self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()      # what it started dies with it (parent-death signal)
+                code = self.proc.wait()
         self.reader.join(timeout=5)
         return code
+
+    def processes(self) -> list[str]:
+        """What it started that is still running: switches, controller and dashboard, the hosts' shells."""
+        patterns = [f"127.0.0.1:{self.grpc + i}( |$)" for i in range(2)] + [str(self.log_dir), f"mininet:{self.prefix}"]
+        found = []
+        for pattern in patterns:
+            done = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True)
+            found += [line for line in done.stdout.splitlines() if line.split()[0] != str(self.proc.pid)]
+        return found
+
+    def links(self) -> list[str]:
+        """Its interfaces left in this namespace (links between two switches have both ends here)."""
+        out = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+        return re.findall(rf"^\d+: ({self.prefix}[^:@]+)", out, re.M)
 
 
 @pytest.fixture(scope="module")
@@ -115,6 +137,39 @@ def campus(tmp_path_factory, vrouter_program):
     finally:
         code = run.stop()
     assert code == 0, run.out[-4000:]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_killed_campus_leaves_no_process_behind(tmp_path, vrouter_program, sig) -> None:
+    """Issue 15: run_campus killed (a user's kill, or a test's SIGKILL) takes its switches, controller, dashboard
+    and hosts with it; before, the switch kept its gRPC port and the controller kept running."""
+    if os.geteuid() != 0:
+        pytest.fail("the campus test needs root (mininet)")
+    desc = tmp_path / "two-switches.yaml"
+    desc.write_text(f"pipeline: {{p4info: {vrouter_program.p4info}, config: {vrouter_program.json}}}\n"
+                    + (ROOT / "topo" / "two-switches.yaml").read_text())
+    run = Campus(desc, tmp_path / "run", prefix="hck")
+    try:
+        run.wait_held()
+        started = run.processes()
+        assert sum("simple_switch" in p or "p4switch" in p for p in started) == 2, started
+        assert sum("vrouter.cli" in p for p in started) == 2 and sum("mininet:hck" in p for p in started) == 6, started
+        os.kill(run.proc.pid, sig)
+        assert run.proc.wait(timeout=60) == (128 + sig if sig == signal.SIGTERM else -sig)
+        deadline = time.monotonic() + 20
+        while run.processes() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert run.processes() == [], f"left behind after {sig.name}"
+        # SIGTERM goes through the teardown; after SIGKILL the trunk between s1 and s2 (both ends here, no
+        # namespace to take it along) stays until the next run with these names (run_campus.clean) or below
+        if sig == signal.SIGTERM:
+            assert run.links() == []
+    finally:
+        run.stop()
+        for line in run.processes():   # a failed run leaves nothing behind either
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+        for name in run.links():
+            subprocess.run(["ip", "link", "del", name], capture_output=True)
 
 
 def test_campus_run_reaches_what_the_acl_allows(campus) -> None:

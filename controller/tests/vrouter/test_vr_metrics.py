@@ -10,7 +10,8 @@ import urllib.request
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from netns import Daemon, free_port, skip_on_bmv2, vrouter
+from bmv2 import skip_on_bmv2
+from netns import Daemon, free_port, vrouter
 
 DESCRIPTION = """
 switches:

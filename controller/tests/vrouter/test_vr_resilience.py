@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from netns import Daemon, Host, free_port, is_bmv2, network, skip_on_bmv2, switch_command, vrouter
+from bmv2 import is_bmv2, skip_on_bmv2
+from netns import Daemon, Host, free_port, network, switch_command, vrouter
 from test_vr_metrics import scrape, value
 
 pytestmark = pytest.mark.integration

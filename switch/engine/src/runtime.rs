@@ -58,6 +58,11 @@ pub enum TOp {
     Clear,
 }
 
+/// How long a writer waits for packets to leave the previous snapshot
+/// before it copies the published one instead: a packet reads it for
+/// microseconds; one held longer (a pinned worker) is not worth waiting for.
+const STAGE_WAIT: std::time::Duration = std::time::Duration::from_millis(1);
+
 /// A table's published snapshot plus a spare copy (left-right): writes are
 /// applied to the spare, published with one atomic swap, and replayed on the
 /// previous snapshot once its readers are gone, so a write costs O(change),
@@ -126,7 +131,10 @@ impl TableSlot {
         }
         let mut next: Option<Arc<TableState>> = None;
         if let Some(mut arc) = sp.copy.take() {
-            for i in 0..10_000 {
+            // Bounded by time, not by a count of yields: a writer at low
+            // priority on a busy machine waits a whole time slice per yield.
+            let start = std::time::Instant::now();
+            for i in 0.. {
                 if let Some(st) = Arc::get_mut(&mut arc) {
                     for op in &sp.ops {
                         self.apply(st, op);
@@ -136,6 +144,8 @@ impl TableSlot {
                 }
                 if i < 100 {
                     std::hint::spin_loop();
+                } else if start.elapsed() > STAGE_WAIT {
+                    break; // held longer (a pinned worker): copy `cur`
                 } else {
                     std::thread::yield_now();
                 }

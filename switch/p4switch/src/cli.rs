@@ -294,7 +294,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
                     // by flow now, so it stays only as an alias.
                     "auto" | "flow" => Spread::Flow,
                     "port" => Spread::Port,
-                    v => return Err(format!("--spread {v:?}: expected auto, flow or port")),
+                    v => return Err(format!("--spread {v:?}: expected flow or port")),
                 }
             }
             "--queue-depth" => {
@@ -470,7 +470,7 @@ mod tests {
             ("a.json b.json", "more than one"),
             ("p.json -- --grpc-server-ssl", "--grpc-server-cert"),
             ("--workers 0 p.json", "--workers"),
-            ("--spread rss p.json", "--spread"),
+            ("--spread rss p.json", "--spread \"rss\": expected flow or port"),
             ("--io fast p.json", "expected auto, xdp, mmap or socket"),
             ("--queue-depth 0 p.json", "--queue-depth 0"),
             ("--rx-depth 8 p.json", "--rx-depth 8"),
