@@ -552,3 +552,7 @@ pub(crate) mod behaviour;
 #[cfg(test)]
 #[path = "p4c_shapes_tests.rs"]
 mod p4c_shapes;
+
+#[cfg(test)]
+#[path = "table_rec_tests.rs"]
+mod table_rec;
