@@ -35,7 +35,7 @@ from .desired import Neighbor, Pw, Runtime, desired_state, pw_nexthop_id, static
 from .pacing import Backoff, TokenBucket
 from .plan import Canon, Item, Plan, plan, plan_routes, plan_stations
 from .program import check_program
-from .reconcile import ensure_pipeline, open_switch, read_actual, recover_runtime, write_plan
+from .reconcile import ensure_pipeline, gc_paused, open_switch, read_actual, recover_runtime, write_plan
 from .metrics import Metrics, RouterMetrics
 from .stations import LearningGuard
 
@@ -317,6 +317,10 @@ class Router:
         from those last taken are parsed, checked and planned, so a route update costs in proportion
         to its size, not to the description's. A file with a bad line, or more routes than the table
         holds, is refused whole and the routes last taken stay."""
+        with gc_paused():
+            self._take_routes()
+
+    def _take_routes(self) -> None:
         rf = self.cfg.routes_file
         if rf is None or not rf.changed():
             return

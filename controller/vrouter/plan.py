@@ -53,18 +53,31 @@ class Plan:
         return len(self.inserts) + len(self.modifies) + len(self.deletes)
 
     def updates(self) -> list[list[Update]]:
-        """Write phases: inserts/modifies by rising level, then deletes by falling level."""
-        phases: list[list[Update]] = []
+        """Write phases: inserts/modifies by rising level, then deletes by falling level.
+
+        The last phase in and the first phase out share one Write when they are of the same level
+        (entries of one level never use each other) and no entry leaves where another comes with
+        the same match (an ACL rule moving to a new priority keeps make-before-break): routes
+        that came and went cost one round trip, not two."""
+        ins: list[tuple[int, list[Update]]] = []
         for level in range(4):
             batch = [Update("INSERT", i.entity) for i in self.inserts if i.level == level]
             batch += [Update("MODIFY", i.entity) for i in self.modifies if i.level == level]
             if batch:
-                phases.append(batch)
+                ins.append((level, batch))
+        outs: list[tuple[int, list[Update]]] = []
         for level in reversed(range(4)):
             batch = [Update("DELETE", i.entity) for i in self.deletes if i.level == level]
             if batch:
-                phases.append(batch)
-        return phases
+                outs.append((level, batch))
+        if ins and outs and ins[-1][0] == outs[0][0] and not self._replaced(outs[0][0]):
+            ins[-1][1].extend(outs.pop(0)[1])
+        return [batch for _, batch in ins + outs]
+
+    def _replaced(self, level: int) -> bool:
+        """Whether an entry of `level` is deleted while one with the same match comes (or changes)."""
+        coming = {i.key[:3] for i in (*self.inserts, *self.modifies) if i.level == level}
+        return any(d.key[:3] in coming for d in self.deletes if d.level == level)
 
     def summary(self) -> str:
         """`3 inserts, 1 modify, 0 deletes`."""

@@ -57,6 +57,7 @@ class RouteFile:
     ident: tuple | None = None
     lines: dict[str, Route] = field(default_factory=dict)
     prefixes: dict[Net, str] = field(default_factory=dict)     # prefix -> its line
+    ecmp: int = 0                               # lines with several next hops (none: no order to compare)
 
     def routes(self) -> list[Route]:
         return list(self.lines.values())
@@ -77,6 +78,8 @@ class Change:
         """Whether ECMP routes came, went or changed order (their group ids follow their order)."""
         if any(len(r.via) > 1 for r in (*self.added, *self.removed)):
             return True
+        if not old.ecmp:        # none before and none came: skip comparing every line (O(file) a take)
+            return False
         def order(rf: RouteFile) -> list[str]:
             return [line for line, r in rf.lines.items() if len(r.via) > 1]
         return order(old) != order(self.new)
@@ -205,4 +208,5 @@ def update(rf: RouteFile, sw: SwitchConfig, full: bool = False) -> Change:
     if p.problems:
         raise ConfigError(sorted(p.problems, key=lambda text: int(text[len(rf.name) + 1:].split(":", 1)[0])))
     added = [route for _, _, route in fresh]
-    return Change(RouteFile(rf.path, rf.name, rf.taken, ident, new_lines, prefixes), added, removed)
+    ecmp = (0 if full else rf.ecmp) + sum(len(r.via) > 1 for r in added) - sum(len(r.via) > 1 for r in removed)
+    return Change(RouteFile(rf.path, rf.name, rf.taken, ident, new_lines, prefixes, ecmp), added, removed)
