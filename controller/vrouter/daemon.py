@@ -196,7 +196,7 @@ class Router:
             return
         label = what.replace(" ", "_")
         try:
-            write_plan(self.sw, p)
+            write_plan(self.sw, p, self.canon)
         except P4RuntimeWriteError as exc:
             failed = len(exc.errors) or len(p)
             self.metrics.wrote(label, ok=len(p) - failed, failed=failed)

@@ -9,14 +9,16 @@ hops, then routes), users before resources on the way out.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from p4.v1 import p4runtime_pb2
 from p4rt import (ActionProfileGroup, ActionProfileMember, CloneSessionEntry, DigestEntry, Entity, MeterConfig,
                   MeterEntry, MulticastGroupEntry, P4Schema, TableEntry, Update, codec, decode_entity,
                   table_entry_key)
+from p4rt.plans import uint_bytes
 
 from . import names as N
 from .config import Network, Route, SwitchConfig
@@ -52,22 +54,24 @@ class Plan:
     def __len__(self) -> int:
         return len(self.inserts) + len(self.modifies) + len(self.deletes)
 
-    def updates(self) -> list[list[Update]]:
-        """Write phases: inserts/modifies by rising level, then deletes by falling level.
+    def updates(self, canon: Canon | None = None) -> list[list[Update]]:
+        """Write phases: inserts/modifies by rising level, then deletes by falling level; with
+        `canon`, table entries are encoded from their canonical form (Canon.filler).
 
         The last phase in and the first phase out share one Write when they are of the same level
         (entries of one level never use each other) and no entry leaves where another comes with
         the same match (an ACL rule moving to a new priority keeps make-before-break): routes
         that came and went cost one round trip, not two."""
+        fill = canon.filler if canon is not None else (lambda item, key_only=False: None)
         ins: list[tuple[int, list[Update]]] = []
         for level in range(4):
-            batch = [Update("INSERT", i.entity) for i in self.inserts if i.level == level]
-            batch += [Update("MODIFY", i.entity) for i in self.modifies if i.level == level]
+            batch = [Update("INSERT", i.entity, fill(i)) for i in self.inserts if i.level == level]
+            batch += [Update("MODIFY", i.entity, fill(i)) for i in self.modifies if i.level == level]
             if batch:
                 ins.append((level, batch))
         outs: list[tuple[int, list[Update]]] = []
         for level in reversed(range(4)):
-            batch = [Update("DELETE", i.entity) for i in self.deletes if i.level == level]
+            batch = [Update("DELETE", i.entity, fill(i, True)) for i in self.deletes if i.level == level]
             if batch:
                 outs.append((level, batch))
         if ins and outs and ins[-1][0] == outs[0][0] and not self._replaced(outs[0][0]):
@@ -96,6 +100,7 @@ class Canon:
         self._actions: dict[int, Any] = {}
         self._field_specs: dict[int, dict] = {}
         self._action_specs: dict[tuple, Any] = {}
+        self._action_ids: dict[str, int] = {}
 
     def table(self, name_or_id: str | int):
         cache = self._tables if isinstance(name_or_id, str) else self._table_ids
@@ -119,6 +124,7 @@ class Canon:
         if spec is None:
             act = (table.actions if table is not None else self.schema.actions).get(name)
             spec = self._action_specs[key] = (act.name, [(p.id, p.name, p.bitwidth) for p in act.params])
+            self._action_ids[act.name] = act.id
         return spec
 
     def _params(self, table, action) -> tuple:
@@ -192,6 +198,59 @@ class Canon:
         if isinstance(e, DigestEntry):
             return Item(("digest", e.digest), (e.max_list_size, e.max_timeout_ns, e.ack_timeout_ns), e, 0)
         raise TypeError(f"no canonical form for {e!r}")
+
+    # writing from the canonical form ------------------------------------------------------
+
+    def filler(self, item: Item, key_only: bool = False) -> Callable[[p4runtime_pb2.Entity], None] | None:
+        """An encoder of a table entry's item from its canonical integers (p4rt Update.fill), or
+        None where the entity carries more than the canonical form holds. Encoding the entity
+        instead parses its text values (prefixes, MACs) a second time: half an update's cost."""
+        e = item.entity
+        if type(e) is not TableEntry or item.key[0] != "table":  # noqa: E721 - read-back messages encode themselves
+            return None
+        if not key_only and (e.is_default or e.one_shot is not None or e.metadata or e.counter_data is not None
+                             or e.meter_config is not None or e.meter_counter_data is not None):
+            return None
+        return partial(self._fill, item.key, None if key_only else item.value)
+
+    def _fill(self, key: Key, value: Value | None, msg: p4runtime_pb2.Entity) -> None:
+        """The p4.v1.TableEntry of (key, value), or of the key alone: the bytes p4rt gives the entity
+        (shortest big-endian values, fields by id, wildcards left out as match_key leaves them)."""
+        _, name, parts, priority = key
+        te = msg.table_entry
+        te.table_id = self.table(name).id
+        add = te.match.add
+        for fid, kind, a, b in parts:
+            fm = add()
+            fm.field_id = fid
+            if kind == "lpm":
+                fm.lpm.value, fm.lpm.prefix_len = uint_bytes(a), b
+            elif kind == "exact":
+                fm.exact.value = uint_bytes(a)
+            elif kind == "ternary":
+                fm.ternary.value, fm.ternary.mask = uint_bytes(a), uint_bytes(b)
+            elif kind == "range":
+                fm.range.low, fm.range.high = uint_bytes(a), uint_bytes(b)
+            else:
+                fm.optional.value = uint_bytes(a)
+        if priority:
+            te.priority = priority
+        if value is None:
+            return
+        what, idle = value
+        if what[0] == "action":
+            action = te.action.action
+            action.action_id = self._action_ids[what[1]]
+            param = action.params.add
+            for pid, number in what[2]:
+                p = param()
+                p.param_id, p.value = pid, uint_bytes(number)
+        elif what[0] == "member":
+            te.action.action_profile_member_id = what[1]
+        else:
+            te.action.action_profile_group_id = what[1]
+        if idle:
+            te.idle_timeout_ns = idle
 
     # actual side (raw p4.v1.Entity from a read) ------------------------------------------
 
