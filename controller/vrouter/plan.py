@@ -165,6 +165,12 @@ class Canon:
         parts = ((fid, "lpm", int(prefix.network_address), prefix.prefixlen),) if prefix.prefixlen else ()
         return ("table", table.name, parts, priority)
 
+    def route_item(self, e: TableEntry, prefix: ipaddress.IPv4Network) -> Item:
+        """`item` of a route's ipv4_route entry (route_entry), its key from the prefix's integers
+        rather than parsed back from the entry's text (a third of planning a route)."""
+        value = ("action", *self._params(self.table(e.table), e.action))
+        return Item(self.lpm_key(e.table, "ipv4_dst", prefix), (value, e.idle_timeout_ns), e, 3)
+
     # desired side (p4rt entities) -------------------------------------------------------
 
     def item(self, e: Entity) -> Item:
@@ -519,7 +525,10 @@ def plan_scope(canon: Canon, entities: Iterable[Entity], actual: dict[Key, Item]
     For run-time changes that touch a few known entries (a learned, moved or aged station):
     nothing outside the scope is compared, so the cost does not grow with the switch's tables.
     """
-    want = {item.key: item for item in map(canon.item, entities)}
+    return _scope_plan({item.key: item for item in map(canon.item, entities)}, actual, scope)
+
+
+def _scope_plan(want: dict[Key, Item], actual: dict[Key, Item], scope: Iterable[Key]) -> Plan:
     out = Plan()
     for key, item in want.items():
         old = actual.get(key)
@@ -559,9 +568,9 @@ def plan_routes(canon: Canon, sw: SwitchConfig, rt: Runtime, actual: dict[Key, I
     A prefix a resolved neighbour's host route holds is left to the neighbour, as in desired_state."""
     resolved = resolved_neighbors(sw, rt)
     hosts = {ipaddress.IPv4Network(ip) for ip in resolved}
-    want = [route_entry(r, resolved) for r in added if r.prefix not in hosts]
+    want = [canon.route_item(route_entry(r, resolved), r.prefix) for r in added if r.prefix not in hosts]
     scope = [canon.lpm_key(N.IPV4_ROUTE, "ipv4_dst", r.prefix) for r in removed if r.prefix not in hosts]
-    return plan_scope(canon, want, actual, scope)
+    return _scope_plan({item.key: item for item in want}, actual, scope)
 
 
 def _deletion(item: Item) -> Item:

@@ -198,3 +198,15 @@ def test_daemon_writes_only_changed_routes_and_refuses_a_bad_file(desc, tmp_path
         if daemon is not None:
             assert daemon.stop() == 0
         switch.stop()
+
+
+@pytest.mark.parametrize("text", ["10.0.0.0/8", "10.0.0.1/8", "1.2.3.4/32", "0.0.0.0/0", "0.0.0.0/00", "01.2.3.4/32",
+                                  "1.2.3.4/33", "1.2.3.4", "1.2.3/24", "256.1.1.1/32", "1.2.3.4/-1", "1.2.3.4/+8",
+                                  "10.0.0.0/08", "10.0.0.0/\u0668", "10.0.0.0/255.0.0.0", "1.2.3.4/", "/8", "a.b.c.d/8"])
+def test_a_line_prefix_is_read_as_ipaddress_reads_it(text):
+    """The routes file's fast prefix reader (inet_pton, then (int, len)) takes and refuses what IPv4Network does."""
+    try:
+        expected = ipaddress.IPv4Network(text)
+    except ValueError:
+        expected = None
+    assert routefile._prefix(text) == expected
