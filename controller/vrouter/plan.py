@@ -22,7 +22,7 @@ from p4rt.plans import uint_bytes
 
 from . import names as N
 from .config import Network, Route, SwitchConfig
-from .desired import Desired, Pw, Runtime, learned_station, resolved_neighbors, route_entry, station_entries
+from .desired import Desired, Pw, Runtime, learned_station, resolved_neighbors, route_entries, station_entries
 
 ACL_GAP = 1024              # priority step between consecutive ACL rules when numbering afresh
 MAX_PRIORITY = (1 << 31) - 1
@@ -165,11 +165,13 @@ class Canon:
         parts = ((fid, "lpm", int(prefix.network_address), prefix.prefixlen),) if prefix.prefixlen else ()
         return ("table", table.name, parts, priority)
 
-    def route_item(self, e: TableEntry, prefix: ipaddress.IPv4Network) -> Item:
+    def route_item(self, e: TableEntry, prefix: ipaddress.IPv4Network, value: Value | None = None) -> Item:
         """`item` of a route's ipv4_route entry (route_entry), its key from the prefix's integers
-        rather than parsed back from the entry's text (a third of planning a route)."""
-        value = ("action", *self._params(self.table(e.table), e.action))
-        return Item(self.lpm_key(e.table, "ipv4_dst", prefix), (value, e.idle_timeout_ns), e, 3)
+        rather than parsed back from the entry's text (a third of planning a route); `value`, if
+        given, is that of an entry with the same action."""
+        if value is None:
+            value = (("action", *self._params(self.table(e.table), e.action)), e.idle_timeout_ns)
+        return Item(self.lpm_key(e.table, "ipv4_dst", prefix), value, e, 3)
 
     # desired side (p4rt entities) -------------------------------------------------------
 
@@ -568,7 +570,12 @@ def plan_routes(canon: Canon, sw: SwitchConfig, rt: Runtime, actual: dict[Key, I
     A prefix a resolved neighbour's host route holds is left to the neighbour, as in desired_state."""
     resolved = resolved_neighbors(sw, rt)
     hosts = {ipaddress.IPv4Network(ip) for ip in resolved}
-    want = [canon.route_item(route_entry(r, resolved), r.prefix) for r in added if r.prefix not in hosts]
+    want = []
+    values: dict[int, Value] = {}      # canonical value per shared Action (route_entries)
+    for r, e in route_entries((r for r in added if r.prefix not in hosts), resolved):
+        item = canon.route_item(e, r.prefix, values.get(id(e.action)))
+        values[id(e.action)] = item.value
+        want.append(item)
     scope = [canon.lpm_key(N.IPV4_ROUTE, "ipv4_dst", r.prefix) for r in removed if r.prefix not in hosts]
     return _scope_plan({item.key: item for item in want}, actual, scope)
 

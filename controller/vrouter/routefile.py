@@ -213,7 +213,7 @@ def update(rf: RouteFile, sw: SwitchConfig, full: bool = False) -> Change:
     for r in removed:
         del prefixes[r.prefix]
     for n, line, route in fresh:
-        where = rf.taken.get(route.prefix)
+        where = rf.taken.get(route.prefix) if rf.taken else None
         first = prefixes.get(route.prefix)
         if where is not None:
             p.fail(n, f"{route.prefix} is already routed by the description ({where})")

@@ -141,6 +141,7 @@ def test_route_plan_equals_the_routes_part_of_a_full_plan(desc, tmp_path, vr_sch
         return sorted((repr(i.key), repr(i.value)) for i in p.inserts), sorted(repr(i.key) for i in p.deletes), \
             sorted((repr(i.key), repr(i.value)) for i in p.modifies)
     assert keys(mine) == keys(full)
+    assert sorted(repr(i.entity) for i in mine.inserts) == sorted(repr(i.entity) for i in full.inserts)
     assert (len(mine.inserts), len(mine.modifies), len(mine.deletes)) == (25, 1, 26)
 
 
