@@ -101,6 +101,8 @@ class Canon:
         self._field_specs: dict[int, dict] = {}
         self._action_specs: dict[tuple, Any] = {}
         self._action_ids: dict[str, int] = {}
+        self._lpm_fields: dict[tuple[str, str], tuple[str, int]] = {}
+        self._action_wire: dict[Value, bytes] = {}     # canonical action -> its p4.v1.TableAction, serialized
 
     def table(self, name_or_id: str | int):
         cache = self._tables if isinstance(name_or_id, str) else self._table_ids
@@ -160,10 +162,13 @@ class Canon:
     def lpm_key(self, table_name: str, field: str, prefix: ipaddress.IPv4Network, priority: int = 0) -> Key:
         """The key `item` gives an entry matching only `field` to `prefix`, without building the entry
         (a route withdrawn needs only its key; parsing its text back was most of the cost)."""
-        table = self.table(table_name)
-        fid = self._fields(table)[field][0]
+        found = self._lpm_fields.get((table_name, field))
+        if found is None:
+            table = self.table(table_name)
+            found = self._lpm_fields[table_name, field] = (table.name, self._fields(table)[field][0])
+        name, fid = found
         parts = ((fid, "lpm", int(prefix.network_address), prefix.prefixlen),) if prefix.prefixlen else ()
-        return ("table", table.name, parts, priority)
+        return ("table", name, parts, priority)
 
     def route_item(self, e: TableEntry, prefix: ipaddress.IPv4Network, value: Value | None = None) -> Item:
         """`item` of a route's ipv4_route entry (route_entry), its key from the prefix's integers
@@ -246,17 +251,23 @@ class Canon:
         if value is None:
             return
         what, idle = value
-        if what[0] == "action":
-            action = te.action.action
-            action.action_id = self._action_ids[what[1]]
-            param = action.params.add
-            for pid, number in what[2]:
-                p = param()
-                p.param_id, p.value = pid, uint_bytes(number)
-        elif what[0] == "member":
-            te.action.action_profile_member_id = what[1]
-        else:
-            te.action.action_profile_group_id = what[1]
+        data = self._action_wire.get(what)
+        if data is None:        # many entries share an action (routes through one hop): build it once
+            ta = p4runtime_pb2.TableAction()
+            if what[0] == "action":
+                ta.action.action_id = self._action_ids[what[1]]
+                param = ta.action.params.add
+                for pid, number in what[2]:
+                    p = param()
+                    p.param_id, p.value = pid, uint_bytes(number)
+            elif what[0] == "member":
+                ta.action_profile_member_id = what[1]
+            else:
+                ta.action_profile_group_id = what[1]
+            if len(self._action_wire) >= 4096:      # bounded: next-hop entries carry one MAC each
+                self._action_wire.clear()
+            data = self._action_wire[what] = ta.SerializeToString()
+        te.action.MergeFromString(data)     # one call into protobuf instead of one per field
         if idle:
             te.idle_timeout_ns = idle
 
