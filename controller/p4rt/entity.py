@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -831,10 +832,16 @@ _UPDATE_VALUES = {name: p4runtime_pb2.Update.Type.Value(name) for name in UPDATE
 
 @dataclass
 class Update:
-    """One update of a Write request."""
+    """One update of a Write request.
+
+    `fill`, if given, encodes the entity into the request's p4.v1.Entity in place of `entity`'s
+    own encoder: a caller that holds the entity in canonical form (ids and integers, e.g. the
+    controller's planner) skips parsing its text values again. It must give the same message;
+    `entity` still names the update in errors."""
 
     type: str
     entity: Entity | p4runtime_pb2.Entity | bytes  # bytes: a serialized p4.v1.Entity
+    fill: Callable[[p4runtime_pb2.Entity], None] | None = None
 
     def __post_init__(self) -> None:
         if self.type not in UPDATE_TYPES:
@@ -849,6 +856,9 @@ class Update:
     def encode_into(self, schema: P4Schema, msg: p4runtime_pb2.Update) -> None:
         """Encode into an existing p4.v1.Update."""
         msg.type = _UPDATE_VALUES[self.type]
+        if self.fill is not None:
+            self.fill(msg.entity)
+            return
         entity = self.entity
         if isinstance(entity, Entity):
             entity.encode_into(schema, msg.entity)

@@ -166,6 +166,15 @@ def test_update_describe(schema):
     assert insert(ACL_ENTRY).encode(schema).type == p4runtime_pb2.Update.INSERT
 
 
+def test_an_update_with_a_filler_sends_what_it_fills_and_is_named_by_its_entity(schema):
+    """A caller holding an entity in canonical form encodes it itself (Update.fill); errors still name the entity."""
+    from p4rt import Update
+    given = ACL_ENTRY.encode(schema)
+    update = Update("DELETE", ACL_ENTRY, lambda msg: msg.CopyFrom(given))
+    assert update.encode(schema).entity == given and update.encode(schema).type == p4runtime_pb2.Update.DELETE
+    assert update.describe().startswith("DELETE table entry MyIngress.acl match")
+
+
 def test_packet_out_and_in(schema):
     out = PacketOut(b"\x01\x02", {"egress_port": 3, "flags": 1}).encode(schema)
     assert [(m.metadata_id, m.value) for m in out.metadata] == [(1, b"\x03"), (2, b"\x01")]

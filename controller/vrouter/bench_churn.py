@@ -11,8 +11,9 @@ plans and writes only the lines that changed; with `--via description` they are 
 description, which is rewritten and taken whole (daemon.reload_description, then
 Router.reload: plan the difference, write it); `both` runs one after the other (A/B, same
 switch, same run). Reported per reload: the controller's CPU milliseconds by phase and the
-switch process's; per churn second at the soak's pace (2 reloads a second) that is what the
-churn takes from the machine.
+switch process's, and the daemon's CPU microseconds per route write (mean, its GC passes
+included); per churn second at the soak's pace (2 reloads a second) that is what the churn
+takes from the machine.
 Memory: the controller's resident set every 10 % of the cycles, and with --tracemalloc the
 Python allocations that grew most from half-way to the end.
 The switch is $SWITCH or target/release/p4switch, without ports, on a free loopback port.
@@ -165,6 +166,9 @@ def run(churn: Churn, cycles: int, trace: bool = False, switch_pid: int | None =
                  "wall_s": round(time.monotonic() - t0, 2),
                  "controller_cpu_ms_per_reload": round(1000 * (time.process_time() - c0) / cycles, 2),
                  "phase_ms_median": {k: round(1000 * sorted(v)[len(v) // 2], 2) for k, v in phases.items()},
+                 # the daemon's own work per route write, GC passes included (the bench's writing not)
+                 "daemon_cpu_us_per_route_write": round(1e6 * sum(map(sum, phases.values())) / cycles
+                                                        / (2 * churn.step), 1),
                  "rss_kib": rss}
     if switch_pid:
         out["switch_cpu_ms_per_reload"] = round(1000 * (cpu_seconds(switch_pid) - s0) / cycles, 2)
@@ -217,7 +221,8 @@ def main() -> int:
     per_s = 1 / 0.5     # the soak's pace: a reload every 0.5 s
     for result in results:
         print(f"routes in the {result['via']}: per churn second ({per_s:g} reloads of {2 * args.step} route writes): "
-              f"controller {per_s * result['controller_cpu_ms_per_reload']:.0f} CPU ms, switch "
+              f"controller {per_s * result['controller_cpu_ms_per_reload']:.0f} CPU ms (of which the daemon's "
+              f"{result['daemon_cpu_us_per_route_write']:.1f} us per route write), switch "
               f"{per_s * result.get('switch_cpu_ms_per_reload', 0):.0f} CPU ms; load average before "
               f"{result['load_before'][0]:.2f}, after {result['load_after'][0]:.2f}")
     return 0

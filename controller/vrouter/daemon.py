@@ -35,7 +35,7 @@ from .desired import Neighbor, Pw, Runtime, desired_state, pw_nexthop_id, static
 from .pacing import Backoff, TokenBucket
 from .plan import Canon, Item, Plan, plan, plan_routes, plan_stations
 from .program import check_program
-from .reconcile import ensure_pipeline, open_switch, read_actual, recover_runtime, write_plan
+from .reconcile import ensure_pipeline, gc_paused, open_switch, read_actual, recover_runtime, write_plan
 from .metrics import Metrics, RouterMetrics
 from .stations import LearningGuard
 
@@ -196,7 +196,7 @@ class Router:
             return
         label = what.replace(" ", "_")
         try:
-            write_plan(self.sw, p)
+            write_plan(self.sw, p, self.canon)
         except P4RuntimeWriteError as exc:
             failed = len(exc.errors) or len(p)
             self.metrics.wrote(label, ok=len(p) - failed, failed=failed)
@@ -317,6 +317,10 @@ class Router:
         from those last taken are parsed, checked and planned, so a route update costs in proportion
         to its size, not to the description's. A file with a bad line, or more routes than the table
         holds, is refused whole and the routes last taken stay."""
+        with gc_paused():
+            self._take_routes()
+
+    def _take_routes(self) -> None:
         rf = self.cfg.routes_file
         if rf is None or not rf.changed():
             return
@@ -370,8 +374,8 @@ class Router:
     def route_capacity_problem(self, p: Plan) -> str | None:
         """Whether the route table would overflow after `p` (checked before writing, like `vrouter check`)."""
         size = self.sw.schema.table(N.IPV4_ROUTE).size
-        if not size:
-            return None
+        if not size or len(self.installed) + len(p.inserts) <= size:
+            return None     # cannot overflow: spare counting the table's entries at every take
         count = sum(1 for key in self.installed if key[1] == N.IPV4_ROUTE)
         count += sum(1 for i in p.inserts if i.key[1] == N.IPV4_ROUTE) - sum(1 for i in p.deletes
                                                                              if i.key[1] == N.IPV4_ROUTE)

@@ -9,18 +9,20 @@ hops, then routes), users before resources on the way out.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from p4.v1 import p4runtime_pb2
 from p4rt import (ActionProfileGroup, ActionProfileMember, CloneSessionEntry, DigestEntry, Entity, MeterConfig,
                   MeterEntry, MulticastGroupEntry, P4Schema, TableEntry, Update, codec, decode_entity,
                   table_entry_key)
+from p4rt.plans import uint_bytes
 
 from . import names as N
 from .config import Network, Route, SwitchConfig
-from .desired import Desired, Pw, Runtime, learned_station, resolved_neighbors, route_entry, station_entries
+from .desired import Desired, Pw, Runtime, learned_station, resolved_neighbors, route_entries, station_entries
 
 ACL_GAP = 1024              # priority step between consecutive ACL rules when numbering afresh
 MAX_PRIORITY = (1 << 31) - 1
@@ -52,19 +54,34 @@ class Plan:
     def __len__(self) -> int:
         return len(self.inserts) + len(self.modifies) + len(self.deletes)
 
-    def updates(self) -> list[list[Update]]:
-        """Write phases: inserts/modifies by rising level, then deletes by falling level."""
-        phases: list[list[Update]] = []
+    def updates(self, canon: Canon | None = None) -> list[list[Update]]:
+        """Write phases: inserts/modifies by rising level, then deletes by falling level; with
+        `canon`, table entries are encoded from their canonical form (Canon.filler).
+
+        The last phase in and the first phase out share one Write when they are of the same level
+        (entries of one level never use each other) and no entry leaves where another comes with
+        the same match (an ACL rule moving to a new priority keeps make-before-break): routes
+        that came and went cost one round trip, not two."""
+        fill = canon.filler if canon is not None else (lambda item, key_only=False: None)
+        ins: list[tuple[int, list[Update]]] = []
         for level in range(4):
-            batch = [Update("INSERT", i.entity) for i in self.inserts if i.level == level]
-            batch += [Update("MODIFY", i.entity) for i in self.modifies if i.level == level]
+            batch = [Update("INSERT", i.entity, fill(i)) for i in self.inserts if i.level == level]
+            batch += [Update("MODIFY", i.entity, fill(i)) for i in self.modifies if i.level == level]
             if batch:
-                phases.append(batch)
+                ins.append((level, batch))
+        outs: list[tuple[int, list[Update]]] = []
         for level in reversed(range(4)):
-            batch = [Update("DELETE", i.entity) for i in self.deletes if i.level == level]
+            batch = [Update("DELETE", i.entity, fill(i, True)) for i in self.deletes if i.level == level]
             if batch:
-                phases.append(batch)
-        return phases
+                outs.append((level, batch))
+        if ins and outs and ins[-1][0] == outs[0][0] and not self._replaced(outs[0][0]):
+            ins[-1][1].extend(outs.pop(0)[1])
+        return [batch for _, batch in ins + outs]
+
+    def _replaced(self, level: int) -> bool:
+        """Whether an entry of `level` is deleted while one with the same match comes (or changes)."""
+        coming = {i.key[:3] for i in (*self.inserts, *self.modifies) if i.level == level}
+        return any(d.key[:3] in coming for d in self.deletes if d.level == level)
 
     def summary(self) -> str:
         """`3 inserts, 1 modify, 0 deletes`."""
@@ -83,6 +100,9 @@ class Canon:
         self._actions: dict[int, Any] = {}
         self._field_specs: dict[int, dict] = {}
         self._action_specs: dict[tuple, Any] = {}
+        self._action_ids: dict[str, int] = {}
+        self._lpm_fields: dict[tuple[str, str], tuple[str, int]] = {}
+        self._action_wire: dict[Value, bytes] = {}     # canonical action -> its p4.v1.TableAction, serialized
 
     def table(self, name_or_id: str | int):
         cache = self._tables if isinstance(name_or_id, str) else self._table_ids
@@ -106,6 +126,7 @@ class Canon:
         if spec is None:
             act = (table.actions if table is not None else self.schema.actions).get(name)
             spec = self._action_specs[key] = (act.name, [(p.id, p.name, p.bitwidth) for p in act.params])
+            self._action_ids[act.name] = act.id
         return spec
 
     def _params(self, table, action) -> tuple:
@@ -141,10 +162,21 @@ class Canon:
     def lpm_key(self, table_name: str, field: str, prefix: ipaddress.IPv4Network, priority: int = 0) -> Key:
         """The key `item` gives an entry matching only `field` to `prefix`, without building the entry
         (a route withdrawn needs only its key; parsing its text back was most of the cost)."""
-        table = self.table(table_name)
-        fid = self._fields(table)[field][0]
+        found = self._lpm_fields.get((table_name, field))
+        if found is None:
+            table = self.table(table_name)
+            found = self._lpm_fields[table_name, field] = (table.name, self._fields(table)[field][0])
+        name, fid = found
         parts = ((fid, "lpm", int(prefix.network_address), prefix.prefixlen),) if prefix.prefixlen else ()
-        return ("table", table.name, parts, priority)
+        return ("table", name, parts, priority)
+
+    def route_item(self, e: TableEntry, prefix: ipaddress.IPv4Network, value: Value | None = None) -> Item:
+        """`item` of a route's ipv4_route entry (route_entry), its key from the prefix's integers
+        rather than parsed back from the entry's text (a third of planning a route); `value`, if
+        given, is that of an entry with the same action."""
+        if value is None:
+            value = (("action", *self._params(self.table(e.table), e.action)), e.idle_timeout_ns)
+        return Item(self.lpm_key(e.table, "ipv4_dst", prefix), value, e, 3)
 
     # desired side (p4rt entities) -------------------------------------------------------
 
@@ -179,6 +211,65 @@ class Canon:
         if isinstance(e, DigestEntry):
             return Item(("digest", e.digest), (e.max_list_size, e.max_timeout_ns, e.ack_timeout_ns), e, 0)
         raise TypeError(f"no canonical form for {e!r}")
+
+    # writing from the canonical form ------------------------------------------------------
+
+    def filler(self, item: Item, key_only: bool = False) -> Callable[[p4runtime_pb2.Entity], None] | None:
+        """An encoder of a table entry's item from its canonical integers (p4rt Update.fill), or
+        None where the entity carries more than the canonical form holds. Encoding the entity
+        instead parses its text values (prefixes, MACs) a second time: half an update's cost."""
+        e = item.entity
+        if type(e) is not TableEntry or item.key[0] != "table":  # noqa: E721 - read-back messages encode themselves
+            return None
+        if not key_only and (e.is_default or e.one_shot is not None or e.metadata or e.counter_data is not None
+                             or e.meter_config is not None or e.meter_counter_data is not None):
+            return None
+        return partial(self._fill, item.key, None if key_only else item.value)
+
+    def _fill(self, key: Key, value: Value | None, msg: p4runtime_pb2.Entity) -> None:
+        """The p4.v1.TableEntry of (key, value), or of the key alone: the bytes p4rt gives the entity
+        (shortest big-endian values, fields by id, wildcards left out as match_key leaves them)."""
+        _, name, parts, priority = key
+        te = msg.table_entry
+        te.table_id = self.table(name).id
+        add = te.match.add
+        for fid, kind, a, b in parts:
+            fm = add()
+            fm.field_id = fid
+            if kind == "lpm":
+                fm.lpm.value, fm.lpm.prefix_len = uint_bytes(a), b
+            elif kind == "exact":
+                fm.exact.value = uint_bytes(a)
+            elif kind == "ternary":
+                fm.ternary.value, fm.ternary.mask = uint_bytes(a), uint_bytes(b)
+            elif kind == "range":
+                fm.range.low, fm.range.high = uint_bytes(a), uint_bytes(b)
+            else:
+                fm.optional.value = uint_bytes(a)
+        if priority:
+            te.priority = priority
+        if value is None:
+            return
+        what, idle = value
+        data = self._action_wire.get(what)
+        if data is None:        # many entries share an action (routes through one hop): build it once
+            ta = p4runtime_pb2.TableAction()
+            if what[0] == "action":
+                ta.action.action_id = self._action_ids[what[1]]
+                param = ta.action.params.add
+                for pid, number in what[2]:
+                    p = param()
+                    p.param_id, p.value = pid, uint_bytes(number)
+            elif what[0] == "member":
+                ta.action_profile_member_id = what[1]
+            else:
+                ta.action_profile_group_id = what[1]
+            if len(self._action_wire) >= 4096:      # bounded: next-hop entries carry one MAC each
+                self._action_wire.clear()
+            data = self._action_wire[what] = ta.SerializeToString()
+        te.action.MergeFromString(data)     # one call into protobuf instead of one per field
+        if idle:
+            te.idle_timeout_ns = idle
 
     # actual side (raw p4.v1.Entity from a read) ------------------------------------------
 
@@ -447,7 +538,10 @@ def plan_scope(canon: Canon, entities: Iterable[Entity], actual: dict[Key, Item]
     For run-time changes that touch a few known entries (a learned, moved or aged station):
     nothing outside the scope is compared, so the cost does not grow with the switch's tables.
     """
-    want = {item.key: item for item in map(canon.item, entities)}
+    return _scope_plan({item.key: item for item in map(canon.item, entities)}, actual, scope)
+
+
+def _scope_plan(want: dict[Key, Item], actual: dict[Key, Item], scope: Iterable[Key]) -> Plan:
     out = Plan()
     for key, item in want.items():
         old = actual.get(key)
@@ -487,9 +581,14 @@ def plan_routes(canon: Canon, sw: SwitchConfig, rt: Runtime, actual: dict[Key, I
     A prefix a resolved neighbour's host route holds is left to the neighbour, as in desired_state."""
     resolved = resolved_neighbors(sw, rt)
     hosts = {ipaddress.IPv4Network(ip) for ip in resolved}
-    want = [route_entry(r, resolved) for r in added if r.prefix not in hosts]
+    want = []
+    values: dict[int, Value] = {}      # canonical value per shared Action (route_entries)
+    for r, e in route_entries((r for r in added if r.prefix not in hosts), resolved):
+        item = canon.route_item(e, r.prefix, values.get(id(e.action)))
+        values[id(e.action)] = item.value
+        want.append(item)
     scope = [canon.lpm_key(N.IPV4_ROUTE, "ipv4_dst", r.prefix) for r in removed if r.prefix not in hosts]
-    return plan_scope(canon, want, actual, scope)
+    return _scope_plan({item.key: item for item in want}, actual, scope)
 
 
 def _deletion(item: Item) -> Item:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,14 +38,16 @@ def identity(path: Path) -> tuple | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def canonical(raw: str) -> str:
+    """The route of a line with comments and extra blanks removed ("" for none); the line itself
+    (not a copy) when it is already so, as a program writes them."""
+    line = " ".join(raw.split("#", 1)[0].split())
+    return raw if line == raw else line
+
+
 def canonical_lines(text: str) -> list[tuple[int, str]]:
-    """(line number, the route with comments and extra blanks removed) for every non-empty line."""
-    out = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        words = raw.split("#", 1)[0].split()
-        if words:
-            out.append((n, " ".join(words)))
-    return out
+    """(line number, canonical route) for every non-empty line."""
+    return [(n, line) for n, line in enumerate(map(canonical, text.splitlines()), 1) if line]
 
 
 @dataclass
@@ -57,6 +60,8 @@ class RouteFile:
     ident: tuple | None = None
     lines: dict[str, Route] = field(default_factory=dict)
     prefixes: dict[Net, str] = field(default_factory=dict)     # prefix -> its line
+    ecmp: int = 0                               # lines with several next hops (none: no order to compare)
+    raw: dict[str, str] | None = None           # each line as written -> canonical(line)
 
     def routes(self) -> list[Route]:
         return list(self.lines.values())
@@ -77,9 +82,27 @@ class Change:
         """Whether ECMP routes came, went or changed order (their group ids follow their order)."""
         if any(len(r.via) > 1 for r in (*self.added, *self.removed)):
             return True
+        if not old.ecmp:        # none before and none came: skip comparing every line (O(file) a take)
+            return False
         def order(rf: RouteFile) -> list[str]:
             return [line for line, r in rf.lines.items() if len(r.via) > 1]
         return order(old) != order(self.new)
+
+
+def _prefix(text: str) -> Net | None:
+    """`a.b.c.d/len` as an IPv4Network (host bits zero), or None. The address is read by
+    inet_pton and the network built from (int, len): 40 % cheaper than IPv4Network(text);
+    any other shape takes IPv4Network's own parse, which decides the same."""
+    addr, slash, plen = text.partition("/")
+    if slash and plen.isascii() and plen.isdigit() and len(plen) <= 2 and addr.count(".") == 3:
+        try:
+            return Net((int.from_bytes(socket.inet_pton(socket.AF_INET, addr), "big"), int(plen)))
+        except (OSError, ValueError):
+            return None
+    try:
+        return Net(text)
+    except ValueError:
+        return None
 
 
 class _Parser:
@@ -127,9 +150,8 @@ class _Parser:
 
     def route(self, n: int, line: str) -> Route | None:
         words = line.split()
-        try:
-            prefix = Net(words[0])
-        except ValueError:
+        prefix = _prefix(words[0])
+        if prefix is None:
             self.fail(n, f"{words[0]!r} is not an IPv4 prefix (a.b.c.d/len, host bits zero)")
             return None
         rest = words[1:]
@@ -172,7 +194,13 @@ def update(rf: RouteFile, sw: SwitchConfig, full: bool = False) -> Change:
     except UnicodeDecodeError as exc:
         line = exc.object[:exc.start].count(b"\n") + 1
         raise ConfigError([f"{rf.name}:{line}: not UTF-8 text (byte {exc.object[exc.start]:#04x})"]) from exc
-    lines = canonical_lines(text)
+    raws = text.splitlines()
+    if not full and rf.raw is not None and not rf.ecmp:
+        change = _by_difference(rf, sw, raws, ident)
+        if change is not None:
+            return change
+    raw = {line: canonical(line) for line in raws}
+    lines = [(n, raw[line]) for n, line in enumerate(raws, 1) if raw[line]]
     old = {} if full else rf.lines
     p = _Parser(sw, rf.name)
     new_lines: dict[str, Route] = {}
@@ -194,7 +222,7 @@ def update(rf: RouteFile, sw: SwitchConfig, full: bool = False) -> Change:
     for r in removed:
         del prefixes[r.prefix]
     for n, line, route in fresh:
-        where = rf.taken.get(route.prefix)
+        where = rf.taken.get(route.prefix) if rf.taken else None
         first = prefixes.get(route.prefix)
         if where is not None:
             p.fail(n, f"{route.prefix} is already routed by the description ({where})")
@@ -205,4 +233,39 @@ def update(rf: RouteFile, sw: SwitchConfig, full: bool = False) -> Change:
     if p.problems:
         raise ConfigError(sorted(p.problems, key=lambda text: int(text[len(rf.name) + 1:].split(":", 1)[0])))
     added = [route for _, _, route in fresh]
-    return Change(RouteFile(rf.path, rf.name, rf.taken, ident, new_lines, prefixes), added, removed)
+    ecmp = (0 if full else rf.ecmp) + sum(len(r.via) > 1 for r in added) - sum(len(r.via) > 1 for r in removed)
+    return Change(RouteFile(rf.path, rf.name, rf.taken, ident, new_lines, prefixes, ecmp, raw), added, removed)
+
+
+def _by_difference(rf: RouteFile, sw: SwitchConfig, raws: list[str], ident: tuple | None) -> Change | None:
+    """`update` from the lines that came and went only (dict and set operations over the file's
+    lines, no Python step per unchanged line): a 1,000-line file rewritten with 250 lines changed
+    spent a third of its take canonicalising and comparing the 750 others. None where the file
+    needs the line-by-line pass: a line twice, a bad or clashing line (that pass says where), an
+    ECMP route (their order numbers their groups)."""
+    seen = rf.raw
+    now = dict.fromkeys(raws)
+    if len(now) != len(raws):
+        return None
+    lines, raw, prefixes = dict(rf.lines), dict(seen), dict(rf.prefixes)
+    removed = []
+    for text in seen.keys() - now.keys():
+        line = raw.pop(text)
+        if line:
+            route = lines.pop(line)
+            del prefixes[route.prefix]
+            removed.append(route)
+    p = _Parser(sw, rf.name)
+    added = []
+    for text in [text for text in raws if text not in seen]:
+        line = raw[text] = canonical(text)
+        if not line:
+            continue
+        route = None if line in lines else p.route(0, line)
+        if route is None or len(route.via) > 1 or route.prefix in prefixes \
+                or (rf.taken and route.prefix in rf.taken):
+            return None
+        lines[line] = route
+        prefixes[route.prefix] = line
+        added.append(route)
+    return Change(RouteFile(rf.path, rf.name, rf.taken, ident, lines, prefixes, 0, raw), added, removed)

@@ -141,6 +141,7 @@ def test_route_plan_equals_the_routes_part_of_a_full_plan(desc, tmp_path, vr_sch
         return sorted((repr(i.key), repr(i.value)) for i in p.inserts), sorted(repr(i.key) for i in p.deletes), \
             sorted((repr(i.key), repr(i.value)) for i in p.modifies)
     assert keys(mine) == keys(full)
+    assert sorted(repr(i.entity) for i in mine.inserts) == sorted(repr(i.entity) for i in full.inserts)
     assert (len(mine.inserts), len(mine.modifies), len(mine.deletes)) == (25, 1, 26)
 
 
@@ -198,3 +199,47 @@ def test_daemon_writes_only_changed_routes_and_refuses_a_bad_file(desc, tmp_path
         if daemon is not None:
             assert daemon.stop() == 0
         switch.stop()
+
+
+@pytest.mark.parametrize("text", ["10.0.0.0/8", "10.0.0.1/8", "1.2.3.4/32", "0.0.0.0/0", "0.0.0.0/00", "01.2.3.4/32",
+                                  "1.2.3.4/33", "1.2.3.4", "1.2.3/24", "256.1.1.1/32", "1.2.3.4/-1", "1.2.3.4/+8",
+                                  "10.0.0.0/08", "10.0.0.0/\u0668", "10.0.0.0/255.0.0.0", "1.2.3.4/", "/8", "a.b.c.d/8"])
+def test_a_line_prefix_is_read_as_ipaddress_reads_it(text):
+    """The routes file's fast prefix reader (inet_pton, then (int, len)) takes and refuses what IPv4Network does."""
+    try:
+        expected = ipaddress.IPv4Network(text)
+    except ValueError:
+        expected = None
+    assert routefile._prefix(text) == expected
+
+
+def test_a_take_by_difference_ends_where_a_full_read_does(desc, tmp_path):
+    """The lines that came and went give the routes, prefixes and changes a line-by-line read gives,
+    through moves, edits in the middle, comments, blank lines, spacing, a bad line and ECMP."""
+    net = load(desc(lines(0, 300)))
+    sw = net.switches["s1"]
+    rf = sw.routes_file
+    body = lines(0, 300).splitlines()
+    edits = [body[50:] + body[:50],                                           # same routes, another order
+             body[:100] + ["# a comment", "", "172.17.0.0/16 drop"] + body[100:],
+             body[:100] + ["", "", "172.17.0.0/16   drop   # spaced"] + body[150:],
+             [line.replace("10.0.20.2", "10.0.10.2") if i % 7 == 0 else line for i, line in enumerate(body)],
+             body[:10] + ["172.16.0.3/32 drop"] + body[10:],                   # clashes with a kept line
+             body + ["10.9.0.0/16 via 10.0.20.2 10.0.10.2"],                   # ECMP: the full pass
+             body[200:] + ["10.9.0.0/16 via 10.0.20.2 10.0.10.2"]]
+    for text in edits:
+        write(tmp_path / "routes.txt", "\n".join(text) + "\n")
+        try:
+            full = routefile.update(rf, sw, full=True)
+        except ConfigError as exc:
+            with pytest.raises(ConfigError) as got:
+                routefile.update(rf, sw)
+            assert got.value.problems == exc.problems
+            continue
+        change = routefile.update(rf, sw)
+        assert change.new.lines == full.new.lines and change.new.prefixes == full.new.prefixes
+        assert change.new.ecmp == full.new.ecmp and change.new.raw == full.new.raw
+        before = set(rf.lines.values())
+        assert set(change.added) == set(full.new.lines.values()) - before
+        assert set(change.removed) == before - set(full.new.lines.values())
+        rf = change.new
