@@ -112,7 +112,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_program(net)
     try:
         return run(net, _selected(net, args.switch), election_id=args.election_id, path=args.file,
-                   metrics_addr=args.metrics_addr, nice=args.nice)
+                   metrics_addr=args.metrics_addr, nice=args.nice, sched=args.sched)
     except OSError as exc:
         raise CommandError(f"cannot serve metrics on {args.metrics_addr}: {exc.strerror or exc}") from None
 
@@ -169,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--nice", type=int, default=DEFAULT_NICE, choices=range(20), metavar="N",
                            help=f"run at nice N (never above where it was started) as SCHED_BATCH, so the "
                                 f"data plane beside it comes first (0..19, default {DEFAULT_NICE}; 0 = off)")
+            p.add_argument("--sched", choices=("batch", "idle"), default="batch",
+                           help="the policy --nice runs under: batch (default) or idle, CPU only when a "
+                                "core is otherwise idle (zero loss under churn in the soak; can wait "
+                                "indefinitely on a saturated machine)")
             p.add_argument("--metrics-addr", type=host_port, metavar="HOST:PORT",
                            help="serve Prometheus metrics there (off by default)")
     p = sub.add_parser("show", help="print live switch state")

@@ -877,12 +877,13 @@ ROUTES_EVERY = 0.1           # s between looks at routes files (a stat each; rou
 
 
 def run(net: Network, names: list[str], election_id: int = 10, path: Path | None = None,
-        metrics_addr: str | None = None, nice: int = 0) -> int:
+        metrics_addr: str | None = None, nice: int = 0, sched: str = "batch") -> int:
     """Run the daemon for the named switches until SIGTERM/SIGINT; 0 on a clean stop.
 
     With `metrics_addr` (HOST:PORT), Prometheus metrics are served there (metrics.py). With
-    `nice` > 0 the process first goes down to that nice value, as SCHED_BATCH (priority.py;
-    `vrouter run` defaults to 10): forwarding before control.
+    `nice` > 0 the process first goes down to that nice value, as SCHED_BATCH or, with
+    `sched="idle"`, SCHED_IDLE (priority.py; `vrouter run` defaults to 10, batch): forwarding
+    before control.
 
     The description file is re-read when it changes and only the difference is written; on
     SIGHUP it is re-read and every switch re-read and reconciled at once (the way to retry
@@ -891,7 +892,7 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
     """
     if nice > 0:
         try:
-            event("priority", **(priority.lower(nice) or {}))
+            event("priority", **(priority.lower(nice, sched) or {}))
         except OSError as exc:
             event("priority_unchanged", logging.WARNING, nice=nice, error=exc)
     stop = threading.Event()

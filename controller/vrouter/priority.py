@@ -18,9 +18,15 @@ from __future__ import annotations
 import os
 
 
-def lower(to: int) -> dict[str, object] | None:
+POLICIES = {"batch": os.SCHED_BATCH, "idle": os.SCHED_IDLE}
+
+
+def lower(to: int, policy: str = "batch") -> dict[str, object] | None:
     """Put every thread of this process at nice `to` (or where it is, if that is lower priority)
-    and make it SCHED_BATCH.
+    under `policy`: SCHED_BATCH, or SCHED_IDLE (`vrouter run --sched idle`: CPU only when a core
+    has nothing else to run, and preempted at once when it has; the 14:37 and 15:39 soaks of
+    2026-11-28 in bench/README.md are why it exists, and why it is not the default: on a machine
+    saturated by other work it can wait indefinitely).
 
     Returns what is in effect, for the log (None for 0: left as started). Raises OSError if the
     kernel refuses (it does not for lowering).
@@ -29,11 +35,11 @@ def lower(to: int) -> dict[str, object] | None:
         return None
     was = os.getpriority(os.PRIO_PROCESS, 0)        # on Linux, the calling thread's
     nice = max(was, min(to, 19))
-    batch = os.sched_param(0)
+    param = os.sched_param(0)
     for tid in sorted(int(t) for t in os.listdir("/proc/self/task")):
         try:
-            os.sched_setscheduler(tid, os.SCHED_BATCH, batch)
+            os.sched_setscheduler(tid, POLICIES[policy], param)
             os.setpriority(os.PRIO_PROCESS, tid, nice)
         except ProcessLookupError:      # a thread that ended meanwhile
             continue
-    return {"nice": nice, "was": was, "policy": "batch"}
+    return {"nice": nice, "was": was, "policy": policy}

@@ -9,7 +9,7 @@ from vrouter import priority
 early = threading.Event()
 t = threading.Thread(target=early.wait, name="early")        # started before: changed too
 t.start()
-effect = priority.lower(STEPS)
+effect = priority.lower(STEPS, "POLICY")
 late = threading.Thread(target=early.wait, name="late")      # started after: inherits
 late.start()
 rows = []
@@ -22,9 +22,10 @@ print(json.dumps({"effect": effect, "threads": rows}))
 """
 
 
-def child(steps: int) -> dict:
+def child(steps: int, policy: str = "batch") -> dict:
     import json
-    out = subprocess.run([sys.executable, "-c", CHILD.replace("STEPS", str(steps))], capture_output=True,
+    code = CHILD.replace("STEPS", str(steps)).replace("POLICY", policy)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, check=True, timeout=30)
     return json.loads(out.stdout)
 
@@ -51,3 +52,20 @@ def test_the_cli_defaults_to_ten_and_refuses_out_of_range(tmp_path):
                         str(tmp_path / "x.yaml"), "--nice", "20"],
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "--nice" in r.stderr
+
+
+def test_idle_puts_every_thread_under_sched_idle():
+    got = child(15, "idle")
+    assert got["effect"]["policy"] == "idle"
+    assert len(got["threads"]) == 3
+    assert all(t[1] == 5 for t in got["threads"]), got           # 5 = SCHED_IDLE, the late thread too
+
+
+def test_the_cli_takes_sched_idle_and_refuses_other_policies(tmp_path):
+    def run(*extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", "import sys; from vrouter.cli import main; sys.exit(main())",
+                               "run", str(tmp_path / "missing.yaml"), *extra], capture_output=True, text=True, timeout=30)
+    taken = run("--sched", "idle")          # gets past the options, to the missing file
+    assert "--sched" not in taken.stderr and "missing.yaml" in taken.stdout + taken.stderr, taken.stderr
+    refused = run("--sched", "fifo")
+    assert refused.returncode == 2 and "--sched" in refused.stderr
