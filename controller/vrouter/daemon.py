@@ -890,7 +890,7 @@ def run(net: Network, names: list[str], election_id: int = 10, path: Path | None
     now after a failure). An invalid new file is reported and the old one kept. A switch's routes
     file (`routes_file:`) is looked at every ROUTES_EVERY and taken by difference (take_routes).
     """
-    if nice > 0:
+    if nice > 0 or sched != "batch":
         try:
             event("priority", **(priority.lower(nice, sched) or {}))
         except OSError as exc:

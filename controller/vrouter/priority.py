@@ -31,8 +31,8 @@ def lower(to: int, policy: str = "batch") -> dict[str, object] | None:
     Returns what is in effect, for the log (None for 0: left as started). Raises OSError if the
     kernel refuses (it does not for lowering).
     """
-    if to <= 0:
-        return None
+    if to <= 0 and policy == "batch":
+        return None             # --nice 0: left as started; --sched idle still applies
     was = os.getpriority(os.PRIO_PROCESS, 0)        # on Linux, the calling thread's
     nice = max(was, min(to, 19))
     param = os.sched_param(0)

@@ -61,6 +61,12 @@ def test_idle_puts_every_thread_under_sched_idle():
     assert all(t[1] == 5 for t in got["threads"]), got           # 5 = SCHED_IDLE, the late thread too
 
 
+def test_idle_applies_at_nice_zero_too():
+    got = child(0, "idle")             # `--nice 0 --sched idle`: asked for idle, gets idle
+    assert got["effect"]["policy"] == "idle" and got["effect"]["nice"] == got["effect"]["was"]
+    assert all(t[1] == 5 for t in got["threads"]), got
+
+
 def test_the_cli_takes_sched_idle_and_refuses_other_policies(tmp_path):
     def run(*extra: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-c", "import sys; from vrouter.cli import main; sys.exit(main())",
