@@ -122,11 +122,12 @@ class LinuxKernel(Dut):
 class P4Switch(Dut):
     """p4switch (or $SWITCH) with vrouter.p4, configured by the vrouter daemon in the switch namespace."""
 
-    def __init__(self, topo: Topology, workdir: Path):
+    def __init__(self, topo: Topology, workdir: Path, ctl_args: tuple[str, ...] = ()):
         super().__init__(topo, workdir)
         self.name = "bmv2" if "simple_switch" in " ".join(switch_command()) else "p4switch"
         self.proc: subprocess.Popen | None = None
         self.ctl: subprocess.Popen | None = None
+        self.ctl_args = ctl_args      # extra `vrouter run` options, e.g. ("--sched", "idle")
         self.desc: dict = {}
 
     def _start(self, desc: dict) -> None:
@@ -141,7 +142,7 @@ class P4Switch(Dut):
         clog = self.workdir / f"{self.name}-vrouter.log"
         vrouter = ROOT / ".venv" / "bin" / "vrouter"
         time.sleep(0.3)
-        self.ctl = subprocess.Popen(["ip", "netns", "exec", self.topo.sw, str(vrouter), "run", str(path)],
+        self.ctl = subprocess.Popen(["ip", "netns", "exec", self.topo.sw, str(vrouter), "run", *self.ctl_args, str(path)],
                                     stdout=clog.open("w"), stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 40
         while "event=reconciled" not in clog.read_text():
@@ -154,7 +155,7 @@ class P4Switch(Dut):
                 raise BenchError(f"vrouter did not reconcile within 40 s; see {clog}")
             if self.ctl.poll() is not None:   # switch not listening yet: start the daemon again
                 time.sleep(0.3)
-                self.ctl = subprocess.Popen(["ip", "netns", "exec", self.topo.sw, str(vrouter), "run", str(path)],
+                self.ctl = subprocess.Popen(["ip", "netns", "exec", self.topo.sw, str(vrouter), "run", *self.ctl_args, str(path)],
                                             stdout=clog.open("w"), stderr=subprocess.STDOUT,
                                             stdin=subprocess.DEVNULL)
             time.sleep(0.2)

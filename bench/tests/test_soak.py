@@ -77,17 +77,20 @@ def test_soak_churns_routes_under_traffic(tmp_path):
 
 def test_make_soak_passes_the_options_the_soak_needs():
     out = subprocess.run(["make", "-n", "soak", "DURATION=400", "WINDOW=200", "CHURN_VIA=both", "RATE=5000",
-                          "PATTERN=churn-after-first"],
+                          "PATTERN=churn-after-first", "SCHED=idle"],
                          cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
     assert ("-m bench.soak --duration 400 --window 200 --churn-via both --rate 5000 "
-            "--pattern churn-after-first") in out, out
+            "--pattern churn-after-first --controller-sched idle") in out, out
     out = subprocess.run(["make", "-n", "soak"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
-    assert "-m bench.soak --duration 3600" in out and "--churn-via" not in out and "--pattern" not in out, out
+    assert "-m bench.soak --duration 3600" in out and "--churn-via" not in out and "--pattern" not in out
+    assert "--controller-sched" not in out, out
 
 
 def test_soak_compares_churn_through_the_description_and_the_routes_file(tmp_path):
-    """--churn-via both: churn windows alternate the two ways, each reported on its own."""
-    p = run_soak(tmp_path, "--duration", "12", "--window", "3", "--churn-via", "both")     # quiet, desc, quiet, file
+    """--churn-via both: churn windows alternate the two ways, each reported on its own; and the
+    daemon under SCHED_IDLE (--controller-sched idle) still writes them."""
+    p = run_soak(tmp_path, "--duration", "12", "--window", "3", "--churn-via", "both",      # quiet, desc, quiet, file
+                 "--controller-sched", "idle")
     assert p.returncode == 0, (p.stdout + p.stderr)[-3000:]
     (run,) = tmp_path.iterdir()
     data = json.loads((run / "results.json").read_text())
@@ -102,6 +105,11 @@ def test_soak_compares_churn_through_the_description_and_the_routes_file(tmp_pat
     cpu = [w["cpu_ms_per_s"].get("bench churn thread", 0.0) for w in busy[:2]]
     assert cpu[1] < cpu[0], cpu
     assert "churn via" in (run / "report.md").read_text()
+    # every thread of the daemon at SCHED_IDLE, p4switch's as before
+    pr = data["priorities"]
+    assert data["settings"]["controller_sched"] == "idle"
+    assert all(pr[k].endswith(" idle") for k in pr if k.startswith("vrouter ")), pr
+    assert not any(pr[k].endswith(" idle") for k in pr if k.startswith("p4switch ")), pr
 
 
 # --- in-process: no root, no switch ---
