@@ -56,6 +56,7 @@ from .netns import BenchError, Topology
 CHURN_BASE = {"description": ipaddress.IPv4Address("172.16.0.0"), "file": ipaddress.IPv4Address("172.24.0.0")}
 VIAS = {"file": ("file",), "description": ("description",), "both": ("description", "file")}
 CHURN_PERIOD = 0.5          # s between description rewrites (vrouter run polls the file every 0.5 s)
+SCHED_POLICY = {"batch": os.SCHED_BATCH, "idle": os.SCHED_IDLE}
 ROUTES_KEPT = 1000          # routes present at any time during churn
 # libyaml's emitter when PyYAML has it: the pure-Python one took ~80 ms per 1,000-route
 # description, twice a second, from the same two cores the switch forwards on.
@@ -90,9 +91,11 @@ class Churn(threading.Thread):
     Routes are /32s counted up from CHURN_BASE[via], so every step's prefixes are new ones (no
     insert ever meets a stale entry) and each place holds ROUTES_KEPT routes throughout."""
 
-    def __init__(self, dut: P4Switch, path: Path, routes_path: Path, via: str, updates_per_s: int):
+    def __init__(self, dut: P4Switch, path: Path, routes_path: Path, via: str, updates_per_s: int,
+                 sched: str = "batch"):
         super().__init__(name="churn", daemon=True)
         self.dut, self.path, self.routes_path, self.via = dut, path, routes_path, via
+        self.sched = sched      # the writer's class: the controller's (see lower_self)
         self.per_step = max(1, int(updates_per_s * CHURN_PERIOD / 2))
         self.next = {k: ROUTES_KEPT for k in CHURN_BASE}
         self.mode = "file"      # where the routes churn in the current window
@@ -101,6 +104,7 @@ class Churn(threading.Thread):
         self.lock = threading.Lock()    # held while a step writes: pause() waits for it
         self.steps = 0
         self.tid: int | None = None     # for its CPU time (cputime.thread)
+        self.lowered = threading.Event()    # set once the thread runs at its class
 
     @staticmethod
     def prefix(n: int, via: str = "description") -> str:
@@ -136,8 +140,18 @@ class Churn(threading.Thread):
         self.mode = mode
         self.active.set()
 
+    def lower_self(self) -> None:
+        """The writer stands in for a routing daemon, part of the control plane: it runs at nice 10
+        (at least the bench's) under the controller's policy, so that what a churn window costs the
+        data plane is the controller's and the switch's work, not the bench's own formatting of the
+        routes file at the generator's priority."""
+        os.sched_setscheduler(self.tid, SCHED_POLICY[self.sched], os.sched_param(0))
+        os.setpriority(os.PRIO_PROCESS, self.tid, max(10, os.getpriority(os.PRIO_PROCESS, self.tid)))
+
     def run(self) -> None:
         self.tid = threading.get_native_id()
+        self.lower_self()
+        self.lowered.set()
         while not self.stop.is_set():
             if not self.active.wait(0.1):
                 continue
@@ -210,11 +224,13 @@ def priorities(pid: int) -> dict[str, str]:
     """Nice value and scheduling policy of a process's threads by name (proc(5) stat fields 19
     and 41), e.g. {"p4switch-w0": "nice 0", "p4rt-grpc": "nice 10 batch"}: who comes first on a
     busy CPU (p4switch --control-nice, vrouter run --nice)."""
-    out: dict[str, str] = {}
-    for name, f in cputime.task_stats(pid).values():
-        policy = POLICIES.get(int(f[38]), f"policy {f[38]}")
-        out[name] = f"nice {f[16]}" + ("" if policy == "normal" else f" {policy}")
-    return dict(sorted(out.items()))
+    return dict(sorted((name, priority_of(f)) for name, f in cputime.task_stats(pid).values()))
+
+
+def priority_of(f: list[str]) -> str:
+    """"nice N" and the policy unless normal, from a thread's stat_fields()."""
+    policy = POLICIES.get(int(f[38]), f"policy {f[38]}")
+    return f"nice {f[16]}" + ("" if policy == "normal" else f" {policy}")
 
 
 def cpu_seconds(dut: P4Switch, churn: Churn) -> dict[str, float]:
@@ -249,7 +265,7 @@ def run(args) -> dict:
         churn = None
         try:
             churn = Churn(dut, work / f"{dut.name}-vrouter.yaml", work / f"{dut.name}-routes.txt", b.addr,
-                          args.updates)
+                          args.updates, args.controller_sched)
             extra: dict = {}
             if "description" in vias:
                 extra["routes"] = churn.routes(0, ROUTES_KEPT)
@@ -259,7 +275,11 @@ def run(args) -> dict:
             first = ", ".join(Churn.prefix(0, v) for v in vias)
             dut.l3(**extra)
             dut.warm_up()
+            churn.start()               # idle until the first churn window; its class set first
+            churn.lowered.wait(5)
             data["priorities"] = {"bench": f"nice {os.nice(0)}",
+                                  "bench churn thread": priority_of(cputime.stat_fields(
+                                      Path(f"/proc/self/task/{churn.tid}/stat"))[1]),
                                   **{f"vrouter {k}": v for k, v in priorities(dut.ctl.pid).items()},
                                   **{f"p4switch {k}": v for k, v in priorities(dut.proc.pid).items()}}
             say("soak: priorities " + ", ".join(f"{k} {v}" for k, v in data["priorities"].items()))
@@ -284,7 +304,6 @@ def run(args) -> dict:
                 data["warmup"] = {"seconds": warmup, "sent": t.sent, "lost": t.lost, "lat_p99_us": t.lat_p99_us}
                 say(f"  warm-up ({warmup:g} s, not counted): sent {t.sent} lost {t.lost} p99 {t.lat_p99_us} µs")
             log = ControllerLog(work / f"{dut.name}-vrouter.log")
-            churn.start()
             churns = 0
             for k, (seconds, busy) in enumerate(window_plan(args.duration, args.window, args.pattern)):
                 if busy:

@@ -72,6 +72,8 @@ def test_soak_churns_routes_under_traffic(tmp_path):
     bench = int(pr["bench"].split()[1])
     assert workers and set(workers) == {bench} and set(control) == {max(bench, 10)}, pr
     assert all(pr[k].endswith("batch") for k in pr if k.startswith(("p4switch p4rt-", "vrouter "))), pr
+    # the bench's route writer sits with the control plane: nice 10 (at least the bench's), batch
+    assert pr["bench churn thread"] == f"nice {max(bench, 10)} batch", pr
     assert "Priorities in effect" in text
 
 
@@ -109,6 +111,7 @@ def test_soak_compares_churn_through_the_description_and_the_routes_file(tmp_pat
     pr = data["priorities"]
     assert data["settings"]["controller_sched"] == "idle"
     assert all(pr[k].endswith(" idle") for k in pr if k.startswith("vrouter ")), pr
+    assert pr["bench churn thread"].endswith(" idle"), pr
     assert not any(pr[k].endswith(" idle") for k in pr if k.startswith("p4switch ")), pr
 
 
