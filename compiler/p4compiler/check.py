@@ -15,7 +15,7 @@ from .check_types import UNKNOWN, ActionRun, Unknown
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
-                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
+                    P4List, Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
                     MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
 from .package_args import check_package_args
 from .annotation_rules import check_annotation_bodies
@@ -136,6 +136,9 @@ class Checker(Visitor):
             else:
                 t = base
             self.declare(s, Symbol("type", d.name, d, t), d.span)
+            inner = s.names.get(d.inner_name) if d.inner_name else None
+            if inner is not None and inner.kind == "type" and inner.decl is not None:
+                del s.names[d.inner_name]     # p4c: only the typedef's name is declared
         elif isinstance(d, A.ConstDecl):
             self.const_decl(d, s)
         elif isinstance(d, A.ExternDecl):
@@ -257,6 +260,9 @@ class Checker(Visitor):
         if isinstance(ref, A.TupleType):
             R.check_tuple_elements(self, ref, s)
             return Tuple([self.resolve_type(a, s) for a in ref.args])
+        if isinstance(ref, A.ListType):
+            elem = self.resolve_type(ref.elem, s)
+            return UNKNOWN if elem is UNKNOWN else P4List(elem)
         if isinstance(ref, A.StackType):
             elem = self.resolve_type(ref.elem, s)
             self.exprs.expr(ref.size, s)
@@ -961,7 +967,7 @@ class Checker(Visitor):
                 self.exprs.coerce(item, t, "element of the 'for' list")
         else:
             ct = strip_newtype(self.exprs.expr(c, inner))
-            if not isinstance(ct, Stack):
+            if not isinstance(ct, (Stack, P4List)):     # a stack, or a typed list `(list<T>){...}`
                 if ct is not UNKNOWN:
                     self.err(c, f"a 'for' loop iterates over a range, a header stack or a list, not {ct}")
             elif t is not UNKNOWN and not same_type(ct.elem, t):

@@ -14,7 +14,7 @@ from .call_args import arity_ok, order_args
 from . import decl_rules as R
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
-                    ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
+                    ObjectT, P4List, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
                     strip_newtype, MAX_INT32, MAX_SHIFT, MAX_WIDTH)
 from .visitor import Visitor
 
@@ -524,7 +524,7 @@ class ExprChecker(Visitor):
             return BOOL
         if isinstance(sto, IntT) and isinstance(sft, (Bits, IntT)):
             return INT
-        if isinstance(sto, (Composite, Tuple, Stack)) and isinstance(ft, (ListT, StructInitT)):
+        if isinstance(sto, (Composite, Tuple, Stack, P4List)) and isinstance(ft, (ListT, StructInitT)):
             self.coerce(e.expr, to, "cast")
             return to
         if isinstance(sto, (Composite, Stack)):
@@ -848,7 +848,7 @@ class ExprChecker(Visitor):
                 return False
         if isinstance(st, Enum) and st.underlying and isinstance(tt, Bits) and st.underlying == tt:
             return True
-        if isinstance(st, (ListT, StructInitT)) and isinstance(tt, (Composite, Tuple, Stack)):
+        if isinstance(st, (ListT, StructInitT)) and isinstance(tt, (Composite, Tuple, Stack, P4List)):
             return self.coerce_aggregate(e, tt, what)
         if isinstance(st, Bits) and isinstance(tt, Bits):
             self.ck.err(e, f"type mismatch in {what}: expected {target}, got {src}")
@@ -876,7 +876,7 @@ class ExprChecker(Visitor):
                     return False
                 for item, et in zip(e.items, tt.elems):
                     self.coerce(item, et, what)
-            elif isinstance(tt, Stack):
+            elif isinstance(tt, (Stack, P4List)):
                 for item in e.items:
                     self.coerce(item, tt.elem, what)
             e.type = tt
