@@ -17,7 +17,7 @@ from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
                     P4List, Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
                     MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
-from .package_args import check_package_args
+from .package_args import check_package_args, check_package_type_vars
 from .annotation_rules import check_annotation_bodies
 from . import decl_rules as R
 from .visitor import Visitor
@@ -40,6 +40,7 @@ class Checker(Visitor):
         self.defaults_to_no_action: A.TableDecl | None = None   # the first table without default_action
         self.value_switch: A.Switch | None = None   # the first switch on a value (not on action_run)
         self.runtime_division: A.Binary | None = None  # the first '/' or '%' p4c cannot strength-reduce
+        self.nested_out_call: tuple | None = None  # the first extern call passing a nested struct out (call, param, name, type)
         self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
@@ -465,6 +466,7 @@ class Checker(Visitor):
                 self.err(d, f"wrong number of arguments to package {decl.name}: expected {len(decl.params)}, got {len(d.args)}")
             else:
                 check_package_args(self, d, decl, dict(t.type_args))
+                check_package_type_vars(self, d, decl, t.type_args)
         if d.initializer:
             self.initializer(d, t, s)
         self.declare(s, Symbol("instance", d.name, d, t), d.span)
@@ -1042,9 +1044,17 @@ class Checker(Visitor):
             self.err(e, "expression is not assignable")
 
 
+# the messages of a name that is not declared, or declared twice (p4c: ResolveReferences, its
+# symbol table); a member such as `error.x` is looked up later, with the types
+NAME_ERRORS = ("undeclared name ", "undeclared type ", "undeclared state ", "undeclared action ", "duplicate declaration of ")
+
+
 def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     c = Checker(rep)
     c.run(program)
+    # p4c finds re-declarations while parsing and resolves every name before it types
+    # anything: when a name is wrong, that is its first error wherever it is
+    rep.diagnostics.sort(key=lambda d: not d.message.startswith(NAME_ERRORS))
     main = c.top.names.get("main")
     if c.main is None and main is not None and main.kind == "extern_type" and not rep.failed:
         rep.error(main.span, "'main' must be a package instance")
@@ -1061,6 +1071,11 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
         # the words of lowering's refusal, which this check now makes for any package
         rep.error(e.span, f"unsupported on this target: '{e.op}' with a divisor known only at run time "
                           f"(BMv2 has no division)")
+    if c.main is not None and c.nested_out_call is not None and not rep.failed:
+        call, p, name, t = c.nested_out_call
+        # p4c's midend refuses it for every target, where the call is written
+        rep.error(call.span, f"unsupported on this target: extern '{name}' with the {p.direction} nested struct "
+                             f"argument '{p.name}' ({t} holds headers, structs, tuples or stacks)")
     return c
 
 

@@ -622,7 +622,23 @@ class ExprChecker(Visitor):
             binding.update({tp: t for tp, t in zip(proto.type_params, targs) if t != DONTCARE})
         ret = self.bind_args(proto, e.args, binding, e, ft.mname, scope)
         e.target = CallTarget(ft.kind, decl=ft.decl, proto=proto, obj=ft.obj, binding=binding, name=ft.mname)
+        if ft.kind in ("extern_function", "extern_method") and self.ck.nested_out_call is None:
+            self.note_nested_out(e, proto, binding, ft.mname)
         return ret
+
+    def note_nested_out(self, e: A.Call, proto: A.MethodProto, binding: dict, fname: str) -> None:
+        """Remember the first extern call with an `out`/`inout` parameter whose type (type
+        variables bound) is a struct holding a struct, header, union, tuple or stack: p4c's
+        midend (NestedStructs, run for every target) refuses it; check() reports it once the
+        program has a main package."""
+        for p in proto.params:
+            if p.direction not in ("out", "inout"):
+                continue
+            pt = strip_newtype(self.ck.resolve_type(p.type_ref, self.generic_scope(proto, binding)))
+            if isinstance(pt, Composite) and pt.is_struct and \
+                    any(isinstance(strip_newtype(ft), (Composite, Tuple, Stack)) for _, ft in pt.fields):
+                self.ck.nested_out_call = (e, p, fname, pt)
+                return
 
     def bind_args(self, proto: A.MethodProto, args: list[A.Argument], binding: dict, node, fname: str, scope: Scope, type_binding=None) -> Type:
         """Match arguments to a prototype's parameters (by position or name, defaults and
