@@ -92,6 +92,12 @@ class TupleType(TypeRef):
     args: list[TypeRef]
 
 
+@dataclass(eq=False)
+class ListType(TypeRef):
+    """`list<T>` (P4-16 1.2.4): any number of values of one type."""
+    elem: TypeRef
+
+
 # -------------------------------------------------------------- expressions
 @dataclass(eq=False)
 class Expr(Node):
@@ -380,6 +386,9 @@ class MatchKindDecl(Decl):
 class TypedefDecl(Decl):
     type_ref: TypeRef
     newtype: bool = False
+    # `typedef struct s {...} t;` declares the struct before the typedef, but only `t` names it
+    # afterwards (as in p4c): the inner type's name, which the checker then forgets
+    inner_name: str = ""
 
 
 @dataclass(eq=False)

@@ -15,9 +15,9 @@ from .check_types import UNKNOWN, ActionRun, Unknown
 from .diag import Reporter, Span
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, IntT, STATE, STRING, VOID, Bits, Composite, Enum, NewType, ObjectT,
-                    Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
+                    P4List, Simple, Stack, Tuple, Type, TypeVar, Varbit, bit_width, same_type, strip_newtype,
                     MAX_INT32, MAX_STACK_SIZE, MAX_WIDTH)
-from .package_args import check_package_args
+from .package_args import check_package_args, check_package_type_vars
 from .annotation_rules import check_annotation_bodies
 from . import decl_rules as R
 from .visitor import Visitor
@@ -40,6 +40,7 @@ class Checker(Visitor):
         self.defaults_to_no_action: A.TableDecl | None = None   # the first table without default_action
         self.value_switch: A.Switch | None = None   # the first switch on a value (not on action_run)
         self.runtime_division: A.Binary | None = None  # the first '/' or '%' p4c cannot strength-reduce
+        self.nested_out_call: tuple | None = None  # the first extern call passing a nested struct out (call, param, name, type)
         self.exprs = ExprChecker(self)      # expressions, calls and coercions (check_expr.py)
 
     # ------------------------------------------------------------ helpers
@@ -136,6 +137,9 @@ class Checker(Visitor):
             else:
                 t = base
             self.declare(s, Symbol("type", d.name, d, t), d.span)
+            inner = s.names.get(d.inner_name) if d.inner_name else None
+            if inner is not None and inner.kind == "type" and inner.decl is not None:
+                del s.names[d.inner_name]     # p4c: only the typedef's name is declared
         elif isinstance(d, A.ConstDecl):
             self.const_decl(d, s)
         elif isinstance(d, A.ExternDecl):
@@ -257,6 +261,9 @@ class Checker(Visitor):
         if isinstance(ref, A.TupleType):
             R.check_tuple_elements(self, ref, s)
             return Tuple([self.resolve_type(a, s) for a in ref.args])
+        if isinstance(ref, A.ListType):
+            elem = self.resolve_type(ref.elem, s)
+            return UNKNOWN if elem is UNKNOWN else P4List(elem)
         if isinstance(ref, A.StackType):
             elem = self.resolve_type(ref.elem, s)
             self.exprs.expr(ref.size, s)
@@ -459,6 +466,7 @@ class Checker(Visitor):
                 self.err(d, f"wrong number of arguments to package {decl.name}: expected {len(decl.params)}, got {len(d.args)}")
             else:
                 check_package_args(self, d, decl, dict(t.type_args))
+                check_package_type_vars(self, d, decl, t.type_args)
         if d.initializer:
             self.initializer(d, t, s)
         self.declare(s, Symbol("instance", d.name, d, t), d.span)
@@ -961,7 +969,7 @@ class Checker(Visitor):
                 self.exprs.coerce(item, t, "element of the 'for' list")
         else:
             ct = strip_newtype(self.exprs.expr(c, inner))
-            if not isinstance(ct, Stack):
+            if not isinstance(ct, (Stack, P4List)):     # a stack, or a typed list `(list<T>){...}`
                 if ct is not UNKNOWN:
                     self.err(c, f"a 'for' loop iterates over a range, a header stack or a list, not {ct}")
             elif t is not UNKNOWN and not same_type(ct.elem, t):
@@ -1036,9 +1044,17 @@ class Checker(Visitor):
             self.err(e, "expression is not assignable")
 
 
+# the messages of a name that is not declared, or declared twice (p4c: ResolveReferences, its
+# symbol table); a member such as `error.x` is looked up later, with the types
+NAME_ERRORS = ("undeclared name ", "undeclared type ", "undeclared state ", "undeclared action ", "duplicate declaration of ")
+
+
 def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
     c = Checker(rep)
     c.run(program)
+    # p4c finds re-declarations while parsing and resolves every name before it types
+    # anything: when a name is wrong, that is its first error wherever it is
+    rep.diagnostics.sort(key=lambda d: not d.message.startswith(NAME_ERRORS))
     main = c.top.names.get("main")
     if c.main is None and main is not None and main.kind == "extern_type" and not rep.failed:
         rep.error(main.span, "'main' must be a package instance")
@@ -1055,6 +1071,11 @@ def check(program: A.Program, rep: Reporter, main_file: str = "") -> Checker:
         # the words of lowering's refusal, which this check now makes for any package
         rep.error(e.span, f"unsupported on this target: '{e.op}' with a divisor known only at run time "
                           f"(BMv2 has no division)")
+    if c.main is not None and c.nested_out_call is not None and not rep.failed:
+        call, p, name, t = c.nested_out_call
+        # p4c's midend refuses it for every target, where the call is written
+        rep.error(call.span, f"unsupported on this target: extern '{name}' with the {p.direction} nested struct "
+                             f"argument '{p.name}' ({t} holds headers, structs, tuples or stacks)")
     return c
 
 

@@ -14,7 +14,7 @@ from .call_args import arity_ok, order_args
 from . import decl_rules as R
 from .scope import Scope, Symbol
 from .types import (BOOL, DONTCARE, ERROR, INT, MATCH_KIND, STATE, STRING, VOID, Bits, Composite, Enum, IntT, ListT, NewType,
-                    ObjectT, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
+                    ObjectT, P4List, Simple, Stack, StructInitT, Tuple, Type, TypeVar, Varbit, bit_width, same_type,
                     strip_newtype, MAX_INT32, MAX_SHIFT, MAX_WIDTH)
 from .visitor import Visitor
 
@@ -524,7 +524,7 @@ class ExprChecker(Visitor):
             return BOOL
         if isinstance(sto, IntT) and isinstance(sft, (Bits, IntT)):
             return INT
-        if isinstance(sto, (Composite, Tuple, Stack)) and isinstance(ft, (ListT, StructInitT)):
+        if isinstance(sto, (Composite, Tuple, Stack, P4List)) and isinstance(ft, (ListT, StructInitT)):
             self.coerce(e.expr, to, "cast")
             return to
         if isinstance(sto, (Composite, Stack)):
@@ -622,7 +622,23 @@ class ExprChecker(Visitor):
             binding.update({tp: t for tp, t in zip(proto.type_params, targs) if t != DONTCARE})
         ret = self.bind_args(proto, e.args, binding, e, ft.mname, scope)
         e.target = CallTarget(ft.kind, decl=ft.decl, proto=proto, obj=ft.obj, binding=binding, name=ft.mname)
+        if ft.kind in ("extern_function", "extern_method") and self.ck.nested_out_call is None:
+            self.note_nested_out(e, proto, binding, ft.mname)
         return ret
+
+    def note_nested_out(self, e: A.Call, proto: A.MethodProto, binding: dict, fname: str) -> None:
+        """Remember the first extern call with an `out`/`inout` parameter whose type (type
+        variables bound) is a struct holding a struct, header, union, tuple or stack: p4c's
+        midend (NestedStructs, run for every target) refuses it; check() reports it once the
+        program has a main package."""
+        for p in proto.params:
+            if p.direction not in ("out", "inout"):
+                continue
+            pt = strip_newtype(self.ck.resolve_type(p.type_ref, self.generic_scope(proto, binding)))
+            if isinstance(pt, Composite) and pt.is_struct and \
+                    any(isinstance(strip_newtype(ft), (Composite, Tuple, Stack)) for _, ft in pt.fields):
+                self.ck.nested_out_call = (e, p, fname, pt)
+                return
 
     def bind_args(self, proto: A.MethodProto, args: list[A.Argument], binding: dict, node, fname: str, scope: Scope, type_binding=None) -> Type:
         """Match arguments to a prototype's parameters (by position or name, defaults and
@@ -848,7 +864,7 @@ class ExprChecker(Visitor):
                 return False
         if isinstance(st, Enum) and st.underlying and isinstance(tt, Bits) and st.underlying == tt:
             return True
-        if isinstance(st, (ListT, StructInitT)) and isinstance(tt, (Composite, Tuple, Stack)):
+        if isinstance(st, (ListT, StructInitT)) and isinstance(tt, (Composite, Tuple, Stack, P4List)):
             return self.coerce_aggregate(e, tt, what)
         if isinstance(st, Bits) and isinstance(tt, Bits):
             self.ck.err(e, f"type mismatch in {what}: expected {target}, got {src}")
@@ -876,7 +892,7 @@ class ExprChecker(Visitor):
                     return False
                 for item, et in zip(e.items, tt.elems):
                     self.coerce(item, et, what)
-            elif isinstance(tt, Stack):
+            elif isinstance(tt, (Stack, P4List)):
                 for item in e.items:
                     self.coerce(item, tt.elem, what)
             e.type = tt

@@ -151,7 +151,7 @@ def self_references(m: A.MethodProto, ext: A.ExternDecl) -> list[A.NamedType]:
         elif isinstance(ref, A.TupleType):
             for a in ref.args:
                 walk(a)
-        elif isinstance(ref, A.StackType):
+        elif isinstance(ref, (A.StackType, A.ListType)):
             walk(ref.elem)
     for p in m.params:
         walk(p.type_ref)

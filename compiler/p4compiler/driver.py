@@ -18,6 +18,7 @@ from .lexer import lex
 from .lower import lower
 from .p4info import build_p4info
 from .parser import parse
+from .specialize import MAX_ROUNDS, Specializer
 from .stack_index import concretize_stack_indexes
 from .unroll import unroll_loops
 from .preprocess import Preprocessor, program_text
@@ -98,6 +99,13 @@ class Compilation:
         rep = self.phase()
         ck = check(program, rep, self.path)
         rep.check()
+        specializer = Specializer(program)
+        for _ in range(MAX_ROUNDS):     # generic functions: a copy per set of types
+            if not specializer.run():
+                break
+            again = Reporter()
+            ck = check(program, again, self.path)
+            again.check()
         rep = self.phase()
         if unroll_loops(program, rep):
             rep.check()

@@ -5,7 +5,8 @@ for every argument, a parser or control type. As p4c unifies them, the parser/co
 must have that type's parameters: as many (an `@optional` one or one with a default value
 may be left out at the end), each with the same direction and type, where the package's
 type parameters (`H`, `M`) are bound by the first argument that fixes them and must agree
-in all the others.
+in all the others. A type parameter that no argument binds (a default value written with the
+variable itself does not) is refused, as p4c cannot infer it either.
 """
 from __future__ import annotations
 
@@ -77,3 +78,45 @@ def _type_scope(ck, ref: A.NamedType, want, pkg: A.PackageTypeDecl, binding: dic
 
 def _dir(direction: str) -> str:
     return f"'{direction}'" if direction else "directionless"
+
+
+def check_package_type_vars(ck, d: A.Instantiation, pkg: A.PackageTypeDecl, given: dict[str, Type]) -> None:
+    """A package's type variables are inferred from the arguments, given or default: a default
+    value binds those of its parameter's type unless it is itself written with one of them
+    (p4c: `package P<H>(C<H> c = nothing<H>())` then `P() main` cannot bind `H`, while
+    `= nothing()`, a control of fixed types, binds it). One that only `@optional` parameters
+    left out mention is a don't-care (TNA's `Switch(pipe)`). The first variable that no
+    explicit type argument and no such parameter binds is reported at the instance, as p4c does."""
+    used: set[str] = set()
+    for p, a in zip(pkg.params, order_args(pkg.params, d.args)):     # a default where none is given
+        circular = a is not None and a is p.default and _mentions(a, set(pkg.type_params))
+        if (a is not None and not circular) or is_optional(p):
+            used |= _names_in(p.type_ref)
+    for tp in pkg.type_params:
+        if tp not in given and tp not in used:
+            ck.err(d, f"{d.name}: could not infer a type for variable {tp} of package {pkg.name} "
+                      f"(no argument binds it; a default value written with it does not)")
+            return
+
+
+def _names_in(ref) -> set[str]:
+    """The type names a type reference mentions, type arguments included."""
+    if isinstance(ref, A.NamedType):
+        out = {ref.name}
+        for a in ref.args:
+            out |= _names_in(a)
+        return out
+    if isinstance(ref, A.TupleType):
+        return set().union(*(_names_in(a) for a in ref.args))
+    if isinstance(ref, (A.StackType, A.ListType)):
+        return _names_in(ref.elem)
+    return set()
+
+
+def _mentions(node, names: set[str]) -> bool:
+    """Whether an expression names one of `names` as a type (`nothing<H>()`)."""
+    if isinstance(node, A.NamedType) and node.name in names:
+        return True
+    if isinstance(node, list):
+        return any(_mentions(x, names) for x in node)
+    return isinstance(node, A.Node) and any(_mentions(c, names) for c in node.children())

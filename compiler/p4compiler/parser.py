@@ -34,6 +34,9 @@ class Parser:
         self.rep = reporter
         self.type_names: set[str] = {"packet_in", "packet_out"}
         self.scopes: list[set[str]] = []
+        # a type declared inside a typedef (`typedef header h_t {...} alias_t;`): the program
+        # gets it as a declaration of its own, before the typedef
+        self.inner_decls: list[A.Decl] = []
 
     # ----------------------------------------------------------- utilities
     @property
@@ -98,8 +101,10 @@ class Parser:
             if self.accept(";"):
                 continue
             before = self.i
+            self.inner_decls = []
             try:
                 d = self.declaration()
+                decls += self.inner_decls
                 if d is not None:
                     decls.append(d)
             except ParseError:
@@ -171,6 +176,11 @@ class Parser:
                         continue
                     else:
                         args.append(t.text)
+            if structured:
+                mixed = _mixed_structured_body(toks[:-1])
+                if mixed is not None:
+                    self.error(mixed, f"the body of structured annotation @{name.text} is either expressions "
+                                      f"or key=value pairs, not both")
             if name.text == "p4runtime_translation" and not structured:
                 args = self.translation_args(name, args)
             annos.append(A.Annotation(at.span, name.text, args, body[:-1], structured, toks[:-1]))
@@ -217,7 +227,10 @@ class Parser:
         if k == "table":
             self.rep.error(t.span, "syntax error: a table must be declared inside a control")
             raise ParseError
-        if self.starts_type():
+        # `T max<T>(...)`: a generic function whose result is one of its own type parameters,
+        # which are not type names yet where the result type is read
+        generic_result = k == "id" and self.peek().kind == "id" and self.peek(2).kind == "<"
+        if self.starts_type() or generic_result:
             ty = self.type_ref()
             if self.at("("):
                 return self.instantiation_rest(ty, annos)
@@ -243,6 +256,8 @@ class Parser:
         t = self.tok
         if t.kind in BUILTIN_TYPE_KEYWORDS or t.kind == "_":
             return True
+        if t.kind == "list":     # `list<T>` (P4-16 1.2.4); `list` alone may name a variable
+            return self.peek().kind == "<"
         if t.kind == "." and self.peek().kind == "id":
             return self.is_type_name(self.peek().text)
         return t.kind == "id" and self.is_type_name(t.text)
@@ -281,6 +296,12 @@ class Parser:
             self.expect("<")
             args = self.type_args_rest()
             ty = A.TupleType(t.span, args)
+        elif k == "list":
+            self.next()
+            self.expect("<")
+            elem = self.type_ref()
+            self.expect(">", "'>'")
+            ty = A.ListType(t.span, elem)
         elif k in ("id", "."):
             if k == ".":
                 self.next()
@@ -732,11 +753,19 @@ class Parser:
 
     def typedef_decl(self, annos) -> A.TypedefDecl:
         kw = self.next()
-        ty = self.type_ref()
+        if self.at("header", "header_union", "struct", "enum"):
+            # `typedef struct s_t { ... } alias_t;` (the grammar's derivedTypeDeclaration): the
+            # program gets s_t as a declaration of its own, which only alias_t names afterwards
+            inner = self.enum_decl([]) if self.at("enum") else self.struct_like([])
+            self.inner_decls.append(inner)
+            ty: A.TypeRef = A.NamedType(inner.span, inner.name, [])
+        else:
+            inner = None
+            ty = self.type_ref()
         name = self.ident("type name")
         self.type_names.add(name.text)
         self.expect(";")
-        return A.TypedefDecl(name.span, name.text, annos, ty, kw.kind == "type")
+        return A.TypedefDecl(name.span, name.text, annos, ty, kw.kind == "type", inner.name if inner else "")
 
     # -------------------------------------------------------------- tables
     def table_decl(self, annos) -> A.TableDecl:
@@ -1106,6 +1135,8 @@ class Parser:
         nt = self.peek()
         if nt.kind in ("bit", "int", "varbit", "bool", "tuple"):
             return True
+        if nt.kind == "list" and self.peek(2).kind == "<":
+            return True
         if nt.kind == "id" and self.is_type_name(nt.text):
             after = self.peek(2)
             if after.kind == ")":
@@ -1131,7 +1162,7 @@ class Parser:
         if k == "str":
             self.next()
             return A.StringLiteral(t.span, t.value)
-        if k == "id" or k in ("apply", "key", "actions", "entries", "type", "state", "priority"):
+        if k == "id" or k in ("apply", "key", "actions", "entries", "type", "state", "priority", "list"):
             self.next()
             return A.Name(t.span, t.text)
         if k == "error":
@@ -1225,6 +1256,8 @@ class Parser:
         nt = self.peek()
         if nt.kind in ("bit", "varbit", "bool", "tuple", "_"):
             return True
+        if nt.kind == "list" and self.peek(2).kind == "<":
+            return True
         if nt.kind == "int" and self.peek(2).kind == "<":
             return True
         if nt.kind == "id" and self.is_type_name(nt.text):
@@ -1235,3 +1268,30 @@ class Parser:
 def parse(toks: list[Token], reporter: Reporter) -> A.Program:
     p = Parser(toks, reporter)
     return p.program()
+
+
+def _mixed_structured_body(toks: list[Token]) -> Token | None:
+    """In the body of a structured annotation (`@a[...]`, brackets excluded), the token where
+    expressions and `key=value` pairs start to mix, which the grammar does not allow (its
+    first element decides which the body is); None if they do not mix."""
+    items: list[list[Token]] = [[]]
+    depth = 0
+    for t in toks:
+        if t.kind in ("(", "[", "{"):
+            depth += 1
+        elif t.kind in (")", "]", "}"):
+            depth -= 1
+        if t.kind == "," and depth == 0:
+            items.append([])
+        else:
+            items[-1].append(t)
+    pairs = None
+    for item in items:
+        if not item:
+            continue
+        is_pair = len(item) > 1 and item[1].kind == "="
+        if pairs is None:
+            pairs = is_pair
+        elif is_pair != pairs:
+            return item[1] if is_pair else item[0]
+    return None

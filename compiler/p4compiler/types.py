@@ -163,6 +163,15 @@ class Tuple(Type):
 
 
 @dataclass(eq=False)
+class P4List(Type):
+    """`list<T>` (P4-16 1.2.4): a list of any length whose elements are all of type `elem`."""
+    elem: Type
+
+    def name(self) -> str:
+        return f"list<{self.elem.name()}>"
+
+
+@dataclass(eq=False)
 class ListT(Type):
     """Type of a `{a, b}` list expression before it is matched against a target."""
     elems: list[Type]
@@ -226,6 +235,8 @@ def same_type(a: Type, b: Type) -> bool:
         return a.size == b.size and same_type(a.elem, b.elem)
     if isinstance(a, Tuple) and isinstance(b, Tuple):
         return len(a.elems) == len(b.elems) and all(same_type(x, y) for x, y in zip(a.elems, b.elems))
+    if isinstance(a, P4List) and isinstance(b, P4List):
+        return same_type(a.elem, b.elem)
     if isinstance(a, NewType) and isinstance(b, NewType):
         return a.tname == b.tname
     if isinstance(a, Composite) and isinstance(b, Composite):

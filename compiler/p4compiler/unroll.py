@@ -10,8 +10,9 @@ iterations are known at compile time:
   the updates of other variables) in which the indexes read as constants, so
   `h.stack[i]` becomes a constant index.
 - `for (T x in a .. b)` (both ends included, constant), `for (T x in stack)` and
-  `for (T x in {e1, e2})`: one copy of the body per element; `x` reads as the constant of
-  a range, and is assigned the element of a stack or list before each copy.
+  `for (T x in {e1, e2})` (or a typed list, `(list<T>){e1, e2}`): one copy of the body per
+  element; `x` reads as the constant of a range, and is assigned the element of a stack or
+  list before each copy.
 
 `break` and `continue` become boolean flags (as p4c's midend does): the statements after
 one run only while both flags are false, and the iterations after a `break` only while
@@ -147,6 +148,8 @@ class Unroller:
         body, brk, cont = self.flagged(st.body, out, st.span)
         sym = st.var.symbol
         c = st.collection
+        if isinstance(c, A.Cast) and isinstance(c.expr, A.ListExpr):
+            c = c.expr      # `(list<T>){...}`: the checker gave the elements their type T
         iterations = []
         if isinstance(c, A.Range):
             lo, hi = const_value(c.lo, env), const_value(c.hi, env)
