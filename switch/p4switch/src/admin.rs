@@ -67,6 +67,12 @@ pub struct QueueState {
     pub received: u64,
     #[prost(uint64, tag = "8")]
     pub rx_dropped: u64,
+    #[prost(uint32, tag = "9")]
+    pub delay_us: u32,
+    #[prost(uint64, tag = "10")]
+    pub rx_delay_dropped: u64,
+    #[prost(uint64, tag = "11")]
+    pub delay_dropped: u64,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -162,6 +168,9 @@ fn state(ports: &Ports, positions: &[usize]) -> QueueReply {
                 dropped: g(&p.stats.tx_dropped),
                 received: g(&p.stats.rx),
                 rx_dropped: g(&p.stats.rx_dropped),
+                delay_us: (p.queue.max_wait_ns() / 1000) as u32,
+                rx_delay_dropped: g(&p.stats.rx_late),
+                delay_dropped: g(&p.stats.tx_late),
             }
         })
         .collect();

@@ -80,11 +80,18 @@ pub fn run(o: &Options) -> Result<(), String> {
     }
 
     let ports = Arc::new(Ports::open(&specs, o.pcap_dir.as_deref(), o.queue_depth).map_err(|e| e.to_string())?);
+    for p in &ports.ports {
+        p.queue.set_delay_us(o.queue_delay_us)?;
+    }
     let workers = o.workers.unwrap_or_else(default_workers);
     let ifaces: Vec<String> = specs.iter().map(|(_, i)| i.clone()).collect();
     let spread = o.spread;
-    let mut opened = io::open(&ifaces, workers, o.io, spread, Depths { rx: o.rx_depth, tx: o.queue_depth }).map_err(|e| e.to_string())?;
+    let mut opened = io::open(&ifaces, workers, o.io, spread, Depths { rx: o.rx_depth, tx: o.queue_depth, stamp: o.queue_delay_us > 0 }).map_err(|e| e.to_string())?;
     log_at!(Level::Info, "ports: {} with {workers} workers, {spread}", opened.mode);
+    match o.queue_delay_us {
+        0 => log_at!(Level::Info, "no delay bound (--queue-delay 0): queues are bounded in frames only"),
+        us => log_at!(Level::Info, "frames that waited over {us} µs inside the switch are dropped and counted (--queue-delay)"),
+    }
     let transmit: p4runtime_server::Transmit = {
         let ports = ports.clone();
         Arc::new(move |port: u32, frame: &[u8]| {

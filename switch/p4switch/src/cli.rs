@@ -1,11 +1,12 @@
 //! The command line of `simple_switch_grpc`, plus ours: `--workers`, `--spread`,
-//! `--io`, `--queue-depth`, `--rx-depth`, `--metrics-addr`, `--exec`,
+//! `--io`, `--queue-depth`, `--queue-delay`, `--rx-depth`, `--metrics-addr`, `--exec`,
 //! `--control-nice`.
 //!
 //! ```text
 //! p4switch [--device-id N] [-i PORT@IFACE]... [--use-files WAIT_S] [--pcap [DIR]]
 //!          [--log-console] [--log-file PATH] [-L LEVEL] [--workers N]
-//!          [--spread flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--rx-depth N]
+//!          [--spread flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--queue-delay US]
+//!          [--rx-depth N]
 //!          [--metrics-addr HOST:PORT] [--exec plan|interp] [--control-nice N]
 //!          [--no-p4 | prog.json]
 //!          -- [--grpc-server-addr HOST:PORT] [--cpu-port N] [--drop-port N]
@@ -27,6 +28,11 @@ pub const DEFAULT_QUEUE_DEPTH: u32 = 256;
 /// CPU: on 2 cores, 512 held vrouter's zero-loss rate at 172 kpps, 1024 at 372k
 /// (switch/p4switch/README.md, "Choosing `--io`").
 pub const DEFAULT_RX_DEPTH: u32 = 1024;
+/// Default `--queue-delay`, µs: the longest a frame may wait inside the switch
+/// (receive ring and egress queue together) before it is dropped and counted
+/// rather than forwarded late (issue 16, Must 4: nothing buffered for
+/// milliseconds). README, "Queues and the admin service", has the A/B.
+pub const DEFAULT_QUEUE_DELAY_US: u32 = 1000;
 /// Default `--control-nice`: the control threads (P4Runtime server, its
 /// events and idle-timeout threads, digest log, metrics) run at nice 10
 /// (and SCHED_BATCH) while the workers keep the process's (0 when started
@@ -97,6 +103,8 @@ pub struct Options {
     pub spread: Spread,
     /// `--queue-depth`: egress queue per port, frames.
     pub queue_depth: u32,
+    /// `--queue-delay`: longest wait inside the switch, µs (0: no bound).
+    pub queue_delay_us: u32,
     /// `--rx-depth`: receive queue per port and worker, frames.
     pub rx_depth: u32,
     /// `--metrics-addr`: serve Prometheus metrics there (off by default).
@@ -132,6 +140,7 @@ impl Default for Options {
             io: IoMode::Auto,
             spread: Spread::Flow,
             queue_depth: DEFAULT_QUEUE_DEPTH,
+            queue_delay_us: DEFAULT_QUEUE_DELAY_US,
             rx_depth: DEFAULT_RX_DEPTH,
             metrics_addr: None,
             exec: p4engine::ExecMode::Plan,
@@ -183,6 +192,9 @@ options:
                               sockets (default auto: the first that works, in that order)
       --queue-depth N         egress queue per port in frames (default 256; beyond it frames
                               are dropped and counted); set_queue_depth changes it at run time
+      --queue-delay US        longest a frame may wait inside the switch, in µs, from its arrival
+                              to its departure (default 1000; 0 = no bound, frames only); an
+                              older frame is dropped and counted, never forwarded late
       --rx-depth N            receive queue per port and worker in frames (default 1024)
       --metrics-addr HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics (off by
                               default; port 0 picks a free port, logged at info level)
@@ -303,6 +315,11 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
                     return Err(format!("--queue-depth {n}: expected 1..{}", crate::queues::MAX_DEPTH));
                 }
                 o.queue_depth = n;
+            }
+            "--queue-delay" => {
+                let n: u32 = parse_num(&name, &value(&mut it)?)?;
+                crate::queues::check_delay(n).map_err(|_| format!("--queue-delay {n}: expected 0 (no bound)..{} µs", crate::queues::MAX_DELAY_US))?;
+                o.queue_delay_us = n;
             }
             "--rx-depth" => {
                 let n: u32 = parse_num(&name, &value(&mut it)?)?;
@@ -437,6 +454,9 @@ mod tests {
         assert_eq!(run("--control-nice 0 p.json").unwrap().control_nice, 0);
         assert_eq!(run("--control-nice=19 p.json").unwrap().control_nice, 19);
         assert_eq!(run("--control-nice 20 p.json").unwrap_err(), "--control-nice 20: expected 0..19");
+        assert_eq!(o.queue_delay_us, DEFAULT_QUEUE_DELAY_US);
+        assert_eq!(run("--queue-delay 0 p.json").unwrap().queue_delay_us, 0, "0: no bound");
+        assert_eq!(run("--queue-delay=2500 p.json").unwrap().queue_delay_us, 2500);
     }
 
     #[test]
@@ -474,6 +494,8 @@ mod tests {
             ("--io fast p.json", "expected auto, xdp, mmap or socket"),
             ("--queue-depth 0 p.json", "--queue-depth 0"),
             ("--rx-depth 8 p.json", "--rx-depth 8"),
+            ("--queue-delay 2000000 p.json", "--queue-delay 2000000"),
+            ("--queue-delay 1ms p.json", "--queue-delay: bad number"),
             ("p.json -- --max-digest-rate lots", "--max-digest-rate: bad number"),
         ];
         for (args, want) in cases {

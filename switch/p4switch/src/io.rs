@@ -25,6 +25,13 @@
 //! the rings held 512: a short trial hid the deficit in the queue (tens of
 //! milliseconds of delay); it is now bounded like the rings. Every worker has its own receive endpoint per
 //! port and its own transmit endpoint per port, so no lock is taken per frame.
+//!
+//! Arrival stamps for `--queue-delay` (asked for with [`Depths::stamp`]): xdp,
+//! the XDP program's `bpf_ktime_get_ns` in the frame's metadata
+//! (CLOCK_MONOTONIC); mmap, the ring slot's `tp_sec`/`tp_nsec` (always
+//! there, CLOCK_REALTIME); socket, `SO_TIMESTAMPNS` (CLOCK_REALTIME, one more
+//! control message per frame in the `recvmmsg` the worker makes anyway).
+//! Each batch reads its stamps' clock once to age its frames.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -107,6 +114,9 @@ pub struct Depths {
     pub rx: u32,
     /// Frames one transmit endpoint holds for the kernel (the egress queue depth).
     pub tx: u32,
+    /// Stamp each frame's arrival where the mode needs asking (the XDP
+    /// program, `SO_TIMESTAMPNS`), for `--queue-delay`.
+    pub stamp: bool,
 }
 
 /// One worker's receive endpoint on one port.
@@ -169,6 +179,21 @@ pub struct Received<'a> {
     /// The mode cannot tell whether a TCP/UDP checksum was left for offload
     /// (AF_XDP): the worker checks the frame itself.
     pub csum_unknown: bool,
+    /// How long the frame waited between the kernel handing it to the
+    /// switch's receive path and this batch, ns; 0 if not asked for or
+    /// unknown (a frame without a stamp is never taken for an old one).
+    pub waited_ns: u64,
+}
+
+/// Age of a frame stamped `stamp` (0: none) at `now`, both in one clock; 0 if
+/// unstamped or stamped after `now` (a clock stepped back).
+#[inline]
+fn age(now: u64, stamp: u64) -> u64 {
+    if stamp == 0 {
+        0
+    } else {
+        now.saturating_sub(stamp)
+    }
 }
 
 impl RxEndpoint {
@@ -181,23 +206,31 @@ impl RxEndpoint {
     }
 
     /// Receives what is waiting (one batch) and hands each frame to `f`.
-    /// Returns (frames, frames too long to take).
-    pub fn receive(&mut self, f: &mut dyn FnMut(Received<'_>)) -> io::Result<(usize, u64)> {
+    /// With `timed`, each frame's [`Received::waited_ns`] is filled in from its
+    /// arrival stamp and one clock read per batch, in the stamp's clock:
+    /// CLOCK_MONOTONIC for the XDP program's stamps, CLOCK_REALTIME for the
+    /// packet sockets' (`tp_sec`/`tp_nsec` of a ring slot, `SO_TIMESTAMPNS`
+    /// without a ring). Returns (frames, frames too long to take).
+    pub fn receive(&mut self, timed: bool, f: &mut dyn FnMut(Received<'_>)) -> io::Result<(usize, u64)> {
         match self {
             RxEndpoint::Ring(s) => {
                 let Some(mut block) = s.next_block() else { return Ok((0, 0)) };
+                let now = if timed { sys::realtime_ns() } else { 0 };
                 let mut n = 0;
                 while let Some(frame) = block.next_frame() {
                     n += 1;
-                    f(Received { frame, csum_unknown: false });
+                    let waited_ns = if timed { age(now, frame.rx_ns) } else { 0 };
+                    f(Received { frame, csum_unknown: false, waited_ns });
                 }
                 Ok((n, 0))
             }
             RxEndpoint::Socket(s, b) => {
                 let n = s.recv_batch(b)?;
+                let now = if timed && n > 0 { sys::realtime_ns() } else { 0 };
                 for i in 0..n {
                     if let Some(frame) = b.frame(i) {
-                        f(Received { frame, csum_unknown: false });
+                        let waited_ns = if timed { age(now, frame.rx_ns) } else { 0 };
+                        f(Received { frame, csum_unknown: false, waited_ns });
                     }
                 }
                 Ok((n, 0))
@@ -206,9 +239,10 @@ impl RxEndpoint {
                 if !r.ready() {
                     return Ok((0, 0));
                 }
-                let (n, oversize) = r.recv(sys::MAX_FRAME, &mut |data| {
-                    let frame = RxFrame { data, vlan: None, csum_not_ready: false, wire_len: data.len(), rx_ns: 0 };
-                    f(Received { frame, csum_unknown: true })
+                let now = if timed { sys::monotonic_ns() } else { 0 };
+                let (n, oversize) = r.recv(sys::MAX_FRAME, timed, &mut |data, stamp| {
+                    let frame = RxFrame { data, vlan: None, csum_not_ready: false, wire_len: data.len(), rx_ns: stamp };
+                    f(Received { frame, csum_unknown: true, waited_ns: age(now, stamp) })
                 });
                 Ok((n, oversize))
             }
@@ -348,6 +382,7 @@ fn open_packet(ifaces: &[String], workers: usize, spread: Spread, d: Depths, rin
         for (k, w) in ws.iter_mut().enumerate() {
             if receives(spread, workers, pos, k) {
                 let mut o = if rings { SocketOptions::port(d.rx) } else { SocketOptions::port_without_ring(d.rx) };
+                o.timestamps = d.stamp && !rings;
                 if fanout {
                     o.fanout = Some(group.map_or(Fanout::New, Fanout::Join));
                 }
@@ -423,7 +458,7 @@ fn open_xdp(ifaces: &[String], workers: usize, spread: Spread, d: Depths, mode: 
         }
         first += queues[pos] * choices;
     }
-    let insns = crate::xdpprog::program(choices, xsks.raw_fd(), ports.raw_fd());
+    let insns = crate::xdpprog::program(choices, xsks.raw_fd(), ports.raw_fd(), d.stamp);
     let prog = BpfProgram::load_xdp(&insns, true).or_else(|_| BpfProgram::load_xdp(&insns, false))?;
     let mut links = Vec::with_capacity(ifaces.len());
     for (iface, index) in ifaces.iter().zip(indexes) {

@@ -86,6 +86,7 @@ struct Live {
     tx_bytes: IntCounterVec,
     rx_drops: IntCounterVec,
     tx_drops: IntCounterVec,
+    queue_delay_drops: IntCounterVec,
     queue_capacity: IntGaugeVec,
     queue_frames: IntGaugeVec,
     table_hits: IntCounterVec,
@@ -107,7 +108,7 @@ impl Live {
             ports,
             device,
             lock: Mutex::new(()),
-            rx_packets: counter("p4switch_port_rx_packets_total", "Frames received on the port and handed to the pipeline", port),
+            rx_packets: counter("p4switch_port_rx_packets_total", "Frames received on the port and handed to the pipeline (or dropped as too old: p4switch_queue_delay_drops_total)", port),
             rx_bytes: counter("p4switch_port_rx_bytes_total", "Bytes of the frames received (as the pipeline saw them)", port),
             tx_packets: counter("p4switch_port_tx_packets_total", "Frames handed to the kernel for transmission on the port", port),
             tx_bytes: counter("p4switch_port_tx_bytes_total", "Bytes of the frames transmitted", port),
@@ -121,6 +122,12 @@ impl Live {
                 "p4switch_port_tx_drops_total",
                 "Frames dropped at the port's egress queue (full: depth or rate limit) or refused by the kernel",
                 port,
+            ),
+            queue_delay_drops: counter(
+                "p4switch_queue_delay_drops_total",
+                "Frames dropped because they had waited inside the switch longer than --queue-delay, by where \
+                 (rx: when the worker took them from the receive ring; egress: at the egress queue of a shaped port)",
+                &["port", "interface", "where"],
             ),
             queue_capacity: gauge("p4switch_queue_capacity_frames", "Egress queue depth limit of the port, frames", port),
             queue_frames: gauge(
@@ -156,7 +163,7 @@ impl Live {
         }
     }
 
-    fn counters(&self) -> [&IntCounterVec; 15] {
+    fn counters(&self) -> [&IntCounterVec; 16] {
         [
             &self.rx_packets,
             &self.rx_bytes,
@@ -164,6 +171,7 @@ impl Live {
             &self.tx_bytes,
             &self.rx_drops,
             &self.tx_drops,
+            &self.queue_delay_drops,
             &self.table_hits,
             &self.table_misses,
             &self.meter_packets,
@@ -201,6 +209,8 @@ impl Live {
                 self.rx_drops.with_label_values(&[l[0], l[1], "ring_full"]).inc_by(load(&s.rx_dropped));
                 self.rx_drops.with_label_values(&[l[0], l[1], "oversize"]).inc_by(load(&s.rx_oversize));
                 self.tx_drops.with_label_values(&l).inc_by(load(&s.tx_dropped));
+                self.queue_delay_drops.with_label_values(&[l[0], l[1], "rx"]).inc_by(load(&s.rx_late));
+                self.queue_delay_drops.with_label_values(&[l[0], l[1], "egress"]).inc_by(load(&s.tx_late));
                 self.queue_capacity.with_label_values(&l).set(p.queue.depth() as i64);
                 self.queue_frames.with_label_values(&l).set(p.queue.waiting() as i64);
             }

@@ -16,7 +16,7 @@ use crate::sys::{PacketSocket, SocketOptions};
 /// Counters of one port.
 #[derive(Default)]
 pub struct PortStats {
-    /// Frames received and handed to the pipeline.
+    /// Frames received: handed to the pipeline, or dropped as too old (`rx_late`).
     pub rx: AtomicU64,
     /// Their bytes (as the pipeline saw them: a VLAN tag the kernel had
     /// moved out is counted).
@@ -31,6 +31,12 @@ pub struct PortStats {
     pub rx_dropped: AtomicU64,
     /// Frames larger than the switch takes (dropped).
     pub rx_oversize: AtomicU64,
+    /// Frames dropped because they had waited longer than `--queue-delay`
+    /// when the worker took them from the receive ring.
+    pub rx_late: AtomicU64,
+    /// Frames dropped at the egress queue because they would have left, or
+    /// were released, later than `--queue-delay` after their arrival.
+    pub tx_late: AtomicU64,
 }
 
 impl PortStats {
@@ -173,14 +179,16 @@ impl Ports {
             let g = |c: &AtomicU64| c.load(Ordering::Relaxed);
             log_at!(
                 Level::Info,
-                "port {} ({}): rx {} tx {} tx-dropped {} rx-dropped {} rx-oversize {}",
+                "port {} ({}): rx {} tx {} tx-dropped {} rx-dropped {} rx-oversize {} rx-delay-dropped {} tx-delay-dropped {}",
                 p.number,
                 p.iface,
                 g(&s.rx),
                 g(&s.tx),
                 g(&s.tx_dropped),
                 g(&s.rx_dropped),
-                g(&s.rx_oversize)
+                g(&s.rx_oversize),
+                g(&s.rx_late),
+                g(&s.tx_late)
             );
         }
     }

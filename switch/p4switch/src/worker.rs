@@ -13,6 +13,13 @@
 //! socket mode, where every look is a `recvmmsg`), and
 //! otherwise blocks in `poll` (no timeout unless a shaped frame is due), so an
 //! idle switch uses no CPU and several switches share the cores.
+//!
+//! The delay bound (`--queue-delay`): a frame that has waited longer than it
+//! since it arrived (the mode's arrival stamp, [`crate::io::Received::waited_ns`])
+//! when its batch is taken is dropped and counted (`rx_late`), never run
+//! through the pipeline late: after the worker was off the CPU for
+//! milliseconds it forwards what is fresh instead of a backlog. Frames held
+//! by a shaped port meet the same bound when they leave ([`crate::queues`]).
 
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +32,7 @@ use crate::cli::Level;
 use crate::io::{Received, TxEndpoint, WorkerIo};
 use crate::log_at;
 use crate::ports::Ports;
-use crate::queues::{now_ns, Shaper};
+use crate::queues::{now_ns, too_old, Refused, Shaper};
 use crate::sys::{self, MAX_FRAME};
 use crate::wire;
 
@@ -84,13 +91,24 @@ struct Egress {
     sent: Vec<u64>,
     sent_bytes: Vec<u64>,
     dropped: Vec<u64>,
+    /// Dropped for the delay bound (`--queue-delay`).
+    late: Vec<u64>,
     warned: bool,
 }
 
 impl Egress {
     fn new(tx: Vec<TxEndpoint>) -> Egress {
         let n = tx.len();
-        Egress { tx, shapers: (0..n).map(|_| Shaper::default()).collect(), dirty: vec![false; n], sent: vec![0; n], sent_bytes: vec![0; n], dropped: vec![0; n], warned: false }
+        Egress {
+            tx,
+            shapers: (0..n).map(|_| Shaper::default()).collect(),
+            dirty: vec![false; n],
+            sent: vec![0; n],
+            sent_bytes: vec![0; n],
+            dropped: vec![0; n],
+            late: vec![0; n],
+            warned: false,
+        }
     }
 
     fn push(&mut self, ports: &Ports, pos: usize, frame: &[u8]) {
@@ -112,31 +130,38 @@ impl Egress {
         }
     }
 
-    /// One output frame of the pipeline for port position `pos`.
-    fn emit(&mut self, ports: &Ports, pos: usize, frame: &[u8], now: u64) {
+    /// One output frame of the pipeline for port position `pos`, from a
+    /// frame that arrived at `arrived` (ns of [`now_ns`]). Unshaped, it goes
+    /// to the transmit ring, which the kernel drains when the batch is
+    /// flushed (within the batch: no check of its age is needed there).
+    fn emit(&mut self, ports: &Ports, pos: usize, frame: &[u8], now: u64, arrived: u64) {
         let q = &ports.ports[pos].queue;
         if q.rate_pps() == 0 && self.shapers[pos].is_empty() {
             return self.push(ports, pos, frame);
         }
-        match q.reserve(now) {
-            None => self.dropped[pos] += 1,
-            Some(t) if t <= now && self.shapers[pos].is_empty() => self.push(ports, pos, frame),
-            Some(t) => {
-                self.shapers[pos].hold(t, frame);
+        match q.reserve(now, arrived) {
+            Err(Refused::Full) => self.dropped[pos] += 1,
+            Err(Refused::Late) => self.late[pos] += 1,
+            Ok(t) if t <= now && self.shapers[pos].is_empty() => self.push(ports, pos, frame),
+            Ok(t) => {
+                self.shapers[pos].hold(t, arrived, frame);
                 q.held(1);
             }
         }
     }
 
-    /// Sends shaped frames that are due; returns how many.
+    /// Sends shaped frames that are due (dropping those held past the delay
+    /// bound: their worker was off the CPU); returns how many left the shaper.
     fn release_due(&mut self, ports: &Ports, now: u64) -> usize {
         let mut n = 0;
         for pos in 0..self.shapers.len() {
             if self.shapers[pos].next_due().is_some_and(|t| t <= now) {
+                let q = &ports.ports[pos].queue;
                 let mut shaper = std::mem::take(&mut self.shapers[pos]);
-                let released = shaper.release(now, &mut |f| self.push(ports, pos, f));
-                ports.ports[pos].queue.held(-(released as i64));
-                n += released;
+                let (sent, late) = shaper.release(now, q.max_wait_ns(), &mut |f| self.push(ports, pos, f));
+                q.held(-((sent + late) as i64));
+                self.late[pos] += late as u64;
+                n += sent + late;
                 self.shapers[pos] = shaper;
             }
         }
@@ -170,6 +195,7 @@ impl Egress {
             st.add(&st.tx, std::mem::take(&mut self.sent[pos]));
             st.add(&st.tx_bytes, std::mem::take(&mut self.sent_bytes[pos]));
             st.add(&st.tx_dropped, std::mem::take(&mut self.dropped[pos]));
+            st.add(&st.tx_late, std::mem::take(&mut self.late[pos]));
         }
     }
 }
@@ -205,21 +231,20 @@ struct Frames<'a> {
     w: &'a mut Worker,
     eg: &'a mut Egress,
     scratch: &'a mut [u8],
+    /// The port's delay bound, ns (0: none).
+    max_wait: u64,
     pinned: bool,
     count: u64,
     bytes: u64,
     oversize: u64,
+    /// Frames that had waited longer than `max_wait` (dropped).
+    late: u64,
 }
 
 impl Frames<'_> {
     fn handle(&mut self, pos: usize, got: Received<'_>, now: u64) {
         let dp = self.dp;
         let port = &dp.ports.ports[pos];
-        if !self.pinned {
-            // One snapshot of the program and its tables for the whole batch.
-            dp.switch.pin(self.w);
-            self.pinned = true;
-        }
         self.count += 1;
         if got.frame.wire_len > got.frame.data.len() || got.frame.data.len() > MAX_FRAME {
             // A frame cut short by its receive slot must not be forwarded.
@@ -231,6 +256,21 @@ impl Frames<'_> {
             self.oversize += 1;
             return;
         }
+        if too_old(got.waited_ns, self.max_wait) {
+            // Stale (the worker was off the CPU): dropped, never forwarded
+            // late; still a frame the port received (counted in rx as well).
+            self.late += 1;
+            self.bytes += (got.frame.data.len() + if got.frame.vlan.is_some() { 4 } else { 0 }) as u64;
+            return;
+        }
+        if !self.pinned {
+            // One snapshot of the program and its tables for the whole batch.
+            dp.switch.pin(self.w);
+            self.pinned = true;
+        }
+        // On the worker's clock (`now` was read before the batch, so the
+        // egress queue sees the frame at most this loop's work older).
+        let arrived = now.saturating_sub(got.waited_ns);
         let frame = wire_frame(&got, self.scratch);
         self.bytes += frame.len() as u64;
         if let Some(c) = &port.capture {
@@ -240,11 +280,11 @@ impl Frames<'_> {
             log_at!(Level::Debug, "port {} ({}) in: {} bytes", port.number, port.iface, frame.len());
         }
         let eg = &mut *self.eg;
-        dp.switch.process(self.w, port.number, frame, &mut |out_port, bytes| emit(dp, eg, out_port, bytes, now));
+        dp.switch.process(self.w, port.number, frame, &mut |out_port, bytes| emit(dp, eg, out_port, bytes, now, arrived));
     }
 }
 
-fn emit(dp: &Dataplane, eg: &mut Egress, port: u32, frame: &[u8], now: u64) {
+fn emit(dp: &Dataplane, eg: &mut Egress, port: u32, frame: &[u8], now: u64, arrived: u64) {
     if Some(port) == dp.cpu_port {
         log_at!(Level::Debug, "packet of {} bytes to the CPU port {port}", frame.len());
         if let Some(sink) = &dp.packet_in {
@@ -261,7 +301,7 @@ fn emit(dp: &Dataplane, eg: &mut Egress, port: u32, frame: &[u8], now: u64) {
     if let Some(c) = &p.capture {
         c.record_out(frame);
     }
-    eg.emit(&dp.ports, pos, frame, now);
+    eg.emit(&dp.ports, pos, frame, now, arrived);
 }
 
 /// Wake-ups an endpoint may report without giving frames before the worker
@@ -292,9 +332,10 @@ pub fn run(dp: &Dataplane, io: WorkerIo, stop: &AtomicBool) -> WorkerIo {
         let mut busy = eg.release_due(&dp.ports, now) > 0;
         for (k, (pos, r)) in rx.iter_mut().enumerate() {
             let pos = *pos;
-            let mut fr = Frames { dp, w: &mut w, eg: &mut eg, scratch: &mut scratch, pinned: false, count: 0, bytes: 0, oversize: 0 };
-            let result = r.receive(&mut |got| fr.handle(pos, got, now));
-            let (count, bytes, oversize, pinned) = (fr.count, fr.bytes, fr.oversize, fr.pinned);
+            let max_wait = dp.ports.ports[pos].queue.max_wait_ns();
+            let mut fr = Frames { dp, w: &mut w, eg: &mut eg, scratch: &mut scratch, max_wait, pinned: false, count: 0, bytes: 0, oversize: 0, late: 0 };
+            let result = r.receive(max_wait > 0, &mut |got| fr.handle(pos, got, now));
+            let (count, bytes, oversize, late, pinned) = (fr.count, fr.bytes, fr.oversize, fr.late, fr.pinned);
             if pinned {
                 dp.switch.unpin(&mut w);
             }
@@ -304,6 +345,7 @@ pub fn run(dp: &Dataplane, io: WorkerIo, stop: &AtomicBool) -> WorkerIo {
                 Err(e) => log_at!(Level::Warn, "port {} ({}): receive: {e}", port.number, port.iface),
             }
             port.stats.add(&port.stats.rx, count - oversize.min(count));
+            port.stats.add(&port.stats.rx_late, late);
             port.stats.add(&port.stats.rx_bytes, bytes);
             if count > 0 {
                 // A readable wake-up that brought frames is not an empty one

@@ -21,6 +21,14 @@
 //! If the interface is not in the ports map, the queue is beyond the ones
 //! it had when the switch started, or the slot holds no socket, the frame
 //! goes on to the kernel (XDP_PASS).
+//!
+//! With `stamp` (`--queue-delay` on) the program first writes the frame's
+//! arrival time (`bpf_ktime_get_ns`, CLOCK_MONOTONIC) into 8 bytes of XDP
+//! metadata just before the frame (`bpf_xdp_adjust_meta(ctx, -8)`); AF_XDP
+//! copies metadata into the frame area with the frame, so the worker finds
+//! the stamp at the descriptor's address minus 8. Where the driver gives no
+//! metadata room the helper fails and the frame goes on unstamped (the
+//! worker then cannot bound its wait, and never drops it for that).
 
 /// One eBPF instruction: opcode, registers, offset, immediate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,9 +69,12 @@ const R7: u8 = 7;
 const R8: u8 = 8;
 const R10: u8 = 10;
 
-/// `bpf_map_lookup_elem` and `bpf_redirect_map` (helper numbers).
+/// `bpf_map_lookup_elem`, `bpf_ktime_get_ns`, `bpf_redirect_map` and
+/// `bpf_xdp_adjust_meta` (helper numbers).
 const MAP_LOOKUP_ELEM: i32 = 1;
+const KTIME_GET_NS: i32 = 5;
 const REDIRECT_MAP: i32 = 51;
+const XDP_ADJUST_META: i32 = 54;
 const XDP_PASS: i32 = 2;
 
 /// The ports map's value: the interface's first XSKMAP slot and its receive
@@ -89,6 +100,9 @@ fn ldw(dst: u8, src: u8, off: i16) -> Op {
 }
 fn stw(dst: u8, off: i16, src: u8) -> Op {
     i(0x63, dst, src, off, 0)
+}
+fn stdw(dst: u8, off: i16, src: u8) -> Op {
+    i(0x7b, dst, src, off, 0)
 }
 fn ldh(dst: u8, src: u8, off: i16) -> Op {
     i(0x69, dst, src, off, 0)
@@ -162,19 +176,43 @@ fn ipv4(ops: &mut Vec<Op>, l3: i16, fragment: &'static str) {
     ops.push(ja("done"));
 }
 
+/// Writes the arrival time into 8 bytes of metadata before the frame (r6 =
+/// ctx); if the helper refuses, or the verifier-facing check `data_meta + 8
+/// <= data` fails, the frame goes on unstamped. Clobbers r0-r5.
+fn stamp_arrival(ops: &mut Vec<Op>) {
+    ops.extend([
+        mov(R1, R6),
+        mov_k(R2, -8),
+        call(XDP_ADJUST_META),
+        jne_k(R0, 0, "stamped"),
+        call(KTIME_GET_NS),
+        ldw(R2, R6, 8), // data_meta
+        ldw(R3, R6, 0), // data
+        mov(R4, R2),
+        add_k(R4, 8),
+        jgt(R4, R3, "stamped"),
+        stdw(R2, 0, R0),
+        Op::Label("stamped"),
+    ]);
+}
+
 /// The program for `workers` sockets per queue, redirecting through the
 /// XSKMAP `xsk_fd` at the slots the ports map `ports_fd` (ifindex ->
-/// [`port_entry`]) gives.
-pub fn program(workers: u32, xsk_fd: i32, ports_fd: i32) -> Vec<u64> {
+/// [`port_entry`]) gives; with `stamp`, each frame first gets its arrival
+/// time (module docs).
+pub fn program(workers: u32, xsk_fd: i32, ports_fd: i32, stamp: bool) -> Vec<u64> {
     let w = workers.max(1) as i32;
-    let mut ops = vec![
-        mov(R6, R1),
+    let mut ops = vec![mov(R6, R1)];
+    if stamp {
+        stamp_arrival(&mut ops);
+    }
+    ops.extend([
         ldw(R7, R6, 16), // rx_queue_index
         ldw(R1, R6, 12), // ingress_ifindex: the key, on the stack
         stw(R10, -4, R1),
         mov(R2, R10),
         add_k(R2, -4),
-    ];
+    ]);
     ld_map(&mut ops, R1, ports_fd);
     ops.extend([
         call(MAP_LOOKUP_ELEM),
@@ -261,19 +299,32 @@ mod tests {
     const DATA: u64 = 1 << 32;
     const STACK: u64 = 2 << 32;
     const VALUES: u64 = 3 << 32;
+    /// What `bpf_ktime_get_ns` returns in the interpreter.
+    const NOW: u64 = 0x0123_4567_89ab_cdef;
 
     /// What a frame arriving on interface `ifindex`, receive queue `queue`,
     /// gets: `Some(slot)` redirected through the XSKMAP, `None` passed on.
+    fn run(prog: &[u64], frame: &[u8], ifindex: u32, queue: u32, ports: &[(u32, [u8; 8])]) -> Option<u64> {
+        run_with_meta(prog, frame, ifindex, queue, ports, true).0
+    }
+
     /// A tiny interpreter of exactly the instructions `program` emits, with
     /// `ports` as the ports map (ifindex -> [`port_entry`]), to check the slot
-    /// without loading the program into a kernel.
-    fn run(prog: &[u64], frame: &[u8], ifindex: u32, queue: u32, ports: &[(u32, [u8; 8])]) -> Option<u64> {
+    /// without loading the program into a kernel. `meta_room`: whether
+    /// `bpf_xdp_adjust_meta` succeeds (the driver leaves room for metadata).
+    /// Returns the slot and the 8 bytes of metadata before the frame, if the
+    /// program made room for them. After every helper call r1-r5 hold garbage,
+    /// as the verifier assumes.
+    fn run_with_meta(prog: &[u64], frame: &[u8], ifindex: u32, queue: u32, ports: &[(u32, [u8; 8])], meta_room: bool) -> (Option<u64>, Option<u64>) {
         let mut r = [0u64; 11];
         let mut stack = [0u8; 512];
+        // data_meta == data: no metadata yet; DATA + 1: the driver has none (the kernel's marker).
+        let mut meta_at = if meta_room { DATA } else { DATA + 1 };
+        let mut meta = [0u8; 8];
         r[10] = STACK;
         let end = DATA + frame.len() as u64;
         let mut pc = 0usize;
-        loop {
+        let result = loop {
             let w = prog[pc];
             let (code, dst, src) = (w as u8, ((w >> 8) & 0xf) as usize, ((w >> 12) & 0xf) as usize);
             let off = (w >> 16) as u16 as i16 as i64;
@@ -295,10 +346,11 @@ mod tests {
             let le = |b: Vec<u8>| b.iter().rev().fold(0u64, |v, &x| (v << 8) | x as u64);
             let load = |base: u64, n: usize, stack: &[u8]| -> u64 {
                 if base == 0 {
-                    // ctx: data, data_end, .., ingress_ifindex at 12, rx_queue_index at 16
+                    // ctx: data, data_end, data_meta, ingress_ifindex at 12, rx_queue_index at 16
                     return match off {
                         0 => DATA,
                         4 => end,
+                        8 => meta_at,
                         12 => ifindex as u64,
                         16 => queue as u64,
                         _ => panic!("ctx offset {off}"),
@@ -320,6 +372,11 @@ mod tests {
                     let a = 512 - (STACK - (r[dst] as i64 + off) as u64) as usize;
                     stack[a..a + 4].copy_from_slice(&(r[src] as u32).to_le_bytes());
                 }
+                0x7b => {
+                    let at = (r[dst] as i64 + off) as u64;
+                    assert!(meta_at == DATA - 8 && at == DATA - 8, "an 8-byte store only into the metadata made room for");
+                    meta = r[src].to_le_bytes();
+                }
                 0x07 => r[dst] = r[dst].wrapping_add(imm),
                 0x0f => r[dst] = r[dst].wrapping_add(r[src]),
                 0x27 => r[dst] = r[dst].wrapping_mul(imm),
@@ -336,24 +393,43 @@ mod tests {
                     r[dst] = imm;
                     pc += 1;
                 }
-                0x85 if imm == 1 => {
-                    assert_eq!(r[1], PORTS as u64, "lookup in the ports map");
-                    let key = le(bytes(r[2], 4, &stack)) as u32;
-                    r[0] = ports.iter().position(|p| p.0 == key).map_or(0, |k| VALUES + 8 * k as u64);
-                }
-                0x85 if imm == 51 => {
-                    assert_eq!(r[1], XSK as u64, "redirect through the XSKMAP");
-                    assert_eq!(r[3], 2, "XDP_PASS when the slot is empty");
-                    return Some(r[2]);
+                0x85 => {
+                    match imm as i32 {
+                        MAP_LOOKUP_ELEM => {
+                            assert_eq!(r[1], PORTS as u64, "lookup in the ports map");
+                            let key = le(bytes(r[2], 4, &stack)) as u32;
+                            r[0] = ports.iter().position(|p| p.0 == key).map_or(0, |k| VALUES + 8 * k as u64);
+                        }
+                        REDIRECT_MAP => {
+                            assert_eq!(r[1], XSK as u64, "redirect through the XSKMAP");
+                            assert_eq!(r[3], 2, "XDP_PASS when the slot is empty");
+                            break Some(r[2]);
+                        }
+                        XDP_ADJUST_META => {
+                            assert_eq!((r[1], r[2] as i64), (0, -8), "adjust_meta(ctx, -8)");
+                            r[0] = if meta_room {
+                                meta_at = DATA - 8;
+                                0
+                            } else {
+                                -95i64 as u64 // EOPNOTSUPP
+                            };
+                        }
+                        KTIME_GET_NS => r[0] = NOW,
+                        h => panic!("unexpected helper {h}"),
+                    }
+                    for x in &mut r[1..=5] {
+                        *x = 0xdead_beef_dead_beef;
+                    }
                 }
                 0x95 => {
                     assert_eq!(r[0], 2, "XDP_PASS");
-                    return None;
+                    break None;
                 }
                 c => panic!("unexpected opcode {c:#x}"),
             }
             pc += 1;
-        }
+        };
+        (result, (meta_at == DATA - 8).then(|| u64::from_le_bytes(meta)))
     }
 
     fn udp4(sport: u16, tagged: bool, frag: bool) -> Vec<u8> {
@@ -376,7 +452,7 @@ mod tests {
 
     #[test]
     fn one_flow_always_gets_one_slot_and_flows_spread() {
-        let p = program(4, XSK, PORTS);
+        let p = program(4, XSK, PORTS, false);
         let ports = one_port();
         let mut seen = std::collections::HashSet::new();
         for sport in 1000..1064u16 {
@@ -396,7 +472,7 @@ mod tests {
 
     #[test]
     fn each_interface_has_its_own_slots_and_unknown_ones_pass() {
-        let p = program(2, XSK, PORTS);
+        let p = program(2, XSK, PORTS, false);
         // Interface 5: two queues at slots 0-3; interface 9: one queue at 4-5.
         let ports = vec![(5, port_entry(0, 2)), (9, port_entry(4, 1))];
         let f = udp4(77, false, false);
@@ -412,7 +488,7 @@ mod tests {
 
     #[test]
     fn tagged_fragments_short_and_other_frames_stay_inside_the_frame() {
-        let p = program(2, XSK, PORTS);
+        let p = program(2, XSK, PORTS, false);
         let ports = one_port();
         let slot = |f: &[u8]| run(&p, f, 5, 0, &ports).expect("redirected");
         for f in [udp4(5, true, false), udp4(5, true, true), udp4(5, false, true)] {
@@ -430,6 +506,42 @@ mod tests {
         let mut ipv6 = vec![0u8; 62];
         ipv6[12..14].copy_from_slice(&[0x86, 0xdd]);
         assert!(slot(&ipv6) < 2);
-        assert_eq!(program(1, XSK, PORTS).len(), p.len());
+        assert_eq!(program(1, XSK, PORTS, false).len(), p.len());
+    }
+
+    /// The helpers a program calls.
+    fn helpers(prog: &[u64]) -> Vec<i32> {
+        prog.iter().filter(|w| **w as u8 == 0x85).map(|w| (*w >> 32) as i32).collect()
+    }
+
+    #[test]
+    fn a_stamping_program_writes_the_arrival_time_before_the_frame_and_picks_the_same_slots() {
+        let ports = one_port();
+        let (plain, stamping) = (program(4, XSK, PORTS, false), program(4, XSK, PORTS, true));
+        assert!(!helpers(&plain).contains(&XDP_ADJUST_META) && !helpers(&plain).contains(&KTIME_GET_NS), "no stamp unless asked");
+        assert_eq!(&helpers(&stamping)[..2], &[XDP_ADJUST_META, KTIME_GET_NS]);
+        for sport in 1000..1032u16 {
+            for (tagged, frag) in [(false, false), (true, false), (false, true)] {
+                let f = udp4(sport, tagged, frag);
+                let (slot, meta) = run_with_meta(&stamping, &f, 5, 1, &ports, true);
+                assert_eq!(slot, run(&plain, &f, 5, 1, &ports), "same slot with and without the stamp");
+                assert_eq!(meta, Some(NOW), "the arrival time sits in the 8 bytes before the frame");
+            }
+        }
+        // Runts and frames of interfaces the switch does not own get the stamp too (harmless on XDP_PASS).
+        assert_eq!(run_with_meta(&stamping, &[0u8; 10], 5, 0, &ports, true), (run(&plain, &[0u8; 10], 5, 0, &ports), Some(NOW)));
+        assert_eq!(run_with_meta(&stamping, &udp4(1, false, false), 6, 0, &ports, true), (None, Some(NOW)));
+    }
+
+    #[test]
+    fn without_room_for_metadata_a_frame_goes_on_unstamped() {
+        let ports = one_port();
+        let (plain, stamping) = (program(2, XSK, PORTS, false), program(2, XSK, PORTS, true));
+        for sport in 0..16u16 {
+            let f = udp4(sport, false, false);
+            let (slot, meta) = run_with_meta(&stamping, &f, 5, 0, &ports, false);
+            assert!(slot.is_some(), "redirected, not dropped");
+            assert_eq!((slot, meta), (run(&plain, &f, 5, 0, &ports), None));
+        }
     }
 }

@@ -409,7 +409,8 @@ fn a_stopped_worker_holds_about_rx_depth_frames_in_every_mode() {
         let topo = Topo::new(&format!("q{}", &mode[..1]));
         let dir = TempDir::new(&format!("rxdepth-{mode}"));
         let d = depth.to_string();
-        let (mut sw, _) = topo.start_switch(&dir.0, &cross_connect(), &["--io", mode, "--workers", "1", "--rx-depth", &d], &["--no-grpc"]);
+        // No delay bound: this test is about the bound in frames (tests/queue_delay.rs has the one in time).
+        let (mut sw, _) = topo.start_switch(&dir.0, &cross_connect(), &["--io", mode, "--workers", "1", "--rx-depth", &d, "--queue-delay", "0"], &["--no-grpc"]);
         let pid = sw.0.id().to_string();
         let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(1500));
         assert!(Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
@@ -525,7 +526,8 @@ fn the_admin_service_shapes_an_egress_queue_and_drops_beyond_its_depth() {
     use p4switch::admin::*;
     let topo = Topo::new("q");
     let dir = TempDir::new("queues");
-    let (mut sw, line) = topo.start_switch(&dir.0, &cross_connect(), &["--workers", "1"], &["--grpc-server-addr", "127.0.0.1:0"]);
+    // No delay bound: 10 frames at 1000/s wait up to 10 ms, beyond the default bound (the next test has it).
+    let (mut sw, line) = topo.start_switch(&dir.0, &cross_connect(), &["--workers", "1", "--queue-delay", "0"], &["--grpc-server-addr", "127.0.0.1:0"]);
     let addr = line.rsplit("P4Runtime on ").next().unwrap().trim().to_string();
     let ns = topo.ns("s");
     // set_queue_rate 1000 2; set_queue_depth 10 2
@@ -558,6 +560,44 @@ fn the_admin_service_shapes_an_egress_queue_and_drops_beyond_its_depth() {
     let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(800));
     send(topo.ns("a"), topo.dev("a0"), (0..100).map(|s| udp(1, s, 60)).collect(), 10, Duration::from_millis(1));
     assert_eq!(from(A, rx.join().unwrap()).len(), 100);
+    assert!(Command::new("kill").args(["-TERM", &sw.0.id().to_string()]).status().unwrap().success());
+    assert!(sw.0.wait().unwrap().success());
+}
+
+/// Must 4 at the egress queue: with `--queue-delay 5000` a port shaped to
+/// 1000 frames/s and 100 frames deep holds only the frames that can leave
+/// within 5 ms of their arrival; the rest of a burst is dropped and counted
+/// as delay drops (`GetQueues`: every frame sent, dropped or delay-dropped),
+/// and no frame leaves more than 5 ms (plus scheduling) after the burst.
+#[test]
+fn the_delay_bound_caps_a_shaped_queue_in_time() {
+    use p4switch::admin::*;
+    let topo = Topo::new("qd");
+    let dir = TempDir::new("queues-delay");
+    let (mut sw, line) = topo.start_switch(&dir.0, &cross_connect(), &["--workers", "1", "--queue-delay", "5000"], &["--grpc-server-addr", "127.0.0.1:0"]);
+    let addr = line.rsplit("P4Runtime on ").next().unwrap().trim().to_string();
+    let ns = topo.ns("s");
+    let _: QueueReply = admin(&ns, &addr, "/p4switch.admin.v1.Admin/SetQueueRate", SetQueueRateRequest { device_id: 0, rate_pps: 1000, port: Some(2) }).unwrap();
+    let r: QueueReply = admin(&ns, &addr, "/p4switch.admin.v1.Admin/SetQueueDepth", SetQueueDepthRequest { device_id: 0, depth: 100, port: Some(2) }).unwrap();
+    assert_eq!((r.queues[0].depth, r.queues[0].delay_us), (100, 5000));
+
+    let rx = receiver(topo.ns("b"), topo.dev("b0"), Duration::from_millis(1500));
+    let sent = Instant::now();
+    send(topo.ns("a"), topo.dev("a0"), (0..100).map(|s| udp(0, s, 60)).collect(), 0, Duration::ZERO);
+    let burst = sent.elapsed();
+    let got = from(A, rx.join().unwrap());
+    // 1 ms apart, within 5 ms of arrival: about 5 frames, plus one per ms the burst took to arrive.
+    let allowed = 6 + (burst.as_secs_f64() * 1000.0).ceil() as usize;
+    assert!(!got.is_empty() && got.len() <= allowed, "{} frames left a queue bounded to 5 ms at 1000/s (burst took {burst:?})", got.len());
+    let last = got.last().unwrap().at - sent;
+    assert!(last < burst + Duration::from_millis(5 + 20), "the last frame left {last:?} after the burst began (it took {burst:?})");
+    let q: QueueReply = admin(&ns, &addr, "/p4switch.admin.v1.Admin/GetQueues", GetQueuesRequest { device_id: 0 }).unwrap();
+    let (p1, p2) = (q.queues.iter().find(|q| q.port == 1).unwrap(), q.queues.iter().find(|q| q.port == 2).unwrap());
+    assert!(p2.delay_dropped >= 50, "most of the burst counted as delay drops: {p2:?}");
+    assert_eq!(p2.transmitted as usize, got.len());
+    assert_eq!((p1.received, p1.delay_us), (100, 5000), "{p1:?}");
+    // A frame the worker took more than 5 ms after it arrived (a loaded machine) counts on port 1.
+    assert_eq!(p2.transmitted + p2.dropped + p2.delay_dropped + p1.rx_delay_dropped, 100, "every frame sent or counted: {p1:?} {p2:?}");
     assert!(Command::new("kill").args(["-TERM", &sw.0.id().to_string()]).status().unwrap().success());
     assert!(sw.0.wait().unwrap().success());
 }

@@ -113,8 +113,8 @@ fn table_writes_at_full_rate_lose_no_frame_and_reorder_none() {
     for mode in ["xdp", "mmap"] {
         let topo = Topo::new(&format!("t{}", &mode[..1]));
         let dir = TempDir::new(&format!("writes-{mode}"));
-        // A deep receive queue: this test is about writes, not about the test machine's scheduling.
-        let args = ["--io", mode, "--workers", "2", "--rx-depth", "16384", "--no-p4"];
+        // A deep receive queue and no delay bound: this test is about writes, not about the test machine's scheduling.
+        let args = ["--io", mode, "--workers", "2", "--rx-depth", "16384", "--queue-delay", "0", "--no-p4"];
         let (mut sw, line) = Running::start(
             Command::new("ip")
                 .args(["netns", "exec", &topo.ns("s"), switch_bin()])

@@ -342,14 +342,31 @@ pub fn lower_thread_priority(nice: i32) -> io::Result<()> {
     Ok(())
 }
 
-/// CPU time the calling thread has used, in nanoseconds.
-pub fn thread_cpu_ns() -> u64 {
+/// Reads `clock` in nanoseconds (0 if it cannot be read).
+fn clock_ns(clock: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: ts is a valid timespec to write.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+    if unsafe { libc::clock_gettime(clock, &mut ts) } != 0 {
         return 0;
     }
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock of `bpf_ktime_get_ns`, so of the
+/// arrival stamps the XDP program writes (a vDSO read, no system call).
+pub fn monotonic_ns() -> u64 {
+    clock_ns(libc::CLOCK_MONOTONIC)
+}
+
+/// CLOCK_REALTIME in nanoseconds: the clock of the kernel's receive time
+/// stamps on packet sockets (`tp_sec`/`tp_nsec`, `SO_TIMESTAMPNS`).
+pub fn realtime_ns() -> u64 {
+    clock_ns(libc::CLOCK_REALTIME)
+}
+
+/// CPU time the calling thread has used, in nanoseconds.
+pub fn thread_cpu_ns() -> u64 {
+    clock_ns(libc::CLOCK_THREAD_CPUTIME_ID)
 }
 
 #[cfg(test)]

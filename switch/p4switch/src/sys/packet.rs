@@ -85,21 +85,25 @@ pub struct SocketOptions {
     /// Put the interface in promiscuous mode.
     pub promiscuous: bool,
     pub fanout: Option<Fanout>,
+    /// Without a ring: ask for each frame's receive time (`SO_TIMESTAMPNS`,
+    /// CLOCK_REALTIME, in [`RxFrame::rx_ns`]). Off unless asked: while any
+    /// socket asks, the kernel stamps every frame it receives.
+    pub timestamps: bool,
 }
 
 impl SocketOptions {
     /// A switch port's receive socket with a slot ring of `frames` slots.
     pub fn port(frames: u32) -> SocketOptions {
-        SocketOptions { rx: Some(RxLayout::Slots { frames }), receive: true, queue_frames: None, tx_ring: None, promiscuous: true, fanout: None }
+        SocketOptions { rx: Some(RxLayout::Slots { frames }), receive: true, queue_frames: None, tx_ring: None, promiscuous: true, fanout: None, timestamps: false }
     }
     /// A switch port's receive socket without a ring (`recvmmsg`) whose
     /// receive queue holds about `frames` frames.
     pub fn port_without_ring(frames: u32) -> SocketOptions {
-        SocketOptions { rx: None, receive: true, queue_frames: Some(frames), tx_ring: None, promiscuous: true, fanout: None }
+        SocketOptions { rx: None, receive: true, queue_frames: Some(frames), tx_ring: None, promiscuous: true, fanout: None, timestamps: false }
     }
     /// A socket that only sends, with a transmit ring of `tx_ring` slots or without one.
     pub fn sender(tx_ring: Option<u32>) -> SocketOptions {
-        SocketOptions { rx: None, receive: false, queue_frames: None, tx_ring, promiscuous: false, fanout: None }
+        SocketOptions { rx: None, receive: false, queue_frames: None, tx_ring, promiscuous: false, fanout: None, timestamps: false }
     }
 }
 
@@ -189,6 +193,9 @@ impl PacketSocket {
         } else if opts.receive {
             let one: libc::c_int = 1;
             setsockopt(fdr, SOL_PACKET, PACKET_AUXDATA, &one).map_err(|e| ctx(e, "PACKET_AUXDATA"))?;
+            if opts.timestamps {
+                setsockopt(fdr, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &one).map_err(|e| ctx(e, "SO_TIMESTAMPNS"))?;
+            }
             if let Some(frames) = opts.queue_frames {
                 // The kernel doubles the value (bookkeeping overhead); FORCE
                 // (root) passes rmem_max for deep queues.
@@ -409,7 +416,7 @@ impl PacketSocket {
             }
         };
         for (i, m) in msgs.iter().enumerate().take(r) {
-            let mut meta = RecvMeta { wire_len: m.msg_len as usize, status: 0, tci: 0, tpid: 0 };
+            let mut meta = RecvMeta { wire_len: m.msg_len as usize, status: 0, tci: 0, tpid: 0, rx_ns: 0 };
             // SAFETY: CMSG_* walk the control buffer the kernel filled, within msg_controllen.
             unsafe {
                 let mut c = libc::CMSG_FIRSTHDR(&m.msg_hdr);
@@ -419,6 +426,9 @@ impl PacketSocket {
                         meta.status = u32::from_ne_bytes([d[0], d[1], d[2], d[3]]);
                         meta.tci = u16::from_ne_bytes([d[16], d[17]]);
                         meta.tpid = u16::from_ne_bytes([d[18], d[19]]);
+                    } else if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                        let ts = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
+                        meta.rx_ns = ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64;
                     }
                     c = libc::CMSG_NXTHDR(&m.msg_hdr, c);
                 }
@@ -451,7 +461,8 @@ impl PacketSocket {
 /// Bytes of one receive buffer of a socket without a ring: a jumbo frame and
 /// a little more, so a larger frame shows as truncated.
 const RECV_SLOT: usize = MAX_FRAME + 64;
-const CTRL_LEN: usize = 64;
+/// Control bytes per frame: PACKET_AUXDATA (40) and SCM_TIMESTAMPNS (32).
+const CTRL_LEN: usize = 128;
 
 #[derive(Clone, Copy, Default)]
 struct RecvMeta {
@@ -459,6 +470,7 @@ struct RecvMeta {
     status: u32,
     tci: u16,
     tpid: u16,
+    rx_ns: u64,
 }
 
 /// Buffers for [`PacketSocket::recv_batch`] (preallocated, reused).
@@ -498,7 +510,7 @@ impl RecvBatch {
             vlan: super::rxring::vlan_of(m.status, m.tci, m.tpid),
             csum_not_ready: m.status & TP_STATUS_CSUMNOTREADY != 0,
             wire_len: m.wire_len,
-            rx_ns: 0,
+            rx_ns: m.rx_ns,
         })
     }
 }

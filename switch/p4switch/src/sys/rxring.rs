@@ -53,7 +53,9 @@ pub struct RxFrame<'a> {
     pub csum_not_ready: bool,
     /// Length of the frame on the wire (more than `data.len()` if it did not fit its slot).
     pub wire_len: usize,
-    /// When the kernel queued the frame to the socket, in nanoseconds of CLOCK_REALTIME.
+    /// When the kernel queued the frame to the socket, in nanoseconds of
+    /// CLOCK_REALTIME (a socket without a ring: only with `SO_TIMESTAMPNS`);
+    /// 0: unknown. Frames from AF_XDP carry the XDP program's CLOCK_MONOTONIC stamp.
     pub rx_ns: u64,
 }
 

@@ -247,6 +247,29 @@ impl UmemShared {
         true
     }
 
+    /// Takes the arrival stamp the XDP program left in the 8 bytes before the
+    /// frame at `addr` (0: none) and clears it, so a later frame in this
+    /// chunk that arrives unstamped is not taken for an old one. The stamp
+    /// lies in the chunk's headroom (frames start `XDP_PACKET_HEADROOM`, 256
+    /// bytes, into a chunk): an address too close to its chunk's start has none.
+    fn take_stamp(&self, addr: u64) -> u64 {
+        let start = addr as usize;
+        if start % CHUNK < 8 || start > self.area.len {
+            return 0;
+        }
+        // SAFETY: the 8 bytes before `addr` lie inside the area, in the same
+        // chunk as the frame, which user space owns (it came off the receive
+        // ring and goes back to the fill ring only after use).
+        unsafe {
+            let p = self.area.base.add(start - 8) as *mut u64;
+            let stamp = std::ptr::read_unaligned(p);
+            if stamp != 0 {
+                std::ptr::write_unaligned(p, 0);
+            }
+            stamp
+        }
+    }
+
     /// Gives received chunks back to the kernel (fill ring), the rest to the free list;
     /// takes finished transmissions off the completion ring.
     fn recycle(&self, addrs: &[u64]) {
@@ -441,27 +464,33 @@ impl XskRx {
     /// Hands up to a batch of received frames to `f` (a frame spanning
     /// several chunks is put together first), then gives their chunks back
     /// to the kernel. Returns how many frames were handed over; frames longer
-    /// than `max` are skipped and counted in the second value.
-    pub fn recv(&mut self, max: usize, f: &mut dyn FnMut(&[u8])) -> (usize, u64) {
+    /// than `max` are skipped and counted in the second value. With `stamps`,
+    /// `f` also gets each frame's arrival stamp from the XDP program
+    /// (CLOCK_MONOTONIC ns; 0: none — e.g. a multi-chunk frame that straddled
+    /// two batches); without, 0.
+    pub fn recv(&mut self, max: usize, stamps: bool, f: &mut dyn FnMut(&[u8], u64)) -> (usize, u64) {
         let n = self.ring.ready().min(BATCH as u32);
         let (mut frames, mut oversize) = (0usize, 0u64);
         let mut partial = false;
         let mut too_long = false;
+        let mut stamp = 0;
         self.done.clear();
         for k in 0..n {
             let (addr, len, options) = self.ring.get_desc(k);
             self.done.push(addr);
+            let s = if stamps { self.umem.take_stamp(addr) } else { 0 };
             let Some(data) = self.umem.slice(addr, len as usize) else { continue };
             let more = options & XDP_PKT_CONTD != 0;
             if !partial && !more {
                 frames += 1;
-                f(data);
+                f(data, s);
                 continue;
             }
             if !partial {
                 self.scratch.clear();
                 too_long = false;
                 partial = true;
+                stamp = s;
             }
             if self.scratch.len() + data.len() > max {
                 too_long = true;
@@ -474,7 +503,7 @@ impl XskRx {
                     oversize += 1;
                 } else {
                     frames += 1;
-                    f(&self.scratch);
+                    f(&self.scratch, stamp);
                 }
             }
         }
