@@ -122,12 +122,15 @@ class LinuxKernel(Dut):
 class P4Switch(Dut):
     """p4switch (or $SWITCH) with vrouter.p4, configured by the vrouter daemon in the switch namespace."""
 
-    def __init__(self, topo: Topology, workdir: Path, ctl_args: tuple[str, ...] = ()):
+    def __init__(self, topo: Topology, workdir: Path, ctl_args: tuple[str, ...] = (),
+                 switch_args: tuple[str, ...] = ()):
         super().__init__(topo, workdir)
         self.name = "bmv2" if "simple_switch" in " ".join(switch_command()) else "p4switch"
         self.proc: subprocess.Popen | None = None
         self.ctl: subprocess.Popen | None = None
         self.ctl_args = ctl_args      # extra `vrouter run` options, e.g. ("--sched", "idle")
+        # extra p4switch options, e.g. ("--control-sched", "idle"); not for $SWITCH=simple_switch_grpc
+        self.switch_args = switch_args if self.name == "p4switch" else ()
         self.desc: dict = {}
 
     def _start(self, desc: dict) -> None:
@@ -135,6 +138,7 @@ class P4Switch(Dut):
         path = self.workdir / f"{self.name}-vrouter.yaml"
         path.write_text(yaml.safe_dump(desc, sort_keys=False))
         cmd = [*switch_command()] + [a for h in self.topo.hosts for a in ("-i", f"{h.port}@{h.peer}")]
+        cmd += self.switch_args
         cmd += ["--no-p4", "--", "--grpc-server-addr", "127.0.0.1:9559", "--cpu-port", "255"]
         log = (self.workdir / f"{self.name}.log").open("w")
         self.proc = subprocess.Popen(["ip", "netns", "exec", self.topo.sw, *cmd], stdout=log,

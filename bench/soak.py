@@ -261,7 +261,9 @@ def run(args) -> dict:
     vias = VIAS[args.churn_via]
     with topo:
         a, b = topo.hosts
-        dut = P4Switch(topo, work, ctl_args=("--sched", args.controller_sched))
+        # the switch's control threads in the same class as the daemon (p4switch --control-sched)
+        dut = P4Switch(topo, work, ctl_args=("--sched", args.controller_sched),
+                       switch_args=("--control-sched", args.controller_sched))
         churn = None
         try:
             churn = Churn(dut, work / f"{dut.name}-vrouter.yaml", work / f"{dut.name}-routes.txt", b.addr,
@@ -514,7 +516,7 @@ def write_report(d: Path, data: dict) -> None:
           "",
           cpu_table(data["windows"]),
           "",
-          "Priorities in effect (nice, policy; p4switch `--control-nice`, `vrouter run --nice` and `--sched`): "
+          "Priorities in effect (nice, policy; p4switch `--control-nice` and `--control-sched`, `vrouter run --nice` and `--sched`): "
           + ", ".join(f"{k} {v}" for k, v in data.get("priorities", {}).items()) + ".",
           "",
           "| summary | value | goal |", "|---|---|---|"]
@@ -548,8 +550,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup", type=float, default=30.0,
                     help="seconds of traffic at the soak's rate before the first window, not counted (default 30)")
     ap.add_argument("--controller-sched", choices=("batch", "idle"), default="batch",
-                    help="`vrouter run --sched`: the daemon's scheduling policy (default batch, as "
-                         "`vrouter run`; idle lets it run only on a core nothing else wants)")
+                    help="`vrouter run --sched` and p4switch `--control-sched`: the scheduling policy of the "
+                         "daemon and of the switch's control threads (default batch, as both; idle lets "
+                         "them run only on a core nothing else wants)")
     ap.add_argument("--frame", type=int, default=64, help="frame size in bytes, FCS included (default 64)")
     ap.add_argument("--search-seconds", type=float, default=2.0, help="trial length of the rate search (default 2)")
     ap.add_argument("--prefix", default="hsk", help="prefix of namespace and interface names (default hsk)")

@@ -107,12 +107,17 @@ def test_soak_compares_churn_through_the_description_and_the_routes_file(tmp_pat
     cpu = [w["cpu_ms_per_s"].get("bench churn thread", 0.0) for w in busy[:2]]
     assert cpu[1] < cpu[0], cpu
     assert "churn via" in (run / "report.md").read_text()
-    # every thread of the daemon at SCHED_IDLE, p4switch's as before
+    # every thread of the daemon at SCHED_IDLE, and p4switch's control threads (--control-sched
+    # idle), its workers not
     pr = data["priorities"]
     assert data["settings"]["controller_sched"] == "idle"
     assert all(pr[k].endswith(" idle") for k in pr if k.startswith("vrouter ")), pr
     assert pr["bench churn thread"].endswith(" idle"), pr
-    assert not any(pr[k].endswith(" idle") for k in pr if k.startswith("p4switch ")), pr
+    control = [k for k in pr if k.startswith("p4switch p4rt-")]
+    workers = [k for k in pr if k.startswith("p4switch p4switch-w")]
+    assert "p4switch p4rt-grpc" in control and workers, pr
+    assert all(pr[k].endswith(" idle") for k in control), pr
+    assert not any(pr[k].endswith(" idle") for k in workers), pr
 
 
 # --- in-process: no root, no switch ---
@@ -127,6 +132,16 @@ def test_window_patterns():
     assert sum(c for _, c in hour) == 6 and len(hour) == 12
     with pytest.raises(ValueError):
         soak.window_plan(600, 300, "random")
+
+
+def test_switch_options_go_to_p4switch_only(tmp_path, monkeypatch):
+    """--controller-sched idle becomes p4switch --control-sched idle; BMv2 does not know it."""
+    from bench.dut import P4Switch
+    args = ("--control-sched", "idle")
+    monkeypatch.delenv("SWITCH", raising=False)
+    assert P4Switch(None, tmp_path, switch_args=args).switch_args == args
+    monkeypatch.setenv("SWITCH", "simple_switch_grpc --log-console")
+    assert P4Switch(None, tmp_path, switch_args=args).switch_args == ()
 
 
 def test_the_writer_stops_when_paused_and_resumes(tmp_path):

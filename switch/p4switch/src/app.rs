@@ -102,7 +102,7 @@ pub fn run(o: &Options) -> Result<(), String> {
     };
     let device = grpc::DeviceSlot::default();
     let admin = AdminServer::new(ports.clone(), o.device_id, device.clone()).routes();
-    let (server, metrics) = start_control(o.control_nice, || {
+    let (server, metrics) = start_control(o.control_nice, o.control_sched, || {
         let server = grpc::start(o, &switch, transmit, admin, &device)?;
         let sources = metrics::Sources { switch: switch.clone(), ports: Some(ports.clone()), device: server.as_ref().and_then(|s| s.device()) };
         Ok((server, start_metrics(o, sources)?))
@@ -162,7 +162,7 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
             Err(e) => log_at!(Level::Error, "writing port {port}: {e}"),
         })
     };
-    let (server, metrics) = start_control(o.control_nice, || {
+    let (server, metrics) = start_control(o.control_nice, o.control_sched, || {
         let server = grpc::start(o, switch, transmit, tonic::service::Routes::default(), &Default::default())?;
         let sources = metrics::Sources { switch: switch.clone(), ports: None, device: server.as_ref().and_then(|s| s.device()) };
         Ok((server, start_metrics(o, sources)?))
@@ -186,25 +186,29 @@ fn run_files(o: &Options, switch: &Arc<Switch>, specs: &[(u32, String)], wait_s:
 
 /// Runs `start` on a thread of its own that first lowers its priority to
 /// nice `nice` (`--control-nice`; [`sys::lower_thread_priority`]; never above
-/// the process's own: a switch started under `nice -n 15` keeps 15): every
+/// the process's own: a switch started under `nice -n 15` keeps 15) under
+/// `sched` (`--control-sched`: SCHED_BATCH, or SCHED_IDLE, which applies at
+/// nice 0 too): every
 /// thread the control plane starts there (the P4Runtime server's runtime,
 /// events and idle threads, the digest log, metrics) inherits it, while the
 /// calling thread, which starts the workers afterwards, keeps its own. So the
 /// scheduler prefers a worker to a control thread (README, "Forwarding before
 /// control"), and a burst of writes delays control more than forwarding.
-fn start_control<T: Send>(nice: u32, start: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
+fn start_control<T: Send>(nice: u32, sched: sys::Sched, start: impl FnOnce() -> Result<T, String> + Send) -> Result<T, String> {
     std::thread::scope(|s| {
         let t = std::thread::Builder::new().name("p4switch-ctl".into()).spawn_scoped(s, || {
-            if nice > 0 {
-                let own = sys::thread_nice().unwrap_or(0);
+            let own = sys::thread_nice().unwrap_or(0);
+            if nice > 0 || sched == sys::Sched::Idle {
                 // Absolute, as systemd's Nice=: a switch started niced on a
                 // shared machine does not push its control plane further down
                 // against other niced work than it would be there anyway.
                 let to = own.max(nice as i32);
-                match sys::lower_thread_priority(to) {
-                    Ok(()) => log_at!(Level::Info, "control threads at nice {to} (SCHED_BATCH), workers at nice {own}"),
-                    Err(e) => log_at!(Level::Warn, "--control-nice {nice}: {e}; control threads keep the workers' priority"),
+                match sys::lower_thread_priority(to, sched) {
+                    Ok(()) => log_at!(Level::Info, "control threads at nice {to} ({}), workers at nice {own}", sched.name()),
+                    Err(e) => log_at!(Level::Warn, "--control-nice {nice}, {}: {e}; control threads keep the workers' priority", sched.name()),
                 }
+            } else {
+                log_at!(Level::Info, "control threads at the workers' priority (nice {own}; --control-nice 0)");
             }
             start()
         });

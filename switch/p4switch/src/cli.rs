@@ -114,6 +114,9 @@ pub struct Options {
     /// `--control-nice`: the control threads' nice value, at least the
     /// process's own (0: left as the workers, no SCHED_BATCH).
     pub control_nice: u32,
+    /// `--control-sched`: the control threads' scheduling class (batch
+    /// unless told; idle applies at `--control-nice 0` too).
+    pub control_sched: crate::sys::Sched,
     pub grpc_addr: String,
     /// `--no-grpc` (ours): run without the P4Runtime server.
     pub no_grpc: bool,
@@ -145,6 +148,7 @@ impl Default for Options {
             metrics_addr: None,
             exec: p4engine::ExecMode::Plan,
             control_nice: DEFAULT_CONTROL_NICE,
+            control_sched: crate::sys::Sched::Batch,
             grpc_addr: DEFAULT_GRPC_ADDR.to_string(),
             no_grpc: false,
             tls: None,
@@ -203,6 +207,9 @@ options:
       --control-nice N        run the control threads (P4Runtime, metrics) at nice N (at least the
                               process's own) as SCHED_BATCH, the workers staying at the process's,
                               so forwarding comes first (0..19, default 10; 0 = as the workers)
+      --control-sched batch|idle  the control threads' class (default batch); idle (also at
+                              --control-nice 0): in practice CPU only when a core has nothing else
+                              to run, so on a machine kept busy P4Runtime answers can wait long
       --no-p4                 start without a program (load one over P4Runtime)
   -h, --help                  this text
       --version               version
@@ -343,6 +350,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Command, String>
                 }
                 o.control_nice = n;
             }
+            "--control-sched" => o.control_sched = crate::sys::Sched::parse(&value(&mut it)?)?,
             "--no-p4" => o.no_p4 = true,
             "--thrift-port" => {
                 // Accepted for compatibility with scripts written for bmv2; there is no Thrift server.
@@ -457,6 +465,19 @@ mod tests {
         assert_eq!(o.queue_delay_us, DEFAULT_QUEUE_DELAY_US);
         assert_eq!(run("--queue-delay 0 p.json").unwrap().queue_delay_us, 0, "0: no bound");
         assert_eq!(run("--queue-delay=2500 p.json").unwrap().queue_delay_us, 2500);
+    }
+
+    #[test]
+    fn control_sched_is_batch_unless_told() {
+        use crate::sys::Sched;
+        assert_eq!(run("p.json").unwrap().control_sched, Sched::Batch);
+        assert_eq!(run("--control-sched idle p.json").unwrap().control_sched, Sched::Idle);
+        assert_eq!(run("--control-sched=batch p.json").unwrap().control_sched, Sched::Batch);
+        // idle does not need a nice value: at --control-nice 0 it still applies
+        let o = run("--control-nice 0 --control-sched idle p.json").unwrap();
+        assert_eq!((o.control_nice, o.control_sched), (0, Sched::Idle));
+        assert_eq!(run("--control-sched fifo p.json").unwrap_err(), "--control-sched \"fifo\": expected batch or idle");
+        assert_eq!(run("p.json --control-sched").unwrap_err(), "--control-sched needs a value");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! mode: frames of every size up to 9216 bytes cross unchanged; a port's
 //! flows are spread over the workers and each stays in order, or with
 //! `--spread port` all go to one worker in the order sent; an idle switch
-//! sleeps; its control threads run below the workers (`--control-nice`);
+//! sleeps; its control threads run below the workers (`--control-nice`,
+//! `--control-sched idle`);
 //! SIGTERM ends it at once and frees the gRPC address; the admin
 //! service shapes and bounds an egress queue. Needs root (the project's
 //! machines and CI run as root).
@@ -499,6 +500,37 @@ fn control_threads_run_below_the_workers() {
         }
         assert!(Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap().success());
         assert!(sw.0.wait().unwrap().success(), "clean exit");
+    }
+}
+
+#[test]
+fn control_threads_can_run_idle() {
+    const SCHED_OTHER: u32 = 0;
+    const SCHED_IDLE: u32 = 5;
+    let topo = Topo::new("pi");
+    let dir = TempDir::new("sched-idle");
+    // idle at the default nice, and at --control-nice 0 (idle needs no nice value)
+    for (nice, extra) in [(10, vec![]), (0, vec!["--control-nice", "0"])] {
+        let mut a = vec!["--io", "mmap", "--workers", "2", "--metrics-addr", "127.0.0.1:0", "--control-sched", "idle", "--log-file", "sw.log"];
+        a.extend(extra);
+        let (mut sw, _) = topo.start_switch(&dir.0, &cross_connect(), &a, &["--grpc-server-addr", "127.0.0.1:0"]);
+        let pid = sw.0.id();
+        std::thread::sleep(Duration::from_millis(200));
+        let threads = thread_priorities(pid);
+        let workers: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4switch-w")).collect();
+        let control: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4rt-") || t.0.starts_with("p4switch-metric")).collect();
+        assert_eq!(workers.len(), 2, "{threads:?}");
+        for name in ["p4rt-grpc", "p4rt-server", "p4rt-events", "p4rt-idle", "p4rt-digest-log", "p4switch-metric"] {
+            assert!(control.iter().any(|t| t.0 == name), "no {name} thread: {threads:?}");
+        }
+        let w = workers[0].1;
+        assert!(workers.iter().all(|t| t.1 == w && t.2 == SCHED_OTHER), "workers never change: {threads:?}");
+        let want = w.max(nice);
+        assert!(control.iter().all(|t| t.1 == want && t.2 == SCHED_IDLE), "--control-nice {nice} --control-sched idle: {threads:?}");
+        assert!(Command::new("kill").args(["-TERM", &pid.to_string()]).status().unwrap().success());
+        assert!(sw.0.wait().unwrap().success(), "clean exit");
+        let log = std::fs::read_to_string(dir.0.join("sw.log")).unwrap();
+        assert!(log.contains(&format!("control threads at nice {want} (SCHED_IDLE), workers at nice {w}")), "{log}");
     }
 }
 

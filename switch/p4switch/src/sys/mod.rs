@@ -322,16 +322,51 @@ pub fn thread_nice() -> io::Result<i32> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "/proc/thread-self/stat: no nice field"))
 }
 
-/// Puts the calling thread below the others: SCHED_BATCH (its wake-ups do
-/// not preempt a running thread; it waits for the tick or a free CPU) at nice
-/// `nice` (a weight share of a busy CPU, so it still progresses). Threads it
-/// starts afterwards inherit both. Lowering priority needs no privilege.
-pub fn lower_thread_priority(nice: i32) -> io::Result<()> {
+/// The scheduling class a thread put below the others gets (`--control-sched`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sched {
+    /// SCHED_BATCH: its wake-ups do not preempt a running thread (it waits
+    /// for the tick or a free CPU); nice sets its share of a busy CPU, so it
+    /// still progresses.
+    Batch,
+    /// SCHED_IDLE: weight 3 whatever the nice value (~0.3 % of a CPU a
+    /// worker keeps busy), so in practice CPU only when a core has nothing
+    /// else to run, and a waking worker preempts it at once; on a CPU kept
+    /// busy its work can wait long.
+    Idle,
+}
+
+impl Sched {
+    pub fn parse(s: &str) -> Result<Sched, String> {
+        match s {
+            "batch" => Ok(Sched::Batch),
+            "idle" => Ok(Sched::Idle),
+            _ => Err(format!("--control-sched {s:?}: expected batch or idle")),
+        }
+    }
+
+    /// The kernel's name, for the log.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sched::Batch => "SCHED_BATCH",
+            Sched::Idle => "SCHED_IDLE",
+        }
+    }
+}
+
+/// Puts the calling thread below the others: under `sched` (see [`Sched`])
+/// at nice `nice`. Threads it starts afterwards inherit both. Lowering
+/// priority needs no privilege.
+pub fn lower_thread_priority(nice: i32, sched: Sched) -> io::Result<()> {
     let param = libc::sched_param { sched_priority: 0 };
+    let policy = match sched {
+        Sched::Batch => libc::SCHED_BATCH,
+        Sched::Idle => libc::SCHED_IDLE,
+    };
     // SAFETY: plain system calls; param is a valid sched_param. Linux applies
     // both to one thread (pid 0 / a tid), not the whole process.
     unsafe {
-        if libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) != 0 {
+        if libc::sched_setscheduler(0, policy, &param) != 0 {
             return Err(io::Error::last_os_error());
         }
         let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
