@@ -193,7 +193,7 @@ bench-learning: build ## vrouter run learning 1,000 MACs over a veth: seconds an
 bench-recovery: build ## Campus on veths: forwarding gap after a switch restart, frames lost over a controller restart (root)
 	$(PY) -m vrouter.bench_recovery
 
-soak: build ## vrouter.p4 at 90 % of its zero-loss rate for DURATION s (default 3600), quiet and churn windows alternating, vrouter churning 1,000 route updates/s in churn ones: memory, loss, latency per 5 min and the loss the updates add (root); WINDOW=s, PATTERN=alternate|churn-after-first, CHURN_VIA=file|description|both, RATE=pps, SCHED=batch|idle (the daemon's), SOAK_ARGS=...
+soak: build ## vrouter.p4 at 90 % of its zero-loss rate for DURATION s (default 3600), quiet and churn windows alternating, vrouter churning 1,000 route updates/s in churn ones: memory, loss, latency per 5 min and the loss the updates add (root); WINDOW=s, PATTERN=alternate|churn-after-first, CHURN_VIA=file|description|both, RATE=pps, SCHED=batch|idle (the daemon's, the switch's control threads' and the bench writer's), SOAK_ARGS=...
 	$(PY) -m bench.soak --duration $(or $(DURATION),3600) $(if $(WINDOW),--window $(WINDOW)) $(if $(CHURN_VIA),--churn-via $(CHURN_VIA)) $(if $(RATE),--rate $(RATE)) $(if $(PATTERN),--pattern $(PATTERN)) $(if $(SCHED),--controller-sched $(SCHED)) $(SOAK_ARGS)
 
 bench-compiler: $(VENV_STAMP) ## Compile time and memory of a 1,500-line program (FABRIC=checkout: also fabric-tna's largest profile)

@@ -1,6 +1,6 @@
 //! The command line of `simple_switch_grpc`, plus ours: `--workers`, `--spread`,
 //! `--io`, `--queue-depth`, `--queue-delay`, `--rx-depth`, `--metrics-addr`, `--exec`,
-//! `--control-nice`.
+//! `--control-nice`, `--control-sched`.
 //!
 //! ```text
 //! p4switch [--device-id N] [-i PORT@IFACE]... [--use-files WAIT_S] [--pcap [DIR]]
@@ -8,7 +8,7 @@
 //!          [--spread flow|port] [--io auto|xdp|mmap|socket] [--queue-depth N] [--queue-delay US]
 //!          [--rx-depth N]
 //!          [--metrics-addr HOST:PORT] [--exec plan|interp] [--control-nice N]
-//!          [--no-p4 | prog.json]
+//!          [--control-sched batch|idle] [--no-p4 | prog.json]
 //!          -- [--grpc-server-addr HOST:PORT] [--cpu-port N] [--drop-port N]
 //!             [--no-grpc] [--grpc-server-ssl --grpc-server-cert F --grpc-server-key F
 //!              [--grpc-server-cacert F] [--grpc-server-with-client-auth]]
