@@ -325,7 +325,9 @@ class ExternLowerer:
         elif n == "static_assert":
             pass
         else:
-            raise unsupported_by_target(call, f"extern function '{n}' (BMv2 runs only the externs of v1model)")
+            # at its declaration, as p4c-bm2-ss ('unknown extern function'): every call would fail alike
+            decl = call.target.decl if isinstance(call.target.decl, A.ExternFunctionDecl) else call
+            raise unsupported_by_target(decl, f"extern function '{n}' (BMv2 runs only the externs of v1model)")
 
     def field_list_for_index(self, e) -> int:
         idx = const_value(e)
