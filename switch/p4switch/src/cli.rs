@@ -32,7 +32,7 @@ pub const DEFAULT_RX_DEPTH: u32 = 1024;
 /// (receive ring and egress queue together) before it is dropped and counted
 /// rather than forwarded late (issue 16, Must 4: nothing buffered for
 /// milliseconds). README, "Queues and the admin service", has the A/B.
-pub const DEFAULT_QUEUE_DELAY_US: u32 = 1000;
+pub const DEFAULT_QUEUE_DELAY_US: u32 = 2000;
 /// Default `--control-nice`: the control threads (P4Runtime server, its
 /// events and idle-timeout threads, digest log, metrics) run at nice 10
 /// (and SCHED_BATCH) while the workers keep the process's (0 when started
@@ -197,7 +197,7 @@ options:
       --queue-depth N         egress queue per port in frames (default 256; beyond it frames
                               are dropped and counted); set_queue_depth changes it at run time
       --queue-delay US        longest a frame may wait inside the switch, in µs, from its arrival
-                              to its departure (default 1000; 0 = no bound, frames only); an
+                              to its departure (default 2000; 0 = no bound, frames only); an
                               older frame is dropped and counted, never forwarded late
       --rx-depth N            receive queue per port and worker in frames (default 1024)
       --metrics-addr HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics (off by
