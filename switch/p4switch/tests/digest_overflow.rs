@@ -29,8 +29,6 @@
 
 mod common;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -233,22 +231,6 @@ fn digests(ns: &str, addr: &str) -> DigestReply {
     .unwrap()
 }
 
-/// The metrics text of the switch in namespace `ns`.
-fn metrics(ns: &str, addr: &str) -> String {
-    let (ns, addr) = (ns.to_string(), addr.to_string());
-    std::thread::spawn(move || {
-        p4switch::sys::enter_netns(&ns).expect("setns");
-        let mut s = TcpStream::connect(&addr).expect("connect to the metrics endpoint");
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        write!(s, "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
-        let mut text = String::new();
-        s.read_to_string(&mut text).unwrap();
-        text
-    })
-    .join()
-    .unwrap()
-}
-
 /// The value of the sample `name{labels}` (labels as written in the text).
 fn sample(text: &str, name_and_labels: &str) -> Option<f64> {
     text.lines().find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' ')?.trim().parse().ok())
@@ -348,7 +330,7 @@ fn every_digest_raised_during_a_bulk_write_is_taken_or_counted_and_forwarding_go
     assert_eq!((after.sent, after.lists, after.rate_dropped, after.suppressed), (0, 0, 0, 0), "{after:?}");
 
     // the metrics say the same
-    let text = metrics(&ns, &maddr);
+    let text = metrics_in(&ns, &maddr);
     let drops = |reason: &str| sample(&text, &format!(r#"p4switch_p4runtime_digest_drops_total{{reason="{reason}"}}"#));
     assert_eq!(drops("queue"), Some(after.queue_overflow as f64), "{text}");
     assert_eq!(drops("unconfigured"), Some(after.unconfigured as f64), "{text}");

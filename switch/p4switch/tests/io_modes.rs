@@ -472,6 +472,21 @@ fn thread_priorities(pid: u32) -> Vec<(String, i32, u32)> {
     out
 }
 
+/// The switch's threads as (name, nice, policy), 200 ms after its start: all,
+/// its 2 workers, and its control threads (each of which must be there).
+#[allow(clippy::type_complexity)]
+fn worker_and_control_threads(pid: u32) -> (Vec<(String, i32, u32)>, Vec<(String, i32, u32)>, Vec<(String, i32, u32)>) {
+    std::thread::sleep(Duration::from_millis(200));
+    let threads = thread_priorities(pid);
+    let workers: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4switch-w")).cloned().collect();
+    let control: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4rt-") || t.0.starts_with("p4switch-metric")).cloned().collect();
+    assert_eq!(workers.len(), 2, "{threads:?}");
+    for name in ["p4rt-grpc", "p4rt-server", "p4rt-events", "p4rt-idle", "p4rt-digest-log", "p4switch-metric"] {
+        assert!(control.iter().any(|t| t.0 == name), "no {name} thread: {threads:?}");
+    }
+    (threads, workers, control)
+}
+
 #[test]
 fn control_threads_run_below_the_workers() {
     const SCHED_OTHER: u32 = 0;
@@ -483,14 +498,7 @@ fn control_threads_run_below_the_workers() {
         a.extend(args);
         let (mut sw, _) = topo.start_switch(&dir.0, &cross_connect(), &a, &["--grpc-server-addr", "127.0.0.1:0"]);
         let pid = sw.0.id();
-        std::thread::sleep(Duration::from_millis(200));
-        let threads = thread_priorities(pid);
-        let workers: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4switch-w")).collect();
-        let control: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4rt-") || t.0.starts_with("p4switch-metric")).collect();
-        assert_eq!(workers.len(), 2, "{threads:?}");
-        for name in ["p4rt-grpc", "p4rt-server", "p4rt-events", "p4rt-idle", "p4rt-digest-log", "p4switch-metric"] {
-            assert!(control.iter().any(|t| t.0 == name), "no {name} thread: {threads:?}");
-        }
+        let (threads, workers, control) = worker_and_control_threads(pid);
         let w = workers[0].1;
         assert!(workers.iter().all(|t| t.1 == w && t.2 == SCHED_OTHER), "{threads:?}");
         // The test may itself run niced (helpers: nice -n 10): control never above the process.
@@ -517,14 +525,7 @@ fn control_threads_can_run_idle() {
         a.extend(extra);
         let (mut sw, _) = topo.start_switch(&dir.0, &cross_connect(), &a, &["--grpc-server-addr", "127.0.0.1:0"]);
         let pid = sw.0.id();
-        std::thread::sleep(Duration::from_millis(200));
-        let threads = thread_priorities(pid);
-        let workers: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4switch-w")).collect();
-        let control: Vec<_> = threads.iter().filter(|t| t.0.starts_with("p4rt-") || t.0.starts_with("p4switch-metric")).collect();
-        assert_eq!(workers.len(), 2, "{threads:?}");
-        for name in ["p4rt-grpc", "p4rt-server", "p4rt-events", "p4rt-idle", "p4rt-digest-log", "p4switch-metric"] {
-            assert!(control.iter().any(|t| t.0 == name), "no {name} thread: {threads:?}");
-        }
+        let (threads, workers, control) = worker_and_control_threads(pid);
         let w = workers[0].1;
         assert!(workers.iter().all(|t| t.1 == w && t.2 == SCHED_OTHER), "workers never change: {threads:?}");
         let want = w.max(nice);

@@ -12,7 +12,6 @@
 mod common;
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -31,22 +30,6 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn trial_keys(out: &str) -> HashMap<String, f64> {
     let line = out.lines().find(|l| l.starts_with("trial ")).unwrap_or_else(|| panic!("no trial line in {out}"));
     line.split_whitespace().filter_map(|kv| kv.split_once('=')).filter_map(|(k, v)| Some((k.to_string(), v.parse().ok()?))).collect()
-}
-
-/// `GET /metrics` from inside namespace `ns`.
-fn scrape(ns: &str, addr: &str) -> String {
-    let (ns, addr) = (ns.to_string(), addr.to_string());
-    std::thread::spawn(move || {
-        p4switch::sys::enter_netns(&ns).unwrap();
-        let mut s = std::net::TcpStream::connect(&addr).expect("connect to the metrics endpoint");
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        write!(s, "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
-        let mut text = String::new();
-        s.read_to_string(&mut text).unwrap();
-        text
-    })
-    .join()
-    .unwrap()
 }
 
 /// The value of the first sample of `name` whose labels include every one of
@@ -108,7 +91,7 @@ fn run(tag: char, mode: &str, delay_us: u32, rate: u32, seconds: f64, stop: bool
     let out = gen.wait_with_output().expect("p4gen");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "p4gen: {text}{}", String::from_utf8_lossy(&out.stderr));
-    let metrics = scrape(&topo.ns("s"), &metrics);
+    let metrics = metrics_in(&topo.ns("s"), &metrics);
     let rx_late = sample(&metrics, "p4switch_queue_delay_drops_total", &[r#"port="1""#, r#"where="rx""#])
         .unwrap_or_else(|| panic!("no rx delay drops of port 1 in {metrics}"));
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());

@@ -227,3 +227,20 @@ pub fn runtime_in(ns: &str) -> tokio::runtime::Runtime {
     sys::enter_netns(ns).expect("setns");
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }
+
+/// `GET /metrics` from the switch's metrics endpoint `addr` inside namespace `ns`.
+pub fn metrics_in(ns: &str, addr: &str) -> String {
+    use std::io::{Read, Write};
+    let (ns, addr) = (ns.to_string(), addr.to_string());
+    std::thread::spawn(move || {
+        sys::enter_netns(&ns).expect("setns");
+        let mut s = std::net::TcpStream::connect(&addr).expect("connect to the metrics endpoint");
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        write!(s, "GET /metrics HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+        let mut text = String::new();
+        s.read_to_string(&mut text).unwrap();
+        text
+    })
+    .join()
+    .unwrap()
+}
